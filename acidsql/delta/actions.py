@@ -1,0 +1,333 @@
+"""Delta log actions, as the open protocol spells them (PROTOCOL.md, "Actions").
+
+Each action is a frozen dataclass with `to_json()` giving the exact action object for a
+commit line (`{"add": {...}}`) and `from_json()` reading one back. Keys are the protocol's
+camelCase; optional fields are omitted when None so that peers (delta-rs, Spark) read them.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+
+def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class DeletionVectorDescriptor:
+    storage_type: str  # 'u' (relative uuid path), 'i' (inline), 'p' (absolute path)
+    path_or_inline_dv: str
+    size_in_bytes: int
+    cardinality: int
+    offset: Optional[int] = None
+
+    @property
+    def unique_id(self) -> str:
+        base = self.storage_type + self.path_or_inline_dv
+        return f"{base}@{self.offset}" if self.offset is not None else base
+
+    def to_json(self) -> dict[str, Any]:
+        return _drop_none({
+            "storageType": self.storage_type,
+            "pathOrInlineDv": self.path_or_inline_dv,
+            "offset": self.offset,
+            "sizeInBytes": self.size_in_bytes,
+            "cardinality": self.cardinality,
+        })
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "DeletionVectorDescriptor":
+        return cls(d["storageType"], d["pathOrInlineDv"], int(d["sizeInBytes"]), int(d["cardinality"]), d.get("offset"))
+
+
+@dataclass(frozen=True)
+class Protocol:
+    min_reader_version: int = 1
+    min_writer_version: int = 2
+    reader_features: Optional[tuple[str, ...]] = None  # only when min_reader_version == 3
+    writer_features: Optional[tuple[str, ...]] = None  # only when min_writer_version == 7
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"minReaderVersion": self.min_reader_version, "minWriterVersion": self.min_writer_version}
+        if self.reader_features is not None:
+            d["readerFeatures"] = list(self.reader_features)
+        if self.writer_features is not None:
+            d["writerFeatures"] = list(self.writer_features)
+        return {"protocol": d}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Protocol":
+        rf, wf = d.get("readerFeatures"), d.get("writerFeatures")
+        return cls(int(d["minReaderVersion"]), int(d["minWriterVersion"]),
+                   tuple(rf) if rf is not None else None, tuple(wf) if wf is not None else None)
+
+
+@dataclass(frozen=True)
+class Metadata:
+    id: str
+    schema_string: str  # Spark StructType JSON
+    partition_columns: tuple[str, ...] = ()
+    configuration: tuple[tuple[str, str], ...] = ()  # kept sorted by key
+    name: Optional[str] = None
+    description: Optional[str] = None
+    created_time: Optional[int] = None
+    format_provider: str = "parquet"
+
+    @property
+    def config(self) -> dict[str, str]:
+        return dict(self.configuration)
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return json.loads(self.schema_string)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"metaData": _drop_none({
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "format": {"provider": self.format_provider, "options": {}},
+            "schemaString": self.schema_string,
+            "partitionColumns": list(self.partition_columns),
+            "configuration": dict(self.configuration),
+            "createdTime": self.created_time,
+        })}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Metadata":
+        return cls(
+            id=d["id"], schema_string=d["schemaString"],
+            partition_columns=tuple(d.get("partitionColumns") or ()),
+            configuration=tuple(sorted((d.get("configuration") or {}).items())),
+            name=d.get("name"), description=d.get("description"), created_time=d.get("createdTime"),
+            format_provider=(d.get("format") or {}).get("provider", "parquet"),
+        )
+
+
+@dataclass(frozen=True)
+class AddFile:
+    path: str  # relative to the table root, URI-encoded as the protocol requires
+    partition_values: tuple[tuple[str, Optional[str]], ...]
+    size: int
+    modification_time: int
+    data_change: bool = True
+    stats: Optional[str] = None  # JSON string: numRecords, minValues, maxValues, nullCount, tightBounds
+    tags: Optional[tuple[tuple[str, str], ...]] = None
+    deletion_vector: Optional[DeletionVectorDescriptor] = None
+    base_row_id: Optional[int] = None
+    default_row_commit_version: Optional[int] = None
+    clustering_provider: Optional[str] = None
+
+    @property
+    def key(self) -> tuple[str, Optional[str]]:
+        """The logical file: (path, deletion vector unique id)."""
+        return (self.path, self.deletion_vector.unique_id if self.deletion_vector else None)
+
+    @property
+    def partition(self) -> dict[str, Optional[str]]:
+        return dict(self.partition_values)
+
+    @property
+    def stats_json(self) -> dict[str, Any]:
+        return json.loads(self.stats) if self.stats else {}
+
+    @property
+    def num_records(self) -> Optional[int]:
+        n = self.stats_json.get("numRecords")
+        return int(n) if n is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"add": _drop_none({
+            "path": self.path,
+            "partitionValues": dict(self.partition_values),
+            "size": self.size,
+            "modificationTime": self.modification_time,
+            "dataChange": self.data_change,
+            "stats": self.stats,
+            "tags": dict(self.tags) if self.tags is not None else None,
+            "deletionVector": self.deletion_vector.to_json() if self.deletion_vector else None,
+            "baseRowId": self.base_row_id,
+            "defaultRowCommitVersion": self.default_row_commit_version,
+            "clusteringProvider": self.clustering_provider,
+        })}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "AddFile":
+        dv = d.get("deletionVector")
+        tags = d.get("tags")
+        stats = d.get("stats")
+        return cls(
+            path=d["path"], partition_values=tuple(sorted((d.get("partitionValues") or {}).items())),
+            size=int(d.get("size") or 0), modification_time=int(d.get("modificationTime") or 0),
+            data_change=bool(d.get("dataChange", True)),
+            stats=stats if isinstance(stats, str) or stats is None else json.dumps(stats),
+            tags=tuple(sorted(tags.items())) if tags else None,
+            deletion_vector=DeletionVectorDescriptor.from_json(dv) if dv else None,
+            base_row_id=d.get("baseRowId"), default_row_commit_version=d.get("defaultRowCommitVersion"),
+            clustering_provider=d.get("clusteringProvider"),
+        )
+
+    def to_remove(self, deletion_timestamp: int, data_change: bool = True) -> "RemoveFile":
+        return RemoveFile(
+            path=self.path, deletion_timestamp=deletion_timestamp, data_change=data_change,
+            extended_file_metadata=True, partition_values=self.partition_values, size=self.size,
+            stats=self.stats, deletion_vector=self.deletion_vector, base_row_id=self.base_row_id,
+            default_row_commit_version=self.default_row_commit_version,
+        )
+
+
+@dataclass(frozen=True)
+class RemoveFile:
+    path: str
+    deletion_timestamp: Optional[int] = None
+    data_change: bool = True
+    extended_file_metadata: Optional[bool] = None
+    partition_values: Optional[tuple[tuple[str, Optional[str]], ...]] = None
+    size: Optional[int] = None
+    stats: Optional[str] = None
+    tags: Optional[tuple[tuple[str, str], ...]] = None
+    deletion_vector: Optional[DeletionVectorDescriptor] = None
+    base_row_id: Optional[int] = None
+    default_row_commit_version: Optional[int] = None
+
+    @property
+    def key(self) -> tuple[str, Optional[str]]:
+        return (self.path, self.deletion_vector.unique_id if self.deletion_vector else None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"remove": _drop_none({
+            "path": self.path,
+            "deletionTimestamp": self.deletion_timestamp,
+            "dataChange": self.data_change,
+            "extendedFileMetadata": self.extended_file_metadata,
+            "partitionValues": dict(self.partition_values) if self.partition_values is not None else None,
+            "size": self.size,
+            "stats": self.stats,
+            "tags": dict(self.tags) if self.tags is not None else None,
+            "deletionVector": self.deletion_vector.to_json() if self.deletion_vector else None,
+            "baseRowId": self.base_row_id,
+            "defaultRowCommitVersion": self.default_row_commit_version,
+        })}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "RemoveFile":
+        dv = d.get("deletionVector")
+        pv = d.get("partitionValues")
+        tags = d.get("tags")
+        stats = d.get("stats")
+        return cls(
+            path=d["path"], deletion_timestamp=d.get("deletionTimestamp"), data_change=bool(d.get("dataChange", True)),
+            extended_file_metadata=d.get("extendedFileMetadata"),
+            partition_values=tuple(sorted(pv.items())) if pv is not None else None,
+            size=d.get("size"), stats=stats if isinstance(stats, str) or stats is None else json.dumps(stats),
+            tags=tuple(sorted(tags.items())) if tags else None,
+            deletion_vector=DeletionVectorDescriptor.from_json(dv) if dv else None,
+            base_row_id=d.get("baseRowId"), default_row_commit_version=d.get("defaultRowCommitVersion"),
+        )
+
+
+@dataclass(frozen=True)
+class Txn:
+    app_id: str
+    version: int
+    last_updated: Optional[int] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"txn": _drop_none({"appId": self.app_id, "version": self.version, "lastUpdated": self.last_updated})}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Txn":
+        return cls(d["appId"], int(d["version"]), d.get("lastUpdated"))
+
+
+@dataclass(frozen=True)
+class DomainMetadata:
+    domain: str
+    configuration: str
+    removed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"domainMetadata": {"domain": self.domain, "configuration": self.configuration, "removed": self.removed}}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "DomainMetadata":
+        return cls(d["domain"], d.get("configuration", ""), bool(d.get("removed", False)))
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """Free-form in the protocol; these are the fields Delta-Spark writes that acidsql uses."""
+
+    timestamp: int
+    operation: str
+    operation_parameters: dict[str, Any] = field(default_factory=dict)
+    read_version: Optional[int] = None
+    isolation_level: Optional[str] = None
+    is_blind_append: Optional[bool] = None
+    operation_metrics: dict[str, Any] = field(default_factory=dict)
+    engine_info: Optional[str] = None
+    txn_id: Optional[str] = None
+    extra: dict[str, Any] = field(default_factory=dict)  # keys other engines wrote
+
+    def to_json(self) -> dict[str, Any]:
+        d = _drop_none({
+            "timestamp": self.timestamp,
+            "operation": self.operation,
+            "operationParameters": self.operation_parameters,
+            "readVersion": self.read_version,
+            "isolationLevel": self.isolation_level,
+            "isBlindAppend": self.is_blind_append,
+            "operationMetrics": self.operation_metrics,
+            "engineInfo": self.engine_info,
+            "txnId": self.txn_id,
+        })
+        d.update(self.extra)
+        return {"commitInfo": d}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "CommitInfo":
+        known = {"timestamp", "operation", "operationParameters", "readVersion", "isolationLevel",
+                 "isBlindAppend", "operationMetrics", "engineInfo", "txnId"}
+        return cls(
+            timestamp=int(d.get("timestamp") or 0), operation=d.get("operation", "UNKNOWN"),
+            operation_parameters=d.get("operationParameters") or {}, read_version=d.get("readVersion"),
+            isolation_level=d.get("isolationLevel"), is_blind_append=d.get("isBlindAppend"),
+            operation_metrics=d.get("operationMetrics") or {}, engine_info=d.get("engineInfo"),
+            txn_id=d.get("txnId"), extra={k: v for k, v in d.items() if k not in known},
+        )
+
+
+Action = Union[Protocol, Metadata, AddFile, RemoveFile, Txn, DomainMetadata, CommitInfo]
+
+_READERS = {
+    "protocol": Protocol.from_json,
+    "metaData": Metadata.from_json,
+    "add": AddFile.from_json,
+    "remove": RemoveFile.from_json,
+    "txn": Txn.from_json,
+    "domainMetadata": DomainMetadata.from_json,
+    "commitInfo": CommitInfo.from_json,
+}
+
+# Actions a reader may skip: they do not change the table state acidsql reconstructs.
+IGNORABLE_ACTIONS = frozenset({"cdc", "checkpointMetadata", "sidecar"})
+
+
+def action_from_json(obj: dict[str, Any]) -> Optional[Action]:
+    """Read one commit line's object. Returns None for actions that do not affect table state
+    (cdc, sidecar...); raises ValueError naming an unknown action."""
+    if len(obj) != 1:
+        raise ValueError(f"a log line must hold exactly one action, found keys {sorted(obj)}")
+    (key, body), = obj.items()
+    reader = _READERS.get(key)
+    if reader is None:
+        if key in IGNORABLE_ACTIONS:
+            return None
+        raise ValueError(f"unknown log action {key!r}")
+    return reader(body)
+
+
+def action_to_line(action: Action) -> str:
+    return json.dumps(action.to_json(), separators=(",", ":"))

@@ -1,0 +1,33 @@
+"""SparkSession construction: the embedded default (local Spark) or a cluster (--master)."""
+from __future__ import annotations
+
+import os
+from typing import Mapping, Optional
+
+
+def local_session(app_name: str = "acidsql", master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None):
+    """A SparkSession for acidsql. `master` defaults to local[*]; conf entries override ours.
+
+    pyspark is imported here, never at acidsql import time: parsing, analysis and linting
+    must not start a JVM."""
+    os.environ.setdefault("PYSPARK_PYTHON", __import__("sys").executable)
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.appName(app_name)
+        .master(master or os.environ.get("ACIDSQL_SPARK_MASTER", "local[2]"))
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "4")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", os.environ.get("ACIDSQL_DRIVER_MEMORY", "2g"))
+        .config("spark.sql.sources.partitionOverwriteMode", "static")
+        .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.driver.extraJavaOptions", "-Dderby.system.home=/tmp/acidsql-derby")
+    )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session

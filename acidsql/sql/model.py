@@ -1,0 +1,300 @@
+"""The typed statement model: what every parser (sqlglot dialect or Lark grammar) produces.
+
+Conditions, assignments, sources and queries are sqlglot expressions so that analysis can
+run sqlglot's optimizer passes on them whichever parser read the statement. Everything else
+is a plain frozen dataclass; a statement knows its source span so that every finding can
+point at `file:line:col`.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+from sqlglot import exp
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a statement (or part of one) sits in its script. Lines and columns are 1-based."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    start: int  # character offset in the script, inclusive
+    end: int  # character offset, exclusive
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class StatementKind(str, enum.Enum):
+    MERGE = "MERGE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    INSERT = "INSERT"
+    CREATE_TABLE = "CREATE TABLE"
+    ALTER_TABLE = "ALTER TABLE"
+    OPTIMIZE = "OPTIMIZE"
+    REORG = "REORG"
+    VACUUM = "VACUUM"
+    DESCRIBE = "DESCRIBE"
+    RESTORE = "RESTORE"
+    SELECT = "SELECT"
+    OTHER = "OTHER"
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """A table named in SQL: by catalog name (`db.t`) or by path (delta.`/p`, or a quoted path)."""
+
+    name: Optional[str] = None  # normalized dotted name, lower-cased unquoted parts
+    path: Optional[str] = None  # for delta.`/path` and '/path' targets
+    alias: Optional[str] = None
+    version_as_of: Optional[int] = None
+    timestamp_as_of: Optional[exp.Expression] = None
+
+    @property
+    def key(self) -> str:
+        """The identity used by catalogs: the path for path tables, else the name."""
+        return f"delta.`{self.path}`" if self.path is not None else (self.name or "")
+
+    def __str__(self) -> str:
+        return self.key
+
+
+@dataclass(frozen=True)
+class ColumnDef:
+    name: str
+    type: str  # Spark SQL type text, e.g. "BIGINT", "STRUCT<a: INT>", "ARRAY<STRING>"
+    nullable: bool = True
+    identity: bool = False  # GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY
+    generated: Optional[exp.Expression] = None  # GENERATED ALWAYS AS (expr)
+    comment: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Statement:
+    """Base of every statement. `text` is the exact source text, `expression` the sqlglot tree
+    when sqlglot parsed it (None when only the Lark grammar could)."""
+
+    text: str
+    span: Span
+    target: Optional[TableRef]
+    expression: Optional[exp.Expression] = field(default=None, compare=False, repr=False)
+
+    kind = StatementKind.OTHER
+
+
+class MergeAction(str, enum.Enum):
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    INSERT = "INSERT"
+
+
+class MergeMatch(str, enum.Enum):
+    MATCHED = "MATCHED"
+    NOT_MATCHED = "NOT MATCHED"  # [BY TARGET]
+    NOT_MATCHED_BY_SOURCE = "NOT MATCHED BY SOURCE"
+
+
+@dataclass(frozen=True)
+class MergeClause:
+    match: MergeMatch
+    action: MergeAction
+    condition: Optional[exp.Expression] = None
+    # UPDATE SET c = e / INSERT (c) VALUES (e): column name -> expression. Star: SET * / INSERT *.
+    assignments: tuple[tuple[str, exp.Expression], ...] = ()
+    star: bool = False
+    star_except: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Merge(Statement):
+    kind = StatementKind.MERGE
+    source: Optional[exp.Expression] = None  # a Table, Subquery, or Values
+    source_alias: Optional[str] = None
+    on: Optional[exp.Expression] = None
+    clauses: tuple[MergeClause, ...] = ()
+    schema_evolution: bool = False
+    ctes: tuple[exp.CTE, ...] = ()
+
+
+@dataclass(frozen=True)
+class Update(Statement):
+    kind = StatementKind.UPDATE
+    assignments: tuple[tuple[str, exp.Expression], ...] = ()
+    where: Optional[exp.Expression] = None
+
+
+@dataclass(frozen=True)
+class Delete(Statement):
+    kind = StatementKind.DELETE
+    where: Optional[exp.Expression] = None
+
+
+class InsertMode(str, enum.Enum):
+    INTO = "INTO"
+    OVERWRITE = "OVERWRITE"
+
+
+@dataclass(frozen=True)
+class Insert(Statement):
+    kind = StatementKind.INSERT
+    mode: InsertMode = InsertMode.INTO
+    columns: tuple[str, ...] = ()
+    by_name: bool = False
+    # PARTITION (p = v, q): column -> literal expression, or None for a dynamic partition column.
+    partition_spec: tuple[tuple[str, Optional[exp.Expression]], ...] = ()
+    replace_where: Optional[exp.Expression] = None  # INSERT ... REPLACE WHERE cond
+    replace_using: tuple[str, ...] = ()  # INSERT ... REPLACE USING (cols)
+    replace_on: Optional[exp.Expression] = None  # INSERT ... REPLACE ON cond
+    source: Optional[exp.Expression] = None  # a Query (Select/Union/...), Values, or Table (TABLE src)
+
+
+@dataclass(frozen=True)
+class CreateTable(Statement):
+    kind = StatementKind.CREATE_TABLE
+    or_replace: bool = False
+    replace_only: bool = False  # REPLACE TABLE (without CREATE)
+    if_not_exists: bool = False
+    columns: tuple[ColumnDef, ...] = ()
+    using: Optional[str] = None  # "delta"
+    partitioned_by: tuple[str, ...] = ()
+    clustered_by: tuple[str, ...] = ()
+    cluster_auto: bool = False
+    properties: tuple[tuple[str, str], ...] = ()
+    location: Optional[str] = None
+    as_select: Optional[exp.Expression] = None
+    clone_of: Optional[TableRef] = None
+
+
+class AlterAction(str, enum.Enum):
+    SET_PROPERTIES = "SET TBLPROPERTIES"
+    UNSET_PROPERTIES = "UNSET TBLPROPERTIES"
+    ADD_COLUMNS = "ADD COLUMNS"
+    DROP_FEATURE = "DROP FEATURE"
+    CLUSTER_BY = "CLUSTER BY"
+    OTHER = "OTHER"  # recognised ALTER TABLE we do not model in detail (RENAME, CHANGE COLUMN...)
+
+
+@dataclass(frozen=True)
+class AlterTable(Statement):
+    kind = StatementKind.ALTER_TABLE
+    action: AlterAction = AlterAction.OTHER
+    properties: tuple[tuple[str, str], ...] = ()  # SET
+    property_keys: tuple[str, ...] = ()  # UNSET
+    if_exists: bool = False  # UNSET TBLPROPERTIES IF EXISTS
+    columns: tuple[ColumnDef, ...] = ()  # ADD COLUMNS
+    feature: Optional[str] = None  # DROP FEATURE name
+    truncate_history: bool = False
+    cluster_by: tuple[str, ...] = ()  # CLUSTER BY (cols); empty with cluster_none for NONE
+    cluster_none: bool = False
+    detail: Optional[str] = None  # for OTHER: a short description of the action
+
+
+class ReorgApply(str, enum.Enum):
+    PURGE = "PURGE"
+    UPGRADE_UNIFORM = "UPGRADE UNIFORM"
+
+
+@dataclass(frozen=True)
+class Reorg(Statement):
+    kind = StatementKind.REORG
+    where: Optional[exp.Expression] = None
+    apply: ReorgApply = ReorgApply.PURGE
+    iceberg_compat_version: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Optimize(Statement):
+    kind = StatementKind.OPTIMIZE
+    where: Optional[exp.Expression] = None
+    zorder_by: tuple[str, ...] = ()
+    full: bool = False
+
+
+@dataclass(frozen=True)
+class Vacuum(Statement):
+    kind = StatementKind.VACUUM
+    retain_hours: Optional[float] = None
+    dry_run: bool = False
+    lite: bool = False
+
+
+class DescribeWhat(str, enum.Enum):
+    HISTORY = "HISTORY"
+    DETAIL = "DETAIL"
+    TABLE = "TABLE"
+
+
+@dataclass(frozen=True)
+class Describe(Statement):
+    kind = StatementKind.DESCRIBE
+    what: DescribeWhat = DescribeWhat.TABLE
+    limit: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Restore(Statement):
+    kind = StatementKind.RESTORE
+    version: Optional[int] = None
+    timestamp: Optional[exp.Expression] = None
+
+
+@dataclass(frozen=True)
+class Select(Statement):
+    """A query. `target` is None; `tables` lists every table it reads (with time travel)."""
+
+    kind = StatementKind.SELECT
+    tables: tuple[TableRef, ...] = ()
+
+
+@dataclass(frozen=True)
+class OtherStatement(Statement):
+    """Parsed but outside what acidsql models (e.g. SET, USE, Databricks-only ALTERs)."""
+
+    kind = StatementKind.OTHER
+    note: str = ""
+
+
+AnyStatement = Union[
+    Merge, Update, Delete, Insert, CreateTable, AlterTable, Reorg, Optimize, Vacuum,
+    Describe, Restore, Select, OtherStatement,
+]
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """A statement that could not be parsed. Printed as `file:line:col: message`, then the
+    source line and a caret under the column."""
+
+    message: str
+    file: str
+    line: int
+    col: int
+    source_line: str
+    statement_text: str
+    span: Optional[Span] = None
+    note: Optional[str] = None  # e.g. "Databricks-only syntax"
+
+    def format(self) -> str:
+        caret = " " * (max(self.col, 1) - 1) + "^"
+        out = f"{self.file}:{self.line}:{self.col}: error: {self.message}\n  {self.source_line}\n  {caret}"
+        if self.note:
+            out += f"\n  note: {self.note}"
+        return out
+
+
+@dataclass(frozen=True)
+class Script:
+    """A parsed script: statements in order, and the errors of the ones that did not parse.
+    A bad statement never stops the rest from being parsed."""
+
+    file: str
+    text: str
+    statements: tuple[AnyStatement, ...]
+    errors: tuple[ParseError, ...]
+    parameters: tuple[str, ...] = ()  # names of the parameter markers found (:name, ${name}, {{ name }})
