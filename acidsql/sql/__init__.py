@@ -1,0 +1,11 @@
+"""The SQL front-end: script text -> the typed statement model (acidsql.sql.model)."""
+from acidsql.sql.model import (
+    AnyStatement, ParseError, Script, Span, StatementKind, TableRef,
+)
+from acidsql.sql.parser import SqlSyntaxError, bind_parameters, parse_script, parse_statement
+from acidsql.sql.scanner import split_statements
+
+__all__ = [
+    "AnyStatement", "ParseError", "Script", "Span", "SqlSyntaxError", "StatementKind", "TableRef",
+    "bind_parameters", "parse_script", "parse_statement", "split_statements",
+]

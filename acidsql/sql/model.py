@@ -84,6 +84,9 @@ class Statement:
     span: Span
     target: Optional[TableRef]
     expression: Optional[exp.Expression] = field(default=None, compare=False, repr=False)
+    # Remarks from the parser, e.g. "Databricks-only: CLUSTER BY AUTO" (accepted, but Apache
+    # Spark's parser would reject it).
+    notes: tuple[str, ...] = ()
 
     kind = StatementKind.OTHER
 

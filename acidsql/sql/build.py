@@ -1,0 +1,332 @@
+"""sqlglot trees -> the typed statement model (acidsql.sql.model)."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from sqlglot import exp
+
+from acidsql.sql.model import (
+    AlterAction, AlterTable, ColumnDef, CreateTable, Delete, Describe, DescribeWhat, Insert,
+    InsertMode, Merge, MergeAction, MergeClause, MergeMatch, OtherStatement, Select, Span,
+    TableRef, Update,
+)
+
+DIALECT = "databricks"
+_AT_VERSION = re.compile(r"^(.*)@v(\d+)$", re.IGNORECASE)
+_AT_TIMESTAMP = re.compile(r"^(.*)@(\d{17})$")
+
+
+class UnsupportedStatement(Exception):
+    """A statement sqlglot read but that acidsql cannot model; carries a plain message."""
+
+
+def sql_text(expression: Optional[exp.Expression]) -> Optional[str]:
+    return None if expression is None else expression.sql(dialect=DIALECT)
+
+
+def _part(identifier: Optional[exp.Expression]) -> Optional[str]:
+    if identifier is None:
+        return None
+    if isinstance(identifier, exp.Identifier):
+        return identifier.this if identifier.quoted else identifier.this.lower()
+    return identifier.name.lower()
+
+
+def is_path(text: str) -> bool:
+    return text.startswith("/") or "://" in text or text.startswith("dbfs:")
+
+
+def table_ref(table: exp.Table, alias: Optional[str] = None) -> TableRef:
+    """A sqlglot Table as a TableRef: normalized name or path, alias, time travel."""
+    this, db = table.this, table.args.get("db")
+    version_as_of: Optional[int] = None
+    timestamp_as_of: Optional[exp.Expression] = None
+    name = path = None
+    if isinstance(this, exp.Literal) and this.is_string:
+        path = this.this
+    elif db is not None and not table.args.get("catalog") and db.name.lower() == "delta" and is_path(this.name):
+        path = this.name
+    else:
+        parts = [_part(table.args.get("catalog")), _part(db), _part(this)]
+        name = ".".join(p for p in parts if p)
+    if path is not None:
+        match = _AT_VERSION.match(path)
+        if match:
+            path, version_as_of = match.group(1), int(match.group(2))
+    version = table.args.get("version")
+    if isinstance(version, exp.Version):
+        value = version.expression
+        if str(version.this).upper() == "VERSION" and isinstance(value, exp.Literal):
+            version_as_of = int(value.this)
+        else:
+            timestamp_as_of = value
+    table_alias = table.args.get("alias")
+    alias_name = alias
+    if isinstance(table_alias, exp.TableAlias):
+        if isinstance(table_alias.this, exp.Parameter):  # t@v123 / t@20190101000000000
+            marker = "@" + table_alias.this.name
+            if (m := _AT_VERSION.match(marker)) is not None:
+                version_as_of = int(m.group(2))
+            elif (m := _AT_TIMESTAMP.match(marker)) is not None:
+                timestamp_as_of = exp.Literal.string(m.group(2))
+        elif table_alias.name:
+            alias_name = alias_name or table_alias.name
+    return TableRef(name=name, path=path, alias=alias_name, version_as_of=version_as_of,
+                    timestamp_as_of=timestamp_as_of)
+
+
+def tables_read(expression: exp.Expression, exclude: Optional[exp.Table] = None) -> tuple[TableRef, ...]:
+    """Every table an expression reads, in order, without CTE names."""
+    ctes = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
+    out: list[TableRef] = []
+    for table in expression.find_all(exp.Table):
+        if table is exclude or not table.name:
+            continue
+        if not table.args.get("db") and table.name.lower() in ctes:
+            continue
+        if isinstance(table.this, exp.Func):  # range(10), VALUES-like table functions
+            continue
+        ref = table_ref(table)
+        if ref not in out:
+            out.append(ref)
+    return tuple(out)
+
+
+def _column_name(column: exp.Expression) -> str:
+    if isinstance(column, exp.Column):
+        return ".".join(p.this if isinstance(p, exp.Identifier) else p.name for p in column.parts)
+    if isinstance(column, exp.Identifier):
+        return column.this
+    return column.sql(dialect=DIALECT)
+
+
+def _assignments(expressions) -> tuple[tuple[str, exp.Expression], ...]:
+    out = []
+    for assignment in expressions or ():
+        if isinstance(assignment, exp.EQ):
+            out.append((_column_name(assignment.this), assignment.expression))
+    return tuple(out)
+
+
+def _column_defs(defs) -> tuple[ColumnDef, ...]:
+    out = []
+    for column in defs or ():
+        if not isinstance(column, exp.ColumnDef):
+            continue
+        nullable, identity, generated, comment = True, False, None, None
+        for constraint in column.args.get("constraints") or ():
+            kind = constraint.args.get("kind")
+            if isinstance(kind, exp.NotNullColumnConstraint) and not kind.args.get("allow_null"):
+                nullable = False
+            elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint):
+                identity = True
+                if kind.args.get("expression") is not None:  # GENERATED ALWAYS AS (expr)
+                    identity, generated = False, kind.args["expression"]
+            elif isinstance(kind, exp.ComputedColumnConstraint):
+                generated = kind.this
+            elif isinstance(kind, exp.CommentColumnConstraint):
+                comment = kind.this.name
+        kind = column.args.get("kind")
+        out.append(ColumnDef(
+            name=_column_name(column.this) if column.this is not None else column.name,
+            type=kind.sql(dialect=DIALECT) if kind is not None else "",
+            nullable=nullable, identity=identity, generated=generated, comment=comment,
+        ))
+    return tuple(out)
+
+
+def _property_pairs(properties) -> tuple[tuple[str, str], ...]:
+    out = []
+    for prop in properties or ():
+        if type(prop) is exp.Property:
+            key = prop.this
+            key_text = key.this if isinstance(key, exp.Literal) else key.sql(dialect=DIALECT).replace("`", "")
+            value = prop.args.get("value")
+            if isinstance(value, exp.Literal):
+                value_text = value.this
+            elif isinstance(value, exp.Boolean):
+                value_text = "true" if value.this else "false"
+            else:
+                value_text = sql_text(value) or ""
+            out.append((key_text, value_text))
+    return tuple(out)
+
+
+def _columns_of(node) -> tuple[str, ...]:
+    if node is None:
+        return ()
+    items = node.expressions if hasattr(node, "expressions") and node.expressions else [node]
+    return tuple(_column_name(i) for i in items)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def build(tree: exp.Expression, text: str, span: Span, extras: dict):
+    """Turn one sqlglot statement into a model statement. `extras` carries what the
+    pre-parse rewrite took out of the text (schema evolution, REPLACE TABLE, REPLACE ON)."""
+    common = dict(text=text, span=span, expression=tree)
+    if isinstance(tree, exp.Merge):
+        return _merge(tree, common, extras)
+    if isinstance(tree, exp.Update):
+        target = table_ref(tree.this)
+        where = tree.args.get("where")
+        return Update(target=target, assignments=_assignments(tree.expressions),
+                      where=where.this if where is not None else None, **common)
+    if isinstance(tree, exp.Delete):
+        where = tree.args.get("where")
+        return Delete(target=table_ref(tree.this), where=where.this if where is not None else None, **common)
+    if isinstance(tree, exp.Insert):
+        return _insert(tree, common, extras)
+    if isinstance(tree, exp.Create):
+        return _create(tree, common, extras)
+    if isinstance(tree, exp.Alter):
+        return _alter(tree, common)
+    if isinstance(tree, exp.Describe):
+        target = tree.this
+        what = DescribeWhat.HISTORY if str(tree.args.get("style") or "").upper() == "HISTORY" else DescribeWhat.TABLE
+        if what is DescribeWhat.TABLE and str(tree.args.get("style") or "").upper() == "DETAIL":
+            what = DescribeWhat.DETAIL
+        return Describe(target=table_ref(target) if isinstance(target, exp.Table) else None, what=what, **common)
+    if isinstance(tree, exp.Query):
+        note = ""
+        if any(isinstance(node, exp.Describe) for node in tree.find_all(exp.Describe)):
+            note = "Databricks-only: DESCRIBE used as a table subquery"
+        return Select(target=None, tables=tables_read(tree), **common, **({"notes": (note,)} if note else {}))
+    if isinstance(tree, exp.Command):
+        raise UnsupportedStatement(f"{tree.name.upper()} statement not understood")
+    return OtherStatement(target=None, note=f"{tree.key.upper()} statement: not modelled", **common)
+
+
+def _merge(tree: exp.Merge, common: dict, extras: dict) -> Merge:
+    target_table = tree.this
+    source = tree.args.get("using")
+    source_alias = source.alias if source is not None and source.alias else None
+    if source_alias is None and isinstance(source, exp.Table):
+        source_alias = source.name
+    clauses = []
+    for when in tree.args["whens"].expressions:
+        if when.args.get("matched"):
+            match = MergeMatch.MATCHED
+        elif when.args.get("source"):
+            match = MergeMatch.NOT_MATCHED_BY_SOURCE
+        else:
+            match = MergeMatch.NOT_MATCHED
+        then = when.args.get("then")
+        condition = when.args.get("condition")
+        if isinstance(then, exp.Update):
+            items = then.expressions
+            if len(items) == 1 and isinstance(items[0], exp.Star):
+                excepted = tuple(_column_name(c) for c in items[0].args.get("except_") or ())
+                clauses.append(MergeClause(match, MergeAction.UPDATE, condition, star=True, star_except=excepted))
+            else:
+                clauses.append(MergeClause(match, MergeAction.UPDATE, condition, assignments=_assignments(items)))
+        elif isinstance(then, exp.Insert):
+            this = then.this
+            if isinstance(this, exp.Star):
+                excepted = tuple(_column_name(c) for c in this.args.get("except_") or ())
+                clauses.append(MergeClause(match, MergeAction.INSERT, condition, star=True, star_except=excepted))
+            else:
+                columns = [_column_name(c) for c in (this.expressions if this is not None else [])]
+                values = then.expression
+                value_list = values.expressions[0].expressions if isinstance(values, exp.Values) and values.expressions else (
+                    values.expressions if values is not None else [])
+                clauses.append(MergeClause(match, MergeAction.INSERT, condition,
+                                           assignments=tuple(zip(columns, value_list))))
+        else:
+            clauses.append(MergeClause(match, MergeAction.DELETE, condition))
+    ctes = tuple(tree.args["with_"].expressions) if tree.args.get("with_") else ()
+    notes = ("Databricks-only: * EXCEPT (...) in MERGE clauses",) if any(c.star_except for c in clauses) else ()
+    return Merge(notes=notes, 
+        target=table_ref(target_table), source=source, source_alias=source_alias,
+        on=tree.args.get("on"), clauses=tuple(clauses),
+        schema_evolution=bool(extras.get("schema_evolution")), ctes=ctes, **common,
+    )
+
+
+def _insert(tree: exp.Insert, common: dict, extras: dict) -> Insert:
+    this = tree.this
+    columns: tuple[str, ...] = ()
+    if isinstance(this, exp.Schema):
+        columns = tuple(_column_name(c) for c in this.expressions)
+        this = this.this
+    partition_spec = []
+    partition = this.args.get("partition") if isinstance(this, exp.Table) else None
+    if partition is not None:
+        for item in partition.expressions:
+            if isinstance(item, exp.EQ):
+                partition_spec.append((_column_name(item.this), item.expression))
+            else:
+                partition_spec.append((_column_name(item), None))
+    source = tree.expression
+    if source is None and tree.args.get("source") is not None:
+        source = tree.args["source"]
+    if extras.get("source_alias") and isinstance(source, exp.Query):
+        source = source.subquery(extras["source_alias"])
+    where = tree.args.get("where")
+    return Insert(
+        target=table_ref(this),
+        mode=InsertMode.OVERWRITE if tree.args.get("overwrite") else InsertMode.INTO,
+        columns=columns, by_name=bool(tree.args.get("by_name")), partition_spec=tuple(partition_spec),
+        replace_where=where, replace_using=tuple(i.name for i in tree.args.get("using") or ()),
+        replace_on=extras.get("replace_on"), source=source, **common,
+    )
+
+
+def _create(tree: exp.Create, common: dict, extras: dict) -> CreateTable | OtherStatement:
+    if str(tree.args.get("kind") or "").upper() != "TABLE":
+        return OtherStatement(target=None, note=f"CREATE {tree.args.get('kind')}: not modelled", **common)
+    this = tree.this
+    columns: tuple[ColumnDef, ...] = ()
+    if isinstance(this, exp.Schema):
+        columns = _column_defs(this.expressions)
+        this = this.this
+    using = location = None
+    partitioned: tuple[str, ...] = ()
+    clustered: tuple[str, ...] = ()
+    cluster_auto = False
+    notes = []
+    props = tree.args.get("properties")
+    for prop in props.expressions if props is not None else ():
+        if isinstance(prop, exp.FileFormatProperty):
+            using = prop.name.lower()
+        elif isinstance(prop, exp.PartitionedByProperty):
+            partitioned = _columns_of(prop.this)
+        elif isinstance(prop, exp.ClusterProperty):
+            if str(prop.args.get("this") or "").upper() == "AUTO":
+                cluster_auto = True
+                notes.append("Databricks-only: CLUSTER BY AUTO")
+            else:
+                clustered = tuple(_column_name(c) for c in prop.expressions)
+        elif isinstance(prop, exp.LocationProperty):
+            location = prop.this.name
+    return CreateTable(
+        target=table_ref(this), or_replace=bool(tree.args.get("replace")) and not extras.get("replace_only"),
+        replace_only=bool(extras.get("replace_only")),
+        if_not_exists=bool(tree.args.get("exists")), columns=columns, using=using,
+        partitioned_by=partitioned, clustered_by=clustered, cluster_auto=cluster_auto,
+        properties=_property_pairs(props.expressions if props is not None else ()),
+        location=location, as_select=tree.expression, notes=tuple(notes), **common,
+    )
+
+
+def _alter(tree: exp.Alter, common: dict) -> AlterTable:
+    target = table_ref(tree.this)
+    actions = tree.args.get("actions") or []
+    action = actions[0] if actions else None
+    if isinstance(action, exp.AlterSet) and action.expressions and isinstance(action.expressions[0], exp.Properties):
+        return AlterTable(target=target, action=AlterAction.SET_PROPERTIES,
+                          properties=_property_pairs(action.expressions[0].expressions), **common)
+    if isinstance(action, exp.Schema) or (isinstance(action, exp.ColumnDef)):
+        defs = action.expressions if isinstance(action, exp.Schema) else actions
+        return AlterTable(target=target, action=AlterAction.ADD_COLUMNS, columns=_column_defs(defs), **common)
+    if isinstance(action, exp.ClusterProperty):
+        if str(action.args.get("this") or "").upper() == "NONE":
+            return AlterTable(target=target, action=AlterAction.CLUSTER_BY, cluster_none=True, **common)
+        return AlterTable(target=target, action=AlterAction.CLUSTER_BY,
+                          cluster_by=tuple(_column_name(c) for c in action.expressions), **common)
+    if isinstance(action, exp.Command):
+        raise UnsupportedStatement("ALTER TABLE action not understood")
+    detail = " ".join(common["text"].split()[3:6]) if action is not None else ""
+    return AlterTable(target=target, action=AlterAction.OTHER, detail=detail or None, **common)

@@ -1,0 +1,356 @@
+"""Script text -> `Script`: split, parse each statement, keep going after a bad one.
+
+Which parser reads a statement:
+- sqlglot (Databricks dialect; compiled by sqlglotc when installed) reads everything it can.
+  sqlglotc forbids Python subclasses of its parser and expression classes ("interpreted
+  classes cannot inherit from compiled"), so the few Delta forms sqlglot misses are handled
+  around it instead of inside it: offset-preserving blanking of `WITH SCHEMA EVOLUTION` and
+  `REPLACE ON cond` (parsed apart), `REPLACE TABLE` read as `CREATE TABLE`, and strict checks
+  of what sqlglot is lenient about (MERGE without THEN, UPDATE ... WHERE ... SET).
+- the Lark grammar (grammar/delta.lark) reads OPTIMIZE, VACUUM, REORG, RESTORE, DESCRIBE
+  HISTORY/DETAIL directly, and ALTER/CREATE statements that sqlglot could only keep as an
+  opaque Command. Each statement is parsed once in the common case.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Mapping, Optional
+
+import sqlglot
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from sqlglot import exp
+from sqlglot.errors import ParseError as SqlglotParseError
+from sqlglot.errors import TokenError
+
+from acidsql.sql.build import DIALECT, UnsupportedStatement, build
+from acidsql.sql.grammar_parser import FIRST_WORDS, GrammarStatementBuilder, grammar
+from acidsql.sql.model import AnyStatement, ParseError, Script, Span
+from acidsql.sql.scanner import scan, trim
+
+_WORDS = re.compile(r"[A-Za-z_]+")
+_EVOLUTION = re.compile(r"^\s*(MERGE|INSERT)\s+(WITH\s+SCHEMA\s+EVOLUTION)\b", re.IGNORECASE)
+_REPLACE_TABLE = re.compile(r"^\s*(REPLACE)\s+TABLE\b", re.IGNORECASE)
+_REPLACE_ON = re.compile(r"\bREPLACE\s+ON\b", re.IGNORECASE)
+_QUERY_START = re.compile(r"\s*(\(\s*)*(SELECT|WITH|VALUES|TABLE|FROM)\b", re.IGNORECASE)
+_WHEN = re.compile(r"\bWHEN\s+(NOT\s+)?MATCHED\b(\s+BY\s+(SOURCE|TARGET)\b)?", re.IGNORECASE)
+_CLAUSE_WORD = re.compile(r"\b(THEN|UPDATE|DELETE|INSERT|WHEN)\b", re.IGNORECASE)
+_THEN_UPDATE = re.compile(r"\bTHEN\s+UPDATE\b", re.IGNORECASE)
+_SET = re.compile(r"\s*SET\b", re.IGNORECASE)
+_GRAMMAR_ALTER = re.compile(
+    r"\s*ALTER\s+TABLE\s+.*?\b(UNSET\s+TBLPROPERTIES|DROP\s+FEATURE|(ENABLE|DISABLE|INHERIT)\s+PREDICTIVE|CHANGE\b)",
+    re.IGNORECASE | re.DOTALL)
+_CLONE = re.compile(r"\b(SHALLOW|DEEP)?\s*CLONE\b", re.IGNORECASE)
+_SOURCE_ALIAS = re.compile(r"\)\s*((AS\s+)?([A-Za-z_][A-Za-z0-9_]*))\s*$", re.IGNORECASE)
+_TIME_TRAVEL = re.compile(r"\b(VERSION|TIMESTAMP)\s+AS\s+OF\b|@v?\d", re.IGNORECASE)
+
+
+class SqlSyntaxError(Exception):
+    """Raised by `parse_statement` for SQL that does not parse; `.error` says where and why."""
+
+    def __init__(self, error: ParseError):
+        super().__init__(error.format())
+        self.error = error
+
+
+class _StatementError(Exception):
+    """A positioned failure inside one statement (offset relative to the statement)."""
+
+    def __init__(self, message: str, offset: int, note: Optional[str] = None):
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+        self.note = note
+
+
+class _Lines:
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line + 1, offset - self.starts[line] + 1
+
+    def line_text(self, line: int) -> str:
+        start = self.starts[line - 1]
+        end = self.starts[line] - 1 if line < len(self.starts) else len(self.text)
+        return self.text[start:end]
+
+
+def parse_script(text: str, file: str = "<string>", params: Optional[Mapping[str, str]] = None) -> Script:
+    """Parse a whole script. Never raises for bad SQL: each statement that does not parse
+    becomes a `ParseError` (file, line, col in the script) and the rest still parses. With
+    `params`, parameter markers (:name, ${name}, {{ name }}) are bound as SQL string literals."""
+    scanned = scan(text)
+    lines = _Lines(text)
+    statements: list[AnyStatement] = []
+    errors: list[ParseError] = []
+    for raw_start, raw_end in scanned.statements:
+        start, end = trim(scanned.masked, raw_start, raw_end)
+        if start >= end:
+            continue
+        statement_text = text[start:end]
+        line, col = lines.position(start)
+        end_line, end_col = lines.position(end)
+        span = Span(file, line, col, end_line, end_col, start, end)
+        try:
+            statements.append(_parse_one(statement_text, scanned.masked[start:end], span, params))
+        except _StatementError as failure:
+            offset = start + min(max(failure.offset, 0), len(statement_text) - 1)
+            err_line, err_col = lines.position(offset)
+            errors.append(ParseError(
+                message=failure.message, file=file, line=err_line, col=err_col,
+                source_line=lines.line_text(err_line), statement_text=statement_text, span=span,
+                note=failure.note,
+            ))
+    names = tuple(dict.fromkeys(marker.name for marker in scanned.markers))
+    return Script(file=file, text=text, statements=tuple(statements), errors=tuple(errors), parameters=names)
+
+
+def parse_statement(text: str, params: Optional[Mapping[str, str]] = None) -> AnyStatement:
+    """Parse exactly one statement; raise `SqlSyntaxError` if it does not parse."""
+    script = parse_script(text, params=params)
+    if script.errors:
+        raise SqlSyntaxError(script.errors[0])
+    if len(script.statements) != 1:
+        raise SqlSyntaxError(ParseError(
+            message=f"expected one statement, found {len(script.statements)}", file="<string>",
+            line=1, col=1, source_line=text.splitlines()[0] if text.strip() else "", statement_text=text,
+        ))
+    return script.statements[0]
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _parse_one(text: str, masked: str, span: Span, params) -> AnyStatement:
+    words = _WORDS.findall(masked[:80])
+    first = words[0].upper() if words else ""
+    second = words[1].upper() if len(words) > 1 else ""
+    if first in FIRST_WORDS or (first in ("DESCRIBE", "DESC") and second in ("HISTORY", "DETAIL")) or (
+            first == "ALTER" and _GRAMMAR_ALTER.match(masked)) or (
+            first in ("CREATE", "REPLACE") and _CLONE.search(masked)):
+        return _parse_with_grammar(text, span, params)
+
+    _strict_checks(first, masked)
+    rewritten, extras = _rewrite(text, masked, params)
+    try:
+        trees = sqlglot.parse(rewritten, read=DIALECT, error_message_context=1_000_000)
+    except SqlglotParseError as error:
+        if first in ("ALTER", "CREATE", "REPLACE"):
+            try:
+                return _parse_with_grammar(text, span, params)
+            except _StatementError:
+                pass
+        raise _from_sqlglot(error, text) from None
+    except TokenError as error:
+        raise _StatementError(f"cannot read the statement: {_plain_token_error(error)}", 0) from None
+    trees = [tree for tree in trees if tree is not None]
+    if len(trees) != 1:
+        raise _StatementError("expected one statement", 0)
+    tree = trees[0]
+    if isinstance(tree, exp.Command) or (isinstance(tree, exp.Alter) and any(
+            isinstance(a, exp.Command) for a in tree.args.get("actions") or ())):
+        return _parse_with_grammar(text, span, params)
+    if params:
+        tree = bind_parameters(tree, params)
+    try:
+        statement = build(tree, text, span, extras)
+    except UnsupportedStatement as error:
+        raise _StatementError(str(error), 0) from None
+    _check_target(statement, masked)
+    return statement
+
+
+def _parse_with_grammar(text: str, span: Span, params) -> AnyStatement:
+    try:
+        tree = grammar().parse(text)
+    except UnexpectedInput as error:
+        raise _from_lark(error, text) from None
+    builder = GrammarStatementBuilder(text, span)
+    if params:
+        plain = builder.sub_expression
+        builder.sub_expression = lambda sub: bind_parameters(plain(sub), params)
+    try:
+        return builder.build(tree)
+    except SqlglotParseError as error:
+        raise _StatementError(f"bad expression: {_plain_sqlglot(error.errors[0]) if error.errors else error}", 0) from None
+
+
+def bind_parameters(tree: exp.Expression, params: Mapping[str, str]) -> exp.Expression:
+    """Replace each parameter marker node whose name is in `params` by a string literal
+    holding the value: the value becomes one literal whatever quotes or comments it holds."""
+
+    def replace(node: exp.Expression) -> exp.Expression:
+        name = _marker_name(node)
+        if name is not None and name in params:
+            return exp.Literal.string(str(params[name]))
+        return node
+
+    return tree.transform(replace, copy=True)
+
+
+def _marker_name(node: exp.Expression) -> Optional[str]:
+    if isinstance(node, exp.Placeholder):
+        inner = node.this
+        if isinstance(inner, exp.Placeholder):  # {{ name }}
+            inner = inner.this
+        if isinstance(inner, exp.Expression):
+            return inner.name
+        return inner if isinstance(inner, str) and inner else None
+    if isinstance(node, exp.Parameter):  # ${name}
+        return node.this.name if isinstance(node.this, exp.Expression) else None
+    return None
+
+
+# -- what sqlglot is lenient about -------------------------------------------------------------
+
+
+def _strict_checks(first: str, masked: str) -> None:
+    if first == "MERGE" or (first == "WITH" and re.search(r"\bMERGE\b", masked, re.IGNORECASE)):
+        for when in _WHEN.finditer(masked):
+            nxt = _CLAUSE_WORD.search(masked, when.end())
+            if nxt is None or nxt.group(1).upper() != "THEN":
+                clause = " ".join(when.group(0).upper().split())
+                at = nxt.start() if nxt is not None else len(masked.rstrip()) - 1
+                raise _StatementError(f"expected THEN after {clause}", at)
+        for then_update in _THEN_UPDATE.finditer(masked):
+            if not _SET.match(masked, then_update.end()):
+                at = len(masked) - len(masked[then_update.end():].lstrip())
+                raise _StatementError("expected SET after UPDATE (UPDATE SET * or UPDATE SET col = value)", at)
+    elif first == "UPDATE":
+        where = _depth0_word(masked, "WHERE")
+        set_at = _depth0_word(masked, "SET")
+        if where is not None and set_at is not None and where < set_at:
+            raise _StatementError("SET must come before WHERE in UPDATE", set_at)
+
+
+def _depth0_word(masked: str, word: str) -> Optional[int]:
+    depth = 0
+    pattern = re.compile(r"\(|\)|\b" + word + r"\b", re.IGNORECASE)
+    for match in pattern.finditer(masked):
+        token = match.group(0)
+        if token == "(":
+            depth += 1
+        elif token == ")":
+            depth -= 1
+        elif depth == 0:
+            return match.start()
+    return None
+
+
+def _check_target(statement, masked: str) -> None:
+    target = statement.target
+    if statement.kind.value in ("MERGE", "UPDATE") and target is not None and (
+            target.version_as_of is not None or target.timestamp_as_of is not None):
+        match = _TIME_TRAVEL.search(masked)
+        raise _StatementError(
+            f"{statement.kind.value} target cannot be time-travelled (VERSION/TIMESTAMP AS OF)",
+            match.start() if match else 0,
+        )
+
+
+def _rewrite(text: str, masked: str, params) -> tuple[str, dict]:
+    """Blank out (same length, so error offsets stay right) what sqlglot cannot read and
+    return it as extras for the model builder."""
+    extras: dict = {}
+    chars = None
+    match = _EVOLUTION.match(masked)
+    if match:
+        chars = chars or list(text)
+        chars[match.start(2):match.end(2)] = " " * (match.end(2) - match.start(2))
+        extras["schema_evolution"] = True
+    match = _REPLACE_TABLE.match(masked)
+    if match:
+        chars = chars or list(text)
+        chars[match.start(1):match.end(1)] = "CREATE "
+        extras["replace_only"] = True
+    if masked.lstrip()[:6].upper() == "INSERT":
+        match = _REPLACE_ON.search(masked)
+        if match:
+            cond_end = _condition_end(masked, match.end())
+            condition = text[match.end():cond_end]
+            try:
+                replace_on = sqlglot.parse_one(condition, read=DIALECT)
+            except (SqlglotParseError, TokenError):
+                raise _StatementError("expected a condition after REPLACE ON", match.end()) from None
+            extras["replace_on"] = replace_on
+            chars = chars or list(text)
+            chars[match.start():cond_end] = " " * (cond_end - match.start())
+            # `(query) AS s`: sqlglot reads no alias on an INSERT source; the condition uses it.
+            alias = _SOURCE_ALIAS.search(masked, cond_end)
+            if alias and masked[cond_end:cond_end + 1] == "(":
+                extras["source_alias"] = alias.group(3)
+                chars[alias.start(1):alias.end(1)] = " " * (alias.end(1) - alias.start(1))
+    return ("".join(chars) if chars is not None else text), extras
+
+
+def _condition_end(masked: str, start: int) -> int:
+    """Where `REPLACE ON cond` ends: at the first query start outside parentheses."""
+    depth = 0
+    i = start
+    while i < len(masked):
+        c = masked[i]
+        if depth == 0 and (c == "(" or c.isalpha()) and (i == start or not masked[i - 1].isalnum()):
+            if _QUERY_START.match(masked, i) and (c != "(" or i > start and masked[start:i].strip()):
+                return i
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        i += 1
+    return len(masked)
+
+
+# -- plain error messages --------------------------------------------------------------------
+
+
+def _from_sqlglot(error: SqlglotParseError, text: str) -> _StatementError:
+    info = error.errors[0] if error.errors else {}
+    offset = len(info.get("start_context") or "")
+    return _StatementError(_plain_sqlglot(info) if info else str(error), offset)
+
+
+def _plain_sqlglot(info: dict) -> str:
+    description = str(info.get("description") or "syntax error")
+    found = (info.get("highlight") or "").strip()
+    near = f" near '{found}'" if found else " at the end of the statement"
+    if description.startswith("Expecting "):
+        return f"expected {description[len('Expecting '):].rstrip('.')}{near}"
+    if description.startswith("Expected "):
+        return description[0].lower() + description[1:].rstrip(".") + near
+    if "Invalid expression" in description or "Unexpected token" in description:
+        return f"unexpected '{found}'" if found else "unexpected end of statement"
+    if description.startswith("Required keyword"):
+        return f"incomplete statement{near}"
+    return description.rstrip(".") + near
+
+
+def _plain_token_error(error: TokenError) -> str:
+    text = str(error)
+    return "unterminated string or quoted identifier" if "Missing" in text or "unterminated" in text.lower() else text.split("\n")[0][:120]
+
+
+def _from_lark(error: UnexpectedInput, text: str) -> _StatementError:
+    if isinstance(error, UnexpectedEOF):
+        return _StatementError("unexpected end of statement", len(text.rstrip()) - 1)
+    if isinstance(error, UnexpectedToken):
+        offset = error.token.start_pos if error.token.start_pos is not None else len(text) - 1
+        if error.token.type == "$END":
+            return _StatementError(f"unexpected end of statement{_expected(error.expected)}", len(text.rstrip()) - 1)
+        return _StatementError(f"unexpected '{error.token.value}'{_expected(error.expected)}", offset)
+    if isinstance(error, UnexpectedCharacters):
+        offset = error.pos_in_stream
+        if offset >= len(text):
+            return _StatementError(f"unexpected end of statement{_expected(error.allowed)}", len(text.rstrip()) - 1)
+        word = re.match(r"\w+|\S", text[offset:])
+        return _StatementError(f"unexpected '{word.group(0)}'{_expected(error.allowed)}", offset)
+    return _StatementError("syntax error", 0)
+
+
+def _expected(names) -> str:
+    words = sorted({n for n in names or () if n.isupper() and n not in ("IDENT", "NUMBER", "STRING", "BACKTICKED", "OPERATOR") and not n.startswith("__")})
+    if not words or len(words) > 5:
+        return ""
+    return "; expected " + " or ".join(words)
