@@ -1,0 +1,34 @@
+"""A pure-Python Delta Lake engine: the open `_delta_log` protocol, optimistic transactions
+whose conflicts are decided by `acidsql.conflict`, deletion vectors and row-level concurrency.
+
+Imports nothing from the SQL, analysis or Spark layers, and never pyspark."""
+from acidsql.delta.actions import (
+    AddFile, CommitInfo, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
+)
+from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.errors import (
+    CommitFileExists, CorruptLogError, DeletionVectorError, DeltaError, TableNotFoundError, UnsupportedProtocolError,
+)
+from acidsql.delta.exceptions import (
+    ConcurrentAppendException, ConcurrentDeleteDeleteException, ConcurrentDeleteReadException,
+    ConcurrentTransactionException, DeltaConcurrentModificationException, DeltaTableError,
+    InvalidTablePropertyError, MaxCommitRetriesExceeded, MetadataChangedException, ProtocolChangedException,
+    TableAlreadyExistsError, TransactionStateError, UnsupportedFeatureError, from_conflict,
+)
+from acidsql.delta.log import DeltaLog
+from acidsql.delta.snapshot import Snapshot
+from acidsql.delta.storage import LocalStorage, Storage
+from acidsql.delta.table import DeltaTable, PreparedCommit, TableDetail
+from acidsql.delta.transaction import CommitResult, CompactionSource, OptimisticTransaction, operation_kind
+
+__all__ = [
+    "AddFile", "CommitFileExists", "CommitInfo", "CommitResult", "CompactionSource", "ConcurrentAppendException",
+    "ConcurrentDeleteDeleteException", "ConcurrentDeleteReadException", "ConcurrentTransactionException",
+    "CorruptLogError", "DeletionVector", "DeletionVectorDescriptor", "DeletionVectorError",
+    "DeltaConcurrentModificationException", "DeltaError", "DeltaLog", "DeltaTable", "DeltaTableError",
+    "DomainMetadata", "InvalidTablePropertyError", "LocalStorage", "MaxCommitRetriesExceeded", "Metadata",
+    "MetadataChangedException", "OptimisticTransaction", "PreparedCommit", "Protocol", "ProtocolChangedException",
+    "RemoveFile", "Snapshot", "Storage", "TableAlreadyExistsError", "TableDetail", "TableNotFoundError",
+    "TransactionStateError", "Txn", "UnsupportedFeatureError", "UnsupportedProtocolError", "from_conflict",
+    "operation_kind",
+]

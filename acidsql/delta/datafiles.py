@@ -1,0 +1,336 @@
+"""Parquet data files: writing them with Delta statistics, reading them back with partition
+columns, deletion vectors and row indexes applied."""
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import io
+import json
+import math
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Optional
+from urllib.parse import quote, unquote, urlparse
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from acidsql.delta.actions import AddFile
+from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.errors import DeltaError
+from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
+
+if TYPE_CHECKING:
+    from acidsql.delta.snapshot import Snapshot
+    from acidsql.delta.storage import Storage
+
+ROW_INDEX_COLUMN = "_row_index"
+STATS_STRING_PREFIX_LENGTH = 32
+HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+# Appended to a truncated max string so it still bounds every value with that prefix (Delta-Spark
+# uses the same tie-breaker, the largest code point).
+_MAX_STRING_TIE_BREAKER = "\U0010ffff"
+
+# Spark's ExternalCatalogUtils.charToEscape: escaped as %XX in partition directory names.
+_HIVE_ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
+
+
+def escape_partition_path_part(s: str) -> str:
+    """Hive-style escaping of a partition column name or value for a directory name."""
+    return "".join(f"%{ord(c):02X}" if c in _HIVE_ESCAPE else c for c in s)
+
+
+# ---- partition values ---------------------------------------------------------------------------
+
+def partition_value_to_string(value: Any, arrow_type: pa.DataType) -> Optional[str]:
+    """A partition value as the protocol serializes it in `partitionValues` (None for null):
+    dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]` (UTC for zoned timestamps),
+    booleans `true`/`false`, numbers and decimals in plain decimal notation."""
+    if value is None:
+        return None
+    if isinstance(value, pa.Scalar):
+        value = value.as_py()
+        if value is None:
+            return None
+    if pa.types.is_boolean(arrow_type):
+        return "true" if value else "false"
+    if pa.types.is_timestamp(arrow_type):
+        if isinstance(value, str):
+            value = partition_value_from_string(value, arrow_type)
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        text = value.strftime("%Y-%m-%d %H:%M:%S")
+        return text + (f".{value.microsecond:06d}" if value.microsecond else "")
+    if pa.types.is_date(arrow_type):
+        return value.isoformat() if isinstance(value, dt.date) else str(value)
+    if pa.types.is_decimal(arrow_type):
+        return format(decimal.Decimal(value), "f")
+    if pa.types.is_floating(arrow_type):
+        return repr(float(value))
+    if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
+        return bytes(value).decode("latin-1")
+    return str(value)
+
+
+def partition_value_from_string(s: Optional[str], arrow_type: pa.DataType) -> Any:
+    """The Python value of a serialized partition value ('' and None are null)."""
+    if s is None or s == "":  # the protocol serializes null as an empty string or omits it
+        return None
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return s
+    if pa.types.is_boolean(arrow_type):
+        if s.lower() not in ("true", "false"):
+            raise DeltaError(f"partition value {s!r} is not a boolean")
+        return s.lower() == "true"
+    if pa.types.is_integer(arrow_type):
+        return int(s)
+    if pa.types.is_floating(arrow_type):
+        return float(s)
+    if pa.types.is_decimal(arrow_type):
+        return decimal.Decimal(s)
+    if pa.types.is_date(arrow_type):
+        return dt.date.fromisoformat(s)
+    if pa.types.is_timestamp(arrow_type):
+        # "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC for zoned types) or ISO-8601 "...T...Z".
+        text = s.strip().replace("T", " ")
+        value = dt.datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return value.replace(tzinfo=dt.timezone.utc) if arrow_type.tz is not None else value
+    if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
+        return s.encode("latin-1")
+    raise DeltaError(f"acidsql cannot read partition values of type {arrow_type}")
+
+
+# ---- statistics ---------------------------------------------------------------------------------
+
+def _stat_value(v: Any, t: pa.DataType, is_max: bool) -> Any:
+    if v is None:
+        return None
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        if len(v) > STATS_STRING_PREFIX_LENGTH:
+            v = v[:STATS_STRING_PREFIX_LENGTH] + (_MAX_STRING_TIE_BREAKER if is_max else "")
+        return v
+    if pa.types.is_timestamp(t):
+        # Delta stats are millisecond ISO-8601; round the max up so it still bounds the data.
+        if v.tzinfo is not None:
+            v = v.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        if is_max and v.microsecond % 1000:
+            v = v + dt.timedelta(microseconds=1000 - v.microsecond % 1000)
+        else:
+            v = v - dt.timedelta(microseconds=v.microsecond % 1000)
+        text = v.strftime("%Y-%m-%dT%H:%M:%S") + f".{v.microsecond // 1000:03d}"
+        return text + ("Z" if t.tz is not None else "")
+    if pa.types.is_date(t):
+        return v.isoformat()
+    if pa.types.is_decimal(t):
+        # JSON numbers go through binary floats in most readers; past 15 digits a bound could
+        # round inward and make a peer skip a file wrongly, so leave such bounds out.
+        if t.precision > 15:
+            return None
+        return float(v) if t.scale else int(v)
+    if pa.types.is_floating(t):
+        return None if math.isnan(v) or math.isinf(v) else v
+    if isinstance(v, (bool, int, float)):
+        return v
+    return None
+
+
+def _column_stats(col: pa.ChunkedArray | pa.Array, t: pa.DataType) -> tuple[Any, Any, Any]:
+    """(min, max, nullCount) for one column; nested dicts for structs; None where Delta skips."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    if pa.types.is_struct(t):
+        mins, maxs, nulls = {}, {}, {}
+        flat = col.flatten() if hasattr(col, "flatten") else []
+        for i in range(t.num_fields):
+            f = t.field(i)
+            child = flat[i]
+            if col.null_count:
+                # A null struct makes its children null too.
+                child = pc.if_else(col.is_null(), pa.nulls(len(child), f.type), child)
+            mn, mx, nc = _column_stats(child, f.type)
+            if mn is not None:
+                mins[f.name] = mn
+            if mx is not None:
+                maxs[f.name] = mx
+            nulls[f.name] = nc
+        return (mins or None, maxs or None, nulls)
+    nc = col.null_count
+    if (pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_nested(t)
+            or pa.types.is_boolean(t) or pa.types.is_null(t) or len(col) == nc):
+        return None, None, nc
+    if pa.types.is_floating(t) and pc.any(pc.is_nan(col)).as_py():
+        return None, None, nc
+    mm = pc.min_max(col)
+    return _stat_value(mm["min"].as_py(), t, False), _stat_value(mm["max"].as_py(), t, True), nc
+
+
+def collect_stats(table: pa.Table) -> str:
+    """The `stats` JSON string Delta writes for a file holding `table` (physical column names)."""
+    mins, maxs, nulls = {}, {}, {}
+    for name, col in zip(table.column_names, table.columns):
+        mn, mx, nc = _column_stats(col, col.type)
+        if mn is not None:
+            mins[name] = mn
+        if mx is not None:
+            maxs[name] = mx
+        nulls[name] = nc
+    return json.dumps({"numRecords": table.num_rows, "minValues": mins, "maxValues": maxs,
+                       "nullCount": nulls, "tightBounds": True}, separators=(",", ":"), ensure_ascii=False)
+
+
+# ---- writing ------------------------------------------------------------------------------------
+
+def _physical_names(schema: Optional[pa.Schema]) -> dict[str, str]:
+    if schema is None:
+        return {}
+    out = {}
+    for f in schema:
+        meta = f.metadata or {}
+        phys = meta.get(PHYSICAL_NAME_KEY.encode())
+        if phys:
+            out[f.name] = phys.decode()
+    return out
+
+
+def _column_ids(schema: Optional[pa.Schema]) -> dict[str, int]:
+    out = {}
+    for f in schema or ():
+        raw = (f.metadata or {}).get(COLUMN_ID_KEY.encode())
+        if raw is not None:
+            out[f.name] = int(raw)
+    return out
+
+
+def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mapping[str, Optional[str]], *,
+                    prefix: str = "", data_change: bool = True,
+                    tags: Optional[Mapping[str, str]] = None, schema: Optional[pa.Schema] = None) -> AddFile:
+    """Write `table` as one parquet file under `prefix/col=value/...` and return its AddFile
+    (stats: numRecords, minValues, maxValues, nullCount, tightBounds). Partition columns are
+    dropped from the file if present in `table`; `partition_values` are already serialized
+    (see partition_value_to_string), keyed by column name in partition-column order.
+    `schema` (a Snapshot.arrow_schema()) is needed only under column mapping: columns are then
+    written, and stats and partition values keyed, by physical name."""
+    physical = _physical_names(schema)
+    keep = [c for c in table.column_names if c not in partition_values]
+    data = table.select(keep)
+    # Delta timestamps are microseconds; cast other units first (fails rather than truncating).
+    for i, f in enumerate(data.schema):
+        if pa.types.is_timestamp(f.type) and f.type.unit != "us":
+            data = data.set_column(i, f.with_type(pa.timestamp("us", tz=f.type.tz)),
+                                   data.column(i).cast(pa.timestamp("us", tz=f.type.tz)))
+    if physical:
+        data = data.rename_columns([physical.get(c, c) for c in data.column_names])
+        # Readers may resolve columns by parquet field id (id mode, and delta-kernel in name
+        # mode), so write the column-mapping id as the field id of each top-level column.
+        ids = _column_ids(schema)
+        data = data.cast(pa.schema([
+            f.with_metadata({b"PARQUET:field_id": str(ids[logical]).encode()}) if logical in ids else f
+            for f, logical in zip(data.schema, keep)]))
+    dirs = []
+    for col, value in partition_values.items():
+        shown = HIVE_DEFAULT_PARTITION if value is None or value == "" else escape_partition_path_part(value)
+        dirs.append(f"{escape_partition_path_part(physical.get(col, col))}={shown}")
+    name = f"part-00000-{uuid.uuid4()}.c000.snappy.parquet"
+    rel = "/".join([p for p in [prefix.strip("/")] if p] + dirs + [name])
+    buf = io.BytesIO()
+    pq.write_table(data, buf, compression="snappy", coerce_timestamps="us", allow_truncated_timestamps=False)
+    raw = buf.getvalue()
+    storage.write_bytes(rel, raw)
+    try:
+        mtime = storage.mtime_ms(rel)
+    except OSError:
+        mtime = int(time.time() * 1000)
+    return AddFile(
+        path=quote(rel, safe="/=-_.~"),
+        partition_values=tuple((physical.get(c, c), None if v == "" else v) for c, v in partition_values.items()),
+        size=len(raw), modification_time=mtime, data_change=data_change, stats=collect_stats(data),
+        tags=tuple(sorted(tags.items())) if tags else None,
+    )
+
+
+# ---- reading ------------------------------------------------------------------------------------
+
+def data_file_rel_path(add_path: str) -> str:
+    """The storage-relative path of an AddFile/RemoveFile path (URI-decoded). Absolute
+    `file:` URIs are returned as local absolute paths."""
+    parsed = urlparse(add_path)
+    if parsed.scheme == "file":
+        return unquote(parsed.path)
+    if parsed.scheme and len(parsed.scheme) > 1:
+        raise DeltaError(f"acidsql reads only table-relative or file: paths, not {add_path}")
+    return unquote(add_path)
+
+
+def _read_parquet(storage: "Storage", add: AddFile) -> pa.Table:
+    rel = data_file_rel_path(add.path)
+    if rel.startswith("/"):
+        return pq.read_table(rel)
+    local = storage.local_path(rel)
+    try:
+        return pq.read_table(local if local is not None else io.BytesIO(storage.read_bytes(rel)))
+    except FileNotFoundError:
+        raise DeltaError(f"data file {rel} of the table is missing (was it vacuumed?)") from None
+
+
+def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, columns: Optional[list[str]] = None,
+                   with_row_index: bool = False, apply_deletion_vector: bool = True) -> pa.Table:
+    """The rows of one data file as `schema` (logical names): partition columns re-attached,
+    deletion vector applied, optional `_row_index` (physical position, before DV filtering).
+    Columns missing from the file (added later to the schema) read as nulls."""
+    raw = _read_parquet(storage, add)
+    physical = _physical_names(schema)
+    partition = add.partition
+    wanted = columns if columns is not None else schema.names
+    n = raw.num_rows
+    arrays, fields = [], []
+    for name in wanted:
+        f = schema.field(name)
+        phys = physical.get(name, name)
+        if phys in partition or name in partition:
+            s = partition.get(phys, partition.get(name))
+            value = partition_value_from_string(s, f.type)
+            arrays.append(pa.array([value] * n, type=f.type))
+        elif phys in raw.column_names:
+            col = raw.column(phys)
+            arrays.append(col if col.type == f.type else col.cast(f.type))
+        elif name in raw.column_names:
+            col = raw.column(name)
+            arrays.append(col if col.type == f.type else col.cast(f.type))
+        else:
+            arrays.append(pa.nulls(n, type=f.type))
+        fields.append(f.remove_metadata())
+    if with_row_index:
+        arrays.append(pa.array(range(n), type=pa.int64()))
+        fields.append(pa.field(ROW_INDEX_COLUMN, pa.int64(), nullable=False))
+    out = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+    if apply_deletion_vector and add.deletion_vector is not None:
+        dv = DeletionVector.read(storage, add.deletion_vector)
+        if len(dv):
+            deleted = pa.array(list(dv.bitmap), type=pa.int64())
+            keep = pc.invert(pc.is_in(pa.array(range(n), type=pa.int64()), value_set=deleted))
+            out = out.filter(keep)
+    return out
+
+
+def read_snapshot(snapshot: "Snapshot", columns: Optional[list[str]] = None,
+                  file_filter: Optional[Callable[[AddFile], bool]] = None, *,
+                  storage: Optional["Storage"] = None, with_row_index: bool = False) -> pa.Table:
+    """All live rows of `snapshot` (optionally only files where `file_filter(add)` is true),
+    files in path order. `storage` defaults to LocalStorage(snapshot.table_root)."""
+    from acidsql.delta.storage import LocalStorage
+
+    storage = storage if storage is not None else LocalStorage(snapshot.table_root)
+    schema = snapshot.arrow_schema()
+    parts = [read_data_file(storage, add, schema, columns=columns, with_row_index=with_row_index)
+             for path, add in sorted(snapshot.files.items()) if file_filter is None or file_filter(add)]
+    if not parts:
+        names = columns if columns is not None else schema.names
+        fields = [schema.field(c).remove_metadata() for c in names]
+        if with_row_index:
+            fields.append(pa.field(ROW_INDEX_COLUMN, pa.int64(), nullable=False))
+        return pa.schema(fields).empty_table()
+    return pa.concat_tables(parts)

@@ -1,0 +1,257 @@
+"""The transaction log `_delta_log/`: commits, listing, time travel, snapshot loading.
+
+A snapshot is the newest readable checkpoint at or below the wanted version plus the JSON
+commits after it, so loading cost follows checkpoint size + tail length, not history length."""
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any, Optional
+
+from acidsql.delta.actions import Action, CommitInfo, action_from_json, action_to_line
+from acidsql.delta.errors import CorruptLogError, DeltaError, TableNotFoundError
+from acidsql.delta.snapshot import Snapshot, SnapshotBuilder
+from acidsql.delta.storage import LocalStorage, Storage
+
+LOG_DIR = "_delta_log"
+LAST_CHECKPOINT = f"{LOG_DIR}/_last_checkpoint"
+_COMMIT_NAME = re.compile(r"^(\d{20})\.json$")
+_CHECKPOINT_NAME = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
+_MULTIPART_CHECKPOINT_NAME = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
+
+
+def commit_path(version: int) -> str:
+    """`_delta_log/%020d.json`, relative to the table root."""
+    return f"{LOG_DIR}/{version:020d}.json"
+
+
+class DeltaLog:
+    """The log of one table. `table_root` is the table directory; `storage` defaults to
+    LocalStorage(table_root). Safe to share between threads."""
+
+    def __init__(self, table_root: str, storage: Storage | None = None):
+        self.table_root = str(table_root)
+        self.storage = storage if storage is not None else LocalStorage(table_root)
+        self._lock = threading.Lock()
+        self._cached: Optional[Snapshot] = None  # newest snapshot loaded, extended by its tail
+
+    def __repr__(self) -> str:
+        return f"DeltaLog({self.table_root!r})"
+
+    # ---- listing -----------------------------------------------------------------------------
+    def versions(self) -> list[int]:
+        """All commit versions present as JSON files, ascending."""
+        out = []
+        for name in self.storage.list_dir(LOG_DIR):
+            m = _COMMIT_NAME.match(name)
+            if m:
+                out.append(int(m.group(1)))
+        return out
+
+    def checkpoint_versions(self) -> list[int]:
+        """Versions that have a classic checkpoint (single file, or a complete set of the
+        deprecated multi-part files), ascending."""
+        return sorted(self._checkpoint_files())
+
+    def checkpoint_files(self, version: int) -> list[str]:
+        """The checkpoint file(s) of `version`, relative to the table root ([] if none)."""
+        return self._checkpoint_files().get(version, [])
+
+    def _checkpoint_files(self) -> dict[int, list[str]]:
+        single: dict[int, list[str]] = {}
+        parts: dict[tuple[int, int], list[str]] = {}
+        for name in self.storage.list_dir(LOG_DIR):
+            m = _CHECKPOINT_NAME.match(name)
+            if m:
+                single[int(m.group(1))] = [f"{LOG_DIR}/{name}"]
+                continue
+            m = _MULTIPART_CHECKPOINT_NAME.match(name)
+            if m:
+                parts.setdefault((int(m.group(1)), int(m.group(3))), []).append(f"{LOG_DIR}/{name}")
+        for (version, count), names in parts.items():
+            # Readers must ignore incomplete multi-part checkpoints (a writer may have died).
+            if len(names) == count and version not in single:
+                single[version] = sorted(names)
+        return single
+
+    def latest_version(self) -> int:
+        """The newest commit version, -1 if there is no table."""
+        versions = self.versions()
+        return versions[-1] if versions else -1
+
+    def exists(self) -> bool:
+        """Whether a table (at least one commit) exists here."""
+        return self.latest_version() >= 0
+
+    # ---- commits -----------------------------------------------------------------------------
+    def read_commit(self, version: int) -> list[Action]:
+        """The actions of commit `version`, in file order (ignorable actions dropped).
+        Raises CorruptLogError naming file:line on a bad line, TableNotFoundError/CorruptLogError
+        if the commit is missing."""
+        return [a for _line, a in self._read_commit_lines(version)]
+
+    def _read_commit_lines(self, version: int) -> list[tuple[int, Action]]:
+        rel = commit_path(version)
+        try:
+            raw = self.storage.read_bytes(rel)
+        except FileNotFoundError:
+            if self.latest_version() < 0:
+                raise TableNotFoundError(f"no Delta table at {self.table_root} (no {LOG_DIR} commits)") from None
+            raise CorruptLogError(f"{self._where(rel)}: commit version {version} is missing") from None
+        out: list[tuple[int, Action]] = []
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise CorruptLogError(f"{self._where(rel)}: not UTF-8 ({e})") from None
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise CorruptLogError(f"{self._where(rel)}:{lineno}: invalid JSON ({e.msg}); "
+                                      f"the line starts {line[:60]!r}") from None
+            if not isinstance(obj, dict):
+                raise CorruptLogError(f"{self._where(rel)}:{lineno}: a log line must be a JSON object")
+            try:
+                action = action_from_json(obj)
+            except (ValueError, KeyError, TypeError) as e:
+                raise CorruptLogError(f"{self._where(rel)}:{lineno}: {e}") from None
+            if action is not None:
+                out.append((lineno, action))
+        return out
+
+    def write_commit(self, version: int, actions: Sequence[Action]) -> None:
+        """Write commit `version`: one JSON line per action, commitInfo first, put-if-absent.
+        Raises CommitFileExists if another writer created that version."""
+        if version < 0:
+            raise ValueError(f"commit version must be >= 0, got {version}")
+        if version > 0 and not self.storage.exists(commit_path(version - 1)):
+            raise DeltaError(f"cannot write version {version} of {self.table_root}: version "
+                             f"{version - 1} does not exist (a commit must follow the latest version)")
+        infos = [a for a in actions if isinstance(a, CommitInfo)]
+        if len(infos) > 1:
+            raise ValueError("a commit holds at most one commitInfo")
+        ordered = infos + [a for a in actions if not isinstance(a, CommitInfo)]
+        data = "".join(action_to_line(a) + "\n" for a in ordered).encode("utf-8")
+        self.storage.write_if_absent(commit_path(version), data)
+
+    def commit_info(self, version: int) -> Optional[CommitInfo]:
+        """The commitInfo of `version`, if it has one."""
+        for a in self.read_commit(version):
+            if isinstance(a, CommitInfo):
+                return a
+        return None
+
+    def commit_timestamp(self, version: int) -> int:
+        """commitInfo.timestamp (inCommitTimestamp when present) of `version`, else the file mtime."""
+        info = self.commit_info(version)
+        if info is not None:
+            ict = info.extra.get("inCommitTimestamp")
+            if ict is not None:
+                return int(ict)
+            if info.timestamp:
+                return info.timestamp
+        return self.storage.mtime_ms(commit_path(version))
+
+    def history(self, limit: int | None = None) -> list[tuple[int, CommitInfo]]:
+        """(version, commitInfo) newest first; commits without commitInfo get a synthetic one
+        (operation "UNKNOWN", timestamp = file mtime)."""
+        out = []
+        for v in reversed(self.versions()):
+            if limit is not None and len(out) >= limit:
+                break
+            info = self.commit_info(v)
+            if info is None:
+                info = CommitInfo(timestamp=self.storage.mtime_ms(commit_path(v)), operation="UNKNOWN")
+            out.append((v, info))
+        return out
+
+    def version_at(self, timestamp_ms: int) -> int:
+        """The latest version whose commit timestamp is <= `timestamp_ms`."""
+        versions = self.versions()
+        if not versions:
+            raise TableNotFoundError(f"no Delta table at {self.table_root}")
+        for v in reversed(versions):
+            if self.commit_timestamp(v) <= timestamp_ms:
+                return v
+        first = versions[0]
+        raise DeltaError(f"timestamp {timestamp_ms} is before the earliest available commit "
+                         f"(version {first} at {self.commit_timestamp(first)}) of {self.table_root}")
+
+    # ---- snapshots ---------------------------------------------------------------------------
+    def snapshot(self, version: int | None = None, timestamp_ms: int | None = None) -> Snapshot:
+        """The table state at `version`, or at the latest commit with timestamp <= `timestamp_ms`,
+        or the latest. Raises TableNotFoundError, UnsupportedProtocolError, CorruptLogError."""
+        if version is not None and timestamp_ms is not None:
+            raise ValueError("give either version or timestamp_ms, not both")
+        versions = self.versions()
+        if not versions:
+            raise TableNotFoundError(f"no Delta table at {self.table_root} (no {LOG_DIR} commits)")
+        latest = versions[-1]
+        if timestamp_ms is not None:
+            version = self.version_at(timestamp_ms)
+        if version is None:
+            version = latest
+        if version < 0 or version > latest:
+            raise DeltaError(f"version {version} of {self.table_root} does not exist (latest is {latest})")
+
+        with self._lock:
+            cached = self._cached
+        if cached is not None and cached.version == version:
+            return cached
+        if cached is not None and cached.version < version and not self._checkpoint_between(cached.version, version):
+            builder = SnapshotBuilder.from_snapshot(cached)
+        else:
+            builder = self._builder_from_checkpoint(version)
+        for v in range(builder.version + 1, version + 1):
+            builder.apply_commit(v, self.read_commit(v))
+        snap = builder.build(self.commit_timestamp(version))
+        with self._lock:
+            if self._cached is None or self._cached.version <= snap.version:
+                self._cached = snap
+        return snap
+
+    def _checkpoint_between(self, after: int, upto: int) -> bool:
+        # A long tail past a newer checkpoint is cheaper read from that checkpoint.
+        return upto - after > 20 and any(after < c <= upto for c in self.checkpoint_versions())
+
+    def _builder_from_checkpoint(self, version: int) -> SnapshotBuilder:
+        from acidsql.delta.checkpoint import read_checkpoint
+
+        candidates = [c for c in self.checkpoint_versions() if c <= version]
+        hint = self.read_last_checkpoint()
+        if hint is not None and hint.get("version") in candidates:
+            # Try the hinted checkpoint first; it is normally also the newest.
+            hv = int(hint["version"])
+            candidates = [c for c in candidates if c != hv] + [hv]
+        failures = []
+        for c in reversed(candidates):
+            try:
+                actions = read_checkpoint(self, c)
+            except CorruptLogError as e:
+                failures.append(str(e))  # torn or partial checkpoint: an older one or the JSON log will do
+                continue
+            builder = SnapshotBuilder(self.table_root)
+            # A checkpoint may hold remove(path, oldDV) beside add(path, newDV): removes first.
+            builder.apply_commit(c, actions)
+            return builder
+        if not self.storage.exists(commit_path(0)):
+            detail = f" (checkpoints unreadable: {'; '.join(failures)})" if failures else ""
+            raise CorruptLogError(f"{self._where(LOG_DIR)}: cannot rebuild version {version}: no readable "
+                                  f"checkpoint at or below it and commit 0 is gone{detail}")
+        return SnapshotBuilder(self.table_root)
+
+    def read_last_checkpoint(self) -> Optional[dict[str, Any]]:
+        """The `_last_checkpoint` hint, or None if absent or unreadable (it is only a hint)."""
+        try:
+            obj = json.loads(self.storage.read_bytes(LAST_CHECKPOINT))
+        except (FileNotFoundError, ValueError):
+            return None
+        return obj if isinstance(obj, dict) and isinstance(obj.get("version"), int) else None
+
+    def _where(self, rel: str) -> str:
+        local = self.storage.local_path(rel)
+        return local if local is not None else rel

@@ -1,0 +1,715 @@
+"""Optimistic transactions on a Delta table: read a snapshot, record what was read, stage
+actions, and commit with put-if-absent; on losing the race, check every winning commit with
+the shared conflict rules (`acidsql.conflict.check_winner`) and either fail or rebase and
+retry at the next version.
+
+The engine's only job in conflict detection is to describe the two sides truthfully as
+concrete footprints (footprints.py). The decision is the rules'. What the engine owns is the
+rebase a verdict asks for: merging deletion vectors on a shared file, carrying a winner's
+deletions into files this transaction compacted, and re-applying this transaction's deletions
+on files a winner compacted. A rebase that cannot be done exactly (no row mapping) fails the
+transaction instead of losing a deletion.
+"""
+from __future__ import annotations
+
+import io
+import json
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional, Union
+from urllib.parse import unquote
+
+import pyarrow as pa
+from pyroaring import BitMap64
+
+from acidsql.conflict import (
+    Conflict, Footprint, IsolationLevel, OpKind, Overlap, ProtocolChange, Rebase, TableLayout, check_winner,
+    effective_isolation,
+)
+from acidsql.conflict.rules import Check, RebaseKind
+from acidsql.delta import checkpoint as checkpoints
+from acidsql.delta import datafiles
+from acidsql.delta.actions import (
+    Action, AddFile, CommitInfo, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
+)
+from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.errors import CommitFileExists
+from acidsql.delta.exceptions import MaxCommitRetriesExceeded, TransactionStateError, from_conflict
+from acidsql.delta.features import protocol_features, table_layout
+from acidsql.delta.footprints import (
+    DataFileSet, PartitionPredicate, PartitionReadFilter, RowCondition, RowConditionFilter, RowPositionSet, all_rows,
+    as_bitmap64,
+)
+from acidsql.delta.log import DeltaLog
+from acidsql.delta.snapshot import Snapshot
+
+ENGINE_INFO = "acidsql/0.1.0"
+DEFAULT_MAX_RETRIES = 10
+# Tag on a compaction's output files: which source rows each holds, in order. A JSON list of
+# [source path, source deletion-vector unique id or null, number of live rows taken].
+COMPACTED_FROM_TAG = "acidsql.compactedFrom"
+
+_DATA_KINDS = (OpKind.APPEND, OpKind.OVERWRITE, OpKind.DML, OpKind.CREATE, OpKind.RESTORE)
+
+
+@dataclass(frozen=True)
+class CompactionSource:
+    """One run of rows in a compacted file: `live_rows` consecutive live rows of `path`
+    (as seen with deletion vector `dv_unique_id`), in physical order."""
+
+    path: str
+    dv_unique_id: Optional[str]
+    live_rows: int
+
+
+def compacted_from_tag(sources: Sequence[CompactionSource]) -> tuple[str, str]:
+    """The (key, value) tag recording a compacted file's sources."""
+    return COMPACTED_FROM_TAG, json.dumps([[s.path, s.dv_unique_id, s.live_rows] for s in sources], separators=(",", ":"))
+
+
+def compaction_sources(add: AddFile) -> Optional[list[CompactionSource]]:
+    """The sources recorded on a compacted file, or None when it has no such tag."""
+    raw = dict(add.tags or ()).get(COMPACTED_FROM_TAG)
+    if raw is None:
+        return None
+    return [CompactionSource(p, d, int(n)) for p, d, n in json.loads(raw)]
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    version: int
+    retries: int
+    isolation_level: IsolationLevel
+    is_blind_append: bool
+    rebases: tuple[Rebase, ...] = ()
+    winners: tuple[int, ...] = ()  # versions this transaction was checked against
+    notes: tuple[str, ...] = ()  # why it committed despite the winners (the rules' words)
+
+    @property
+    def conflicts_resolved(self) -> int:
+        return len(self.rebases)
+
+
+def operation_kind(commit_info: Optional[CommitInfo]) -> tuple[str, OpKind, bool]:
+    """(operation name, kind, zorder) of a commit from its commitInfo, as the rules classify it."""
+    if commit_info is None:
+        return "TRANSACTION", OpKind.OTHER, False
+    op = commit_info.operation.upper().strip()
+    params = commit_info.operation_parameters or {}
+    if op == "OPTIMIZE":
+        zorder = bool(_json_list(params.get("zOrderBy")))
+        return commit_info.operation, (OpKind.ZORDER if zorder else OpKind.COMPACTION), zorder
+    if op.startswith("REORG"):
+        if "UPGRADE" in op:
+            return commit_info.operation, OpKind.METADATA, False
+        return commit_info.operation, OpKind.COMPACTION, False
+    if op in ("WRITE", "STREAMING UPDATE"):
+        mode = str(_json_scalar(params.get("mode") or params.get("outputMode") or "Append")).lower()
+        overwrite = mode in ("overwrite", "complete") or params.get("replaceWhere") is not None
+        return commit_info.operation, (OpKind.OVERWRITE if overwrite else OpKind.APPEND), False
+    if op in ("DELETE", "UPDATE", "MERGE", "TRUNCATE"):
+        return commit_info.operation, OpKind.DML, False
+    if op.startswith(("CREATE", "REPLACE")):
+        return commit_info.operation, OpKind.CREATE, False
+    if op == "RESTORE":
+        return commit_info.operation, OpKind.RESTORE, False
+    if op in ("SET TBLPROPERTIES", "UNSET TBLPROPERTIES", "ADD COLUMNS", "CHANGE COLUMN", "CHANGE COLUMNS",
+              "REPLACE COLUMNS", "RENAME COLUMN", "DROP COLUMNS", "DROP FEATURE", "UPGRADE PROTOCOL",
+              "ADD CONSTRAINT", "DROP CONSTRAINT", "CLUSTER BY", "SET COLUMN MASK", "ADD FEATURE"):
+        return commit_info.operation, OpKind.METADATA, False
+    return commit_info.operation, OpKind.OTHER, False
+
+
+def _json_list(value: Any) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return [value] if value else []
+    return list(value) if isinstance(value, (list, tuple)) else ([value] if value else [])
+
+
+def _json_scalar(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def describe_metadata_change(old: Optional[Metadata], new: Metadata) -> str:
+    """Words for what a metadata action changes: "sets delta.isolationLevel", "adds column c"."""
+    if old is None:
+        return "creates the table"
+    parts = []
+    if old.id != new.id:
+        parts.append("replaces the table")
+    old_fields = {f["name"]: f for f in old.schema.get("fields", [])}
+    new_fields = {f["name"]: f for f in new.schema.get("fields", [])}
+    added = [n for n in new_fields if n not in old_fields]
+    dropped = [n for n in old_fields if n not in new_fields]
+    changed = [n for n in new_fields if n in old_fields and new_fields[n] != old_fields[n]]
+    if added:
+        parts.append(f"adds column{'s' if len(added) > 1 else ''} {', '.join(added)}")
+    if dropped:
+        parts.append(f"drops column{'s' if len(dropped) > 1 else ''} {', '.join(dropped)}")
+    if changed:
+        parts.append(f"changes column{'s' if len(changed) > 1 else ''} {', '.join(changed)}")
+    if old.partition_columns != new.partition_columns:
+        parts.append("changes the partition columns")
+    oc, nc = old.config, new.config
+    set_keys = sorted(k for k in nc if oc.get(k) != nc[k])
+    unset_keys = sorted(k for k in oc if k not in nc)
+    if set_keys:
+        parts.append("sets " + ", ".join(f"{k}={nc[k]}" for k in set_keys))
+    if unset_keys:
+        parts.append("unsets " + ", ".join(unset_keys))
+    if not parts:
+        parts.append("rewrites the metadata")
+    return "; ".join(parts)
+
+
+def describe_protocol_change(old: Optional[Protocol], new: Protocol) -> ProtocolChange:
+    old_features = protocol_features(old) if old else set()
+    new_features = protocol_features(new)
+    return ProtocolChange(
+        added_features=frozenset(new_features - old_features),
+        removed_features=frozenset(old_features - new_features),
+        reader_version_change=old is None or old.min_reader_version != new.min_reader_version,
+    )
+
+
+class _TableState:
+    """The table as the transaction knows it while walking winners: live files, metadata, protocol."""
+
+    def __init__(self, snapshot: Optional[Snapshot]):
+        self.files: dict[str, AddFile] = dict(snapshot.files) if snapshot else {}
+        self.metadata = snapshot.metadata if snapshot else None
+        self.protocol = snapshot.protocol if snapshot else None
+
+    def apply(self, actions: Iterable[Action]) -> None:
+        actions = list(actions)
+        for a in actions:
+            if isinstance(a, RemoveFile):
+                self.files.pop(a.path, None)
+        for a in actions:
+            if isinstance(a, AddFile):
+                self.files[a.path] = a
+            elif isinstance(a, Metadata):
+                self.metadata = a
+            elif isinstance(a, Protocol):
+                self.protocol = a
+
+
+@dataclass
+class _WinningCommit:
+    """One winning commit's actions, with the views the footprint and the rebases need."""
+
+    version: int
+    actions: list[Action]
+    commit_info: Optional[CommitInfo]
+    adds: dict[str, AddFile]
+    removes: dict[str, RemoveFile]
+
+    @classmethod
+    def of(cls, version: int, actions: list[Action]) -> "_WinningCommit":
+        info = next((a for a in actions if isinstance(a, CommitInfo)), None)
+        adds = {a.path: a for a in actions if isinstance(a, AddFile)}
+        removes = {a.path: a for a in actions if isinstance(a, RemoveFile)}
+        return cls(version, actions, info, adds, removes)
+
+
+class OptimisticTransaction:
+    """One transaction on one table. Create it, read through it (recording what was read),
+    stage actions, then `commit`. A transaction commits at most once.
+
+    `table` is a table root directory or a DeltaLog. A table that does not exist yet has
+    read_version -1; its first commit must carry metadata and protocol."""
+
+    def __init__(self, table: Union[str, DeltaLog], *, max_retries: int = DEFAULT_MAX_RETRIES,
+                 snapshot: Optional[Snapshot] = None, table_name: Optional[str] = None,
+                 dv_storage: str = "file"):
+        self.log = table if isinstance(table, DeltaLog) else DeltaLog(str(table))
+        self.storage = self.log.storage
+        if snapshot is None and self.log.latest_version() >= 0:
+            snapshot = self.log.snapshot()
+        self.snapshot: Optional[Snapshot] = snapshot
+        self.read_version: int = snapshot.version if snapshot is not None else -1
+        self.max_retries = max_retries
+        self.table_name = table_name or self.log.table_root
+        if dv_storage not in ("file", "inline"):
+            raise ValueError(f"dv_storage must be 'file' or 'inline', not {dv_storage!r}")
+        self.dv_storage = dv_storage
+        self.txn_id = str(uuid.uuid4())
+        # what it read
+        self._read_predicates: list[tuple[Optional[PartitionPredicate], str]] = []
+        self._read_files: dict[str, AddFile] = {}
+        self._read_whole_table = False
+        self._read_rows: dict[str, BitMap64] = {}
+        self._row_filter: Optional[RowConditionFilter] = None
+        self.rlc_fallbacks: list[str] = []
+        self._read_app_ids: set[str] = set()
+        # what it writes
+        self._adds: dict[str, AddFile] = {}
+        self._removes: dict[str, RemoveFile] = {}
+        self._metadata: Optional[Metadata] = None
+        self._protocol: Optional[Protocol] = None
+        self._app_txns: dict[str, Txn] = {}
+        self._domains: dict[str, DomainMetadata] = {}
+        self._result: Optional[CommitResult] = None
+
+    # ---- the table as read -------------------------------------------------------------------
+    @property
+    def metadata(self) -> Optional[Metadata]:
+        """The metadata this transaction will commit with (staged, else as read)."""
+        return self._metadata or (self.snapshot.metadata if self.snapshot else None)
+
+    @property
+    def protocol(self) -> Optional[Protocol]:
+        return self._protocol or (self.snapshot.protocol if self.snapshot else None)
+
+    @property
+    def layout(self) -> TableLayout:
+        """The table layout at the read version (what the conflict rules judge by)."""
+        if self.snapshot is None:
+            md = self._metadata
+            if md is None:
+                return TableLayout()
+            return table_layout(md.config, md.partition_columns, self._domains, self._protocol, md.schema)
+        s = self.snapshot
+        return table_layout(s.configuration, s.partition_columns, s.domains, s.protocol, s.schema_json)
+
+    @property
+    def isolation_level(self) -> IsolationLevel:
+        """The table's configured level (`delta.isolationLevel`), before any per-commit downgrade."""
+        return self.layout.isolation
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        if self.snapshot is not None:
+            return self.snapshot.arrow_schema()
+        from acidsql.delta.snapshot import arrow_schema_from_spark
+
+        md = self.metadata
+        if md is None:
+            raise TransactionStateError("the table does not exist yet and no metadata is staged")
+        return arrow_schema_from_spark(md.schema, column_mapping=md.config.get("delta.columnMapping.mode", "none") != "none")
+
+    # ---- recording reads -----------------------------------------------------------------------
+    def record_read_predicate(self, partition_predicate: Optional[PartitionPredicate], description: str = "") -> None:
+        """The transaction read the partitions `partition_predicate` selects (over raw partition
+        values, None for null); None means it read every partition (predicate TRUE)."""
+        self._read_predicates.append((partition_predicate, description or ("TRUE" if partition_predicate is None else "")))
+
+    def record_read_files(self, adds: Iterable[AddFile]) -> None:
+        for add in adds:
+            self._read_files[add.path] = add
+
+    def record_read_whole_table(self) -> None:
+        self._read_whole_table = True
+        self._read_predicates.append((None, "TRUE (whole table)"))
+
+    def record_read_rows(self, path: str, rows: Iterable[int]) -> None:
+        """Rows (physical positions of file `path`) the transaction's condition selected."""
+        bitmap = as_bitmap64(rows)
+        self._read_rows[path] = self._read_rows.get(path, BitMap64()) | bitmap
+
+    def set_row_filter(self, condition: RowCondition, description: str = "") -> None:
+        """The transaction's row condition (rows -> boolean array), for row-level concurrency."""
+        self._row_filter = RowConditionFilter(condition, description)
+
+    def add_rlc_fallback(self, reason: str) -> None:
+        """Why row-level concurrency cannot apply to this transaction (the analyzer's words)."""
+        self.rlc_fallbacks.append(reason)
+
+    def txn_version(self, app_id: str) -> int:
+        """The latest version application `app_id` committed (-1 if none); records the read."""
+        self._read_app_ids.add(app_id)
+        if self.snapshot is None:
+            return -1
+        return self.snapshot.app_txns.get(app_id, -1)
+
+    # ---- staging actions -------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._result is not None:
+            raise TransactionStateError("this transaction has already committed; start a new one")
+
+    def add(self, add: AddFile) -> None:
+        self._check_open()
+        self._adds[add.path] = add
+
+    def remove(self, remove: RemoveFile) -> None:
+        self._check_open()
+        self._removes[remove.path] = remove
+
+    def update_metadata(self, metadata: Metadata) -> None:
+        self._check_open()
+        self._metadata = metadata
+
+    def update_protocol(self, protocol: Protocol) -> None:
+        self._check_open()
+        self._protocol = protocol
+
+    def set_app_txn(self, app_id: str, version: int) -> None:
+        self._check_open()
+        self._app_txns[app_id] = Txn(app_id, version, int(time.time() * 1000))
+
+    def add_domain_metadata(self, domain: DomainMetadata) -> None:
+        self._check_open()
+        self._domains[domain.domain] = domain
+
+    @property
+    def staged_adds(self) -> list[AddFile]:
+        return list(self._adds.values())
+
+    @property
+    def staged_removes(self) -> list[RemoveFile]:
+        return list(self._removes.values())
+
+    # ---- deletion vectors ----------------------------------------------------------------------
+    def read_deletion_vector(self, descriptor: Optional[DeletionVectorDescriptor]) -> BitMap64:
+        if descriptor is None:
+            return BitMap64()
+        return DeletionVector.read(self.storage, descriptor).bitmap
+
+    def write_deletion_vector(self, rows: BitMap64) -> Optional[DeletionVectorDescriptor]:
+        """Store `rows` as a deletion vector (None when empty), inline or as a file per dv_storage."""
+        if not rows:
+            return None
+        dv = DeletionVector(rows)
+        return dv.to_inline_descriptor() if self.dv_storage == "inline" else dv.write_file(self.storage)
+
+    def _num_records(self, path: str, *candidates: Optional[Union[AddFile, RemoveFile]]) -> int:
+        for c in candidates:
+            if c is not None and c.stats:
+                n = json.loads(c.stats).get("numRecords")
+                if n is not None:
+                    return int(n)
+        import pyarrow.parquet as pq
+
+        return pq.read_metadata(io.BytesIO(self.storage.read_bytes(datafiles.data_file_rel_path(path)))).num_rows
+
+    def _deleted_rows_of(self, remove: RemoveFile, readd: Optional[AddFile], live: Optional[AddFile] = None) -> BitMap64:
+        """Rows of `remove.path` a commit deleted: the new DV minus the old for a DV update,
+        every row not already deleted for a remove without re-add."""
+        before = self.read_deletion_vector(remove.deletion_vector)
+        if readd is not None:
+            return self.read_deletion_vector(readd.deletion_vector) - before
+        return all_rows(self._num_records(remove.path, remove, live)) - before
+
+    # ---- footprints --------------------------------------------------------------------------------
+    def is_blind_append(self) -> bool:
+        """Delta's rule: only adds, and nothing read (no predicate, no file)."""
+        return not self._removes and not self._read_predicates and not self._read_files and not self._read_whole_table
+
+    def _own_deleted_rows(self) -> dict[str, BitMap64]:
+        out: dict[str, BitMap64] = {}
+        live = self.snapshot.files if self.snapshot else {}
+        for path, remove in self._removes.items():
+            rows = self._deleted_rows_of(remove, self._adds.get(path), live.get(path))
+            if rows:
+                out[path] = rows
+        return out
+
+    def _row_reader(self) -> Callable[[AddFile], pa.Table]:
+        schema = self.arrow_schema
+        storage = self.storage
+        return lambda add: datafiles.read_data_file(storage, add, schema)
+
+    def footprint(self, operation: str, kind: OpKind, statement: str = "", changes_data: Optional[bool] = None,
+                  zorder: bool = False) -> Footprint:
+        """This transaction as the conflict rules see it."""
+        layout = self.layout
+        if changes_data is None:
+            changes_data = kind in _DATA_KINDS or any(
+                a.data_change for a in list(self._adds.values()) + list(self._removes.values()))
+        row_filter = read_rows = None
+        fallbacks = tuple(self.rlc_fallbacks)
+        if layout.row_level_concurrency and self._row_filter is not None and not fallbacks:
+            rows = {p: b.copy() for p, b in self._read_rows.items()}
+            for path, deleted in self._own_deleted_rows().items():
+                rows[path] = rows.get(path, BitMap64()) | deleted
+            row_filter = self._row_filter
+            read_rows = RowPositionSet.of(rows)
+        metadata_change = None
+        if self._metadata is not None:
+            metadata_change = describe_metadata_change(self.snapshot.metadata if self.snapshot else None, self._metadata)
+        protocol_change = None
+        if self._protocol is not None:
+            protocol_change = describe_protocol_change(self.snapshot.protocol if self.snapshot else None, self._protocol)
+        return Footprint(
+            operation=operation, kind=kind, table=layout, statement=statement, version=self.read_version,
+            is_blind_append=self.is_blind_append(),
+            read_whole_table=self._read_whole_table,
+            read_filter=PartitionReadFilter(tuple(self._read_predicates)) if self._read_predicates else None,
+            read_files=DataFileSet.of(self._read_files.values()),
+            read_app_ids=frozenset(self._read_app_ids),
+            row_filter=row_filter, read_rows=read_rows, rlc_fallbacks=fallbacks,
+            changes_data=changes_data,
+            added_files=DataFileSet.of(self._adds.values()),
+            removed_files=DataFileSet.of(self._removes.values()),
+            metadata_change=metadata_change, protocol_change=protocol_change,
+            domains=frozenset(self._domains), app_ids=frozenset(self._app_txns), zorder=zorder,
+        )
+
+    def winner_footprint(self, winner: _WinningCommit, state: _TableState, layout: TableLayout,
+                         row_level: bool) -> Footprint:
+        """A winning commit as the conflict rules see it, from its actions alone (plus the table
+        state before it, to say what its metadata and protocol actions change)."""
+        operation, kind, zorder = operation_kind(winner.commit_info)
+        info = winner.commit_info
+        is_blind = bool(info.is_blind_append) if info is not None and info.is_blind_append is not None else False
+        metadata = next((a for a in winner.actions if isinstance(a, Metadata)), None)
+        protocol = next((a for a in winner.actions if isinstance(a, Protocol)), None)
+        protocol_change = None
+        if protocol is not None and (protocol != state.protocol or self._protocol is not None):
+            protocol_change = describe_protocol_change(state.protocol, protocol)
+        new_rows = deleted_rows = None
+        if row_level:
+            new_files = [a for p, a in winner.adds.items() if p not in winner.removes]
+            new_rows = RowPositionSet.of({}, new_files, self._row_reader())
+            deleted = {}
+            for path, remove in winner.removes.items():
+                rows = self._deleted_rows_of(remove, winner.adds.get(path), state.files.get(path))
+                if rows:
+                    deleted[path] = rows
+            deleted_rows = RowPositionSet.of(deleted)
+        return Footprint(
+            operation=operation, kind=kind, table=layout, statement="", version=winner.version,
+            is_blind_append=is_blind,
+            changes_data=kind in _DATA_KINDS or any(a.data_change for a in list(winner.adds.values()) + list(winner.removes.values())),
+            added_files=DataFileSet.of(winner.adds.values()),
+            removed_files=DataFileSet.of(winner.removes.values()),
+            new_rows=new_rows, deleted_rows=deleted_rows,
+            metadata_change=describe_metadata_change(state.metadata, metadata) if metadata is not None else None,
+            protocol_change=protocol_change,
+            domains=frozenset(a.domain for a in winner.actions if isinstance(a, DomainMetadata)),
+            app_ids=frozenset(a.app_id for a in winner.actions if isinstance(a, Txn)),
+            zorder=zorder,
+        )
+
+    # ---- commit ----------------------------------------------------------------------------------
+    def actions(self) -> list[Action]:
+        """The staged actions in commit order (without commitInfo)."""
+        out: list[Action] = []
+        if self._protocol is not None:
+            out.append(self._protocol)
+        if self._metadata is not None:
+            out.append(self._metadata)
+        out.extend(self._app_txns.values())
+        out.extend(self._domains.values())
+        out.extend(self._removes.values())
+        out.extend(self._adds.values())
+        return out
+
+    def commit(self, operation: str, kind: OpKind, parameters: Optional[Mapping[str, Any]] = None,
+               metrics: Optional[Mapping[str, Any]] = None, statement: str = "",
+               changes_data: Optional[bool] = None, zorder: bool = False) -> CommitResult:
+        """Commit the staged actions as one new version. Raises a
+        DeltaConcurrentModificationException subclass when a winning commit conflicts, or
+        MaxCommitRetriesExceeded; in both cases nothing this transaction staged is in the log."""
+        self._check_open()
+        if self.read_version < 0 and (self._metadata is None or self._protocol is None):
+            raise TransactionStateError(f"{self.table_name} has no table yet: the first commit needs metadata and protocol")
+        current = self.footprint(operation, kind, statement, changes_data, zorder)
+        isolation = effective_isolation(current)
+        blind = current.is_blind_append
+        layout = current.table
+        row_level = current.row_filter is not None
+        state = _TableState(self.snapshot)
+        version = self.read_version + 1
+        retries = 0
+        rebases: list[Rebase] = []
+        notes: list[str] = []
+        winners: list[int] = []
+        started = int(time.time() * 1000)
+        while True:
+            info = CommitInfo(
+                timestamp=max(started, int(time.time() * 1000)), operation=operation,
+                operation_parameters=dict(parameters or {}),
+                read_version=self.read_version if self.read_version >= 0 else None,
+                isolation_level=isolation.value, is_blind_append=blind,
+                operation_metrics={**(metrics or {}), "numRetries": retries},
+                engine_info=ENGINE_INFO, txn_id=self.txn_id,
+            )
+            try:
+                self.log.write_commit(version, [info, *self.actions()])
+                break
+            except CommitFileExists:
+                retries += 1
+                if retries > self.max_retries:
+                    raise MaxCommitRetriesExceeded(self.table_name, retries, version) from None
+                latest = self.log.latest_version()
+                for v in range(version, latest + 1):
+                    winner = _WinningCommit.of(v, self.log.read_commit(v))
+                    winner_fp = self.winner_footprint(winner, state, layout, row_level)
+                    verdict = check_winner(current, winner_fp)
+                    if verdict.conflict is not None:
+                        raise from_conflict(verdict.conflict, self.table_name)
+                    for rebase in verdict.rebases:
+                        self._apply_rebase(rebase, winner, state, winner_fp)
+                        rebases.append(rebase)
+                    notes.extend(verdict.notes)
+                    winners.append(v)
+                    state.apply(winner.actions)
+                    if verdict.rebases:
+                        current = self.footprint(operation, kind, statement, changes_data, zorder)
+                version = max(latest + 1, version)
+        self._result = CommitResult(version, retries, isolation, blind, tuple(rebases), tuple(winners), tuple(notes))
+        self._maybe_checkpoint(version)
+        return self._result
+
+    def _maybe_checkpoint(self, version: int) -> None:
+        md = self.metadata
+        config = md.config if md is not None else {}
+        if not checkpoints.should_checkpoint(version, config):
+            return
+        try:
+            checkpoints.write_checkpoint(self.log, self.log.snapshot(version))
+        except Exception as e:  # the commit stands; a missing checkpoint only slows readers
+            warnings.warn(f"committed version {version} of {self.table_name} but could not write its checkpoint: {e}")
+
+    # ---- rebases -----------------------------------------------------------------------------------
+    def _unmappable(self, winner: _WinningCommit, winner_fp: Footprint, path: str, why: str) -> Exception:
+        conflict = Conflict(
+            exception="ConcurrentDeleteReadException", certainty=Overlap.CERTAIN, check=Check.DELETED_READ,
+            sub_class="WITHOUT_HINT",
+            reason=(f"the concurrent {winner_fp.operation} (version {winner.version}) rewrote file {path}, which this "
+                    f"transaction changed, and {why}; its deletions cannot be carried over exactly, so it fails "
+                    "rather than bring deleted rows back"),
+            winner_version=winner.version, winner_operation=winner_fp.operation,
+        )
+        return from_conflict(conflict, self.table_name)
+
+    def _apply_rebase(self, rebase: Rebase, winner: _WinningCommit, state: _TableState, winner_fp: Footprint) -> None:
+        if rebase.kind is RebaseKind.MERGE_DELETION_VECTORS:
+            self._merge_deletion_vectors(winner, winner_fp)
+        elif rebase.kind is RebaseKind.REMAP_ONTO_COMPACTION:
+            self._remap_onto_compaction(winner, state, winner_fp)
+        elif rebase.kind is RebaseKind.CARRY_DELETES_INTO_COMPACTION:
+            self._carry_deletes_into_compaction(winner, state, winner_fp)
+        else:  # pragma: no cover - a new rebase kind in rules.py needs engine support
+            raise NotImplementedError(f"rebase {rebase.kind} is not implemented by the engine")
+
+    def _merge_deletion_vectors(self, winner: _WinningCommit, winner_fp: Footprint) -> None:
+        """Both changed disjoint rows of the same files: this txn's DV becomes the union."""
+        for path in sorted(self._removes.keys() & winner.removes.keys()):
+            theirs, mine = winner.adds.get(path), self._adds.get(path)
+            if theirs is None or mine is None:
+                raise self._unmappable(winner, winner_fp, path, "one of the two removed the whole file")
+            merged = self.read_deletion_vector(theirs.deletion_vector) | self.read_deletion_vector(mine.deletion_vector)
+            self._removes[path] = theirs.to_remove(int(time.time() * 1000))
+            self._adds[path] = replace(mine, deletion_vector=self.write_deletion_vector(merged))
+
+    def _carry_deletes_into_compaction(self, winner: _WinningCommit, state: _TableState, winner_fp: Footprint) -> None:
+        """This txn compacted files whose rows the winner then deleted: delete them in our output."""
+        sources = sorted(self._removes.keys() & winner.removes.keys())
+        if not sources:
+            return
+        mapping = _RowMapping.of(self._adds.values(), self._removes, self)
+        extra: dict[str, BitMap64] = {}
+        for path in sources:
+            mine = self._removes[path]
+            w_remove, w_add = winner.removes[path], winner.adds.get(path)
+            deleted = self._deleted_rows_of(w_remove, w_add, state.files.get(path))
+            deleted -= self.read_deletion_vector(mine.deletion_vector)
+            if not deleted:
+                pass
+            elif not mapping.covers(path):
+                raise self._unmappable(winner, winner_fp, path, "this compaction did not record where its rows went")
+            else:
+                for out_path, rows in mapping.map(path, deleted).items():
+                    extra[out_path] = extra.get(out_path, BitMap64()) | rows
+            if w_add is not None:
+                self._removes[path] = w_add.to_remove(mine.deletion_timestamp or int(time.time() * 1000), data_change=mine.data_change)
+            else:
+                del self._removes[path]
+        for out_path, rows in extra.items():
+            add = self._adds[out_path]
+            merged = self.read_deletion_vector(add.deletion_vector) | rows
+            self._adds[out_path] = replace(add, deletion_vector=self.write_deletion_vector(merged))
+
+    def _remap_onto_compaction(self, winner: _WinningCommit, state: _TableState, winner_fp: Footprint) -> None:
+        """The winner compacted files this txn changed: re-apply our deletions on its output."""
+        touched = sorted(self._removes.keys() & winner.removes.keys())
+        read_only = sorted((self._read_rows.keys() & winner.removes.keys()) - set(touched))
+        if not touched and not read_only:
+            return
+        mapping = _RowMapping.of(winner.adds.values(), winner.removes, self)
+        extra: dict[str, BitMap64] = {}
+        for path in touched:
+            mine = self._removes[path]
+            deleted = self._deleted_rows_of(mine, self._adds.get(path), state.files.get(path))
+            if deleted:
+                if not mapping.covers(path):
+                    raise self._unmappable(winner, winner_fp, path, "it did not record where the rows went")
+                for out_path, rows in mapping.map(path, deleted).items():
+                    extra[out_path] = extra.get(out_path, BitMap64()) | rows
+            del self._removes[path]
+            self._adds.pop(path, None)
+        # Rows this transaction read now live in the winner's files: keep tracking them there.
+        for path in touched + read_only:
+            rows = self._read_rows.pop(path, None)
+            if rows and mapping.covers(path):
+                for out_path, moved in mapping.map(path, rows).items():
+                    self._read_rows[out_path] = self._read_rows.get(out_path, BitMap64()) | moved
+        for out_path, rows in extra.items():
+            base = self._adds.get(out_path) or winner.adds[out_path]
+            merged = self.read_deletion_vector(base.deletion_vector) | rows
+            if out_path not in self._removes:
+                self._removes[out_path] = winner.adds[out_path].to_remove(int(time.time() * 1000))
+            self._adds[out_path] = replace(base, deletion_vector=self.write_deletion_vector(merged), data_change=True)
+
+
+class _RowMapping:
+    """Where a compaction put each live row of its sources: source (path, row) -> (output, row)."""
+
+    def __init__(self) -> None:
+        # source path -> list of (first live-row rank, count, output path, output first row)
+        self.runs: dict[str, list[tuple[int, int, str, int]]] = {}
+        self.live: dict[str, BitMap64] = {}
+
+    @classmethod
+    def of(cls, outputs: Iterable[AddFile], removes: Mapping[str, RemoveFile], txn: OptimisticTransaction) -> "_RowMapping":
+        mapping = cls()
+        cursor: dict[str, int] = {}
+        for add in outputs:
+            sources = compaction_sources(add)
+            if sources is None:
+                continue
+            offset = 0
+            for src in sources:
+                start = cursor.get(src.path, 0)
+                mapping.runs.setdefault(src.path, []).append((start, src.live_rows, add.path, offset))
+                cursor[src.path] = start + src.live_rows
+                offset += src.live_rows
+        for path in mapping.runs:
+            remove = removes.get(path)
+            if remove is None:
+                continue
+            deleted = txn.read_deletion_vector(remove.deletion_vector)
+            total = txn._num_records(path, remove)
+            mapping.live[path] = all_rows(total) - deleted
+        return mapping
+
+    def covers(self, path: str) -> bool:
+        return path in self.runs and path in self.live
+
+    def map(self, path: str, rows: BitMap64) -> dict[str, BitMap64]:
+        live = self.live[path]
+        out: dict[str, BitMap64] = {}
+        for row in rows:
+            if row not in live:
+                continue  # already deleted before the compaction read the file
+            i = live.rank(row) - 1  # its position among the live rows
+            for start, count, out_path, out_first in self.runs[path]:
+                if start <= i < start + count:
+                    out.setdefault(out_path, BitMap64()).add(out_first + i - start)
+                    break
+        return out

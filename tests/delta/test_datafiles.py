@@ -1,0 +1,174 @@
+"""Data files: stats, partition directories and values, deletion vectors, row indexes."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import datetime as dt
+import decimal
+import json
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from acidsql.delta.actions import AddFile, CommitInfo
+from acidsql.delta.datafiles import (
+    ROW_INDEX_COLUMN, data_file_rel_path, escape_partition_path_part, partition_value_from_string,
+    partition_value_to_string, read_data_file, read_snapshot, write_data_file,
+)
+from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.storage import LocalStorage
+
+T0 = 1_700_000_000_000
+
+
+def test_stats_per_leaf_column(tmp_path):
+    storage = LocalStorage(tmp_path)
+    long_text = "x" * 40
+    table = pa.table({
+        "id": pa.array([3, 1, None, 9], pa.int64()),
+        "s": pa.array(["b", long_text, "a", None], pa.string()),
+        "day": pa.array([dt.date(2024, 1, 3), dt.date(2023, 12, 31), None, None], pa.date32()),
+        "at": pa.array([dt.datetime(2024, 1, 1, 0, 0, 0, 1500, tzinfo=dt.timezone.utc)] * 4, pa.timestamp("us", tz="UTC")),
+        "amt": pa.array([decimal.Decimal("1.25"), None, decimal.Decimal("-2.50"), None], pa.decimal128(6, 2)),
+        "bin": pa.array([b"\x00", None, None, None], pa.binary()),
+        "addr": pa.array([{"city": "Oslo", "zip": 1}, None, {"city": None, "zip": 5}, {"city": "Rome", "zip": None}],
+                         pa.struct([("city", pa.string()), ("zip", pa.int32())])),
+        "tags": pa.array([["a"], None, [], ["b"]], pa.list_(pa.string())),
+        "f": pa.array([1.5, float("nan"), 0.0, None], pa.float64()),
+    })
+    add = write_data_file(storage, table, {})
+    stats = json.loads(add.stats)
+    assert stats["numRecords"] == 4 and stats["tightBounds"] is True
+    assert stats["minValues"] == {"id": 1, "s": "a", "day": "2023-12-31", "at": "2024-01-01T00:00:00.001Z",
+                                  "amt": -2.5, "addr": {"city": "Oslo", "zip": 1}}
+    assert stats["maxValues"] == {"id": 9, "s": "x" * 32 + "\U0010ffff", "day": "2024-01-03",
+                                  "at": "2024-01-01T00:00:00.002Z", "amt": 1.25,
+                                  "addr": {"city": "Rome", "zip": 5}}
+    assert stats["nullCount"] == {"id": 1, "s": 1, "day": 2, "at": 0, "amt": 2, "bin": 3,
+                                  "addr": {"city": 2, "zip": 2}, "tags": 1, "f": 1}
+    assert add.num_records == 4 and add.size == os.path.getsize(tmp_path / add.path)
+    assert add.path.endswith(".parquet") and "/" not in add.path
+
+
+def test_partition_columns_are_directories_not_file_columns(tmp_path):
+    storage = LocalStorage(tmp_path)
+    table = pa.table({"id": pa.array([1, 2], pa.int64()), "p": ["a:b c%", "a:b c%"], "q": [None, None]})
+    add = write_data_file(storage, table, {"p": "a:b c%", "q": None}, prefix="sub")
+    assert add.path.startswith("sub/p=a%253Ab%20c%2525/q=__HIVE_DEFAULT_PARTITION__/part-")
+    rel = data_file_rel_path(add.path)
+    assert rel.startswith("sub/p=a%3Ab c%25/q=__HIVE_DEFAULT_PARTITION__/") and os.path.exists(tmp_path / rel)
+    assert pq.read_schema(tmp_path / rel).names == ["id"]
+    assert add.partition == {"p": "a:b c%", "q": None}
+    schema = pa.schema([("id", pa.int64()), ("p", pa.string()), ("q", pa.int32())])
+    back = read_data_file(storage, add, schema)
+    assert back.to_pylist() == [{"id": 1, "p": "a:b c%", "q": None}, {"id": 2, "p": "a:b c%", "q": None}]
+    assert back.schema == schema
+
+
+def test_escape_matches_hive_rules():
+    assert escape_partition_path_part("a/b=c:d") == "a%2Fb%3Dc%3Ad"
+    assert escape_partition_path_part("plain-value_1.2 x") == "plain-value_1.2 x"
+    assert escape_partition_path_part("\x01#{}") == "%01%23%7B}"
+
+
+@pytest.mark.parametrize("value, arrow_type, text", [
+    ("eu", pa.string(), "eu"),
+    (42, pa.int64(), "42"),
+    (True, pa.bool_(), "true"),
+    (dt.date(2024, 2, 29), pa.date32(), "2024-02-29"),
+    (dt.datetime(2024, 1, 2, 3, 4, 5), pa.timestamp("us"), "2024-01-02 03:04:05"),
+    (dt.datetime(2024, 1, 2, 3, 4, 5, 120000), pa.timestamp("us"), "2024-01-02 03:04:05.120000"),
+    (dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc), pa.timestamp("us", tz="UTC"), "2024-01-02 03:04:05"),
+    (decimal.Decimal("12.50"), pa.decimal128(6, 2), "12.50"),
+    (1.5, pa.float64(), "1.5"),
+    (None, pa.int32(), None),
+])
+def test_partition_values_round_trip(value, arrow_type, text):
+    assert partition_value_to_string(value, arrow_type) == text
+    assert partition_value_from_string(text, arrow_type) == value
+
+
+def test_partition_value_readers_accept_other_spellings():
+    assert partition_value_from_string("", pa.string()) is None
+    assert partition_value_from_string("", pa.int64()) is None
+    assert partition_value_from_string("2024-01-02T03:04:05.000001Z", pa.timestamp("us", tz="UTC")) == \
+        dt.datetime(2024, 1, 2, 3, 4, 5, 1, tzinfo=dt.timezone.utc)
+    zoned = dt.datetime(2024, 1, 2, 5, 0, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+    assert partition_value_to_string(zoned, pa.timestamp("us", tz="UTC")) == "2024-01-02 03:00:00"
+
+
+def test_row_index_is_physical_position_before_deletion_vector(tmp_path):
+    storage = LocalStorage(tmp_path)
+    add = write_data_file(storage, pa.table({"v": pa.array(range(10, 20), pa.int64())}), {})
+    with_dv = replace(add, deletion_vector=DeletionVector([0, 4, 9]).write_file(storage))
+    schema = pa.schema([("v", pa.int64())])
+    out = read_data_file(storage, with_dv, schema, with_row_index=True)
+    assert out.column("v").to_pylist() == [11, 12, 13, 15, 16, 17, 18]
+    assert out.column(ROW_INDEX_COLUMN).to_pylist() == [1, 2, 3, 5, 6, 7, 8]
+    raw = read_data_file(storage, with_dv, schema, with_row_index=True, apply_deletion_vector=False)
+    assert raw.column(ROW_INDEX_COLUMN).to_pylist() == list(range(10))
+
+
+def test_columns_selection_and_missing_columns_read_as_null(tmp_path):
+    storage = LocalStorage(tmp_path)
+    add = write_data_file(storage, pa.table({"a": pa.array([1, 2], pa.int32()), "p": ["x", "x"]}), {"p": "x"})
+    evolved = pa.schema([("a", pa.int64()), ("p", pa.string()), ("added_later", pa.string())])
+    out = read_data_file(storage, add, evolved)
+    assert out.schema == evolved  # int32 in the file is widened to the table's long
+    assert out.column("added_later").to_pylist() == [None, None]
+    assert read_data_file(storage, add, evolved, columns=["p", "a"]).column_names == ["p", "a"]
+
+
+def test_column_mapping_writes_physical_names(tmp_path):
+    storage = LocalStorage(tmp_path)
+    schema = pa.schema([
+        pa.field("id", pa.int64(), metadata={"delta.columnMapping.physicalName": "col-a"}),
+        pa.field("region", pa.string(), metadata={"delta.columnMapping.physicalName": "col-b"})])
+    add = write_data_file(storage, pa.table({"id": pa.array([1], pa.int64()), "region": ["eu"]}),
+                          {"region": "eu"}, schema=schema)
+    assert add.path.startswith("col-b=eu/") and add.partition == {"col-b": "eu"}
+    assert pq.read_schema(tmp_path / add.path).names == ["col-a"]
+    assert json.loads(add.stats)["minValues"] == {"col-a": 1}
+    assert read_data_file(storage, add, schema).to_pylist() == [{"id": 1, "region": "eu"}]
+
+
+def test_read_snapshot_with_filter_and_empty_table(create_table):
+    schema = pa.schema([("v", pa.int64()), ("p", pa.string())])
+    log = create_table(schema, ["p"])
+    assert read_snapshot(log.snapshot()).schema == schema
+    assert read_snapshot(log.snapshot()).num_rows == 0
+    adds = [write_data_file(log.storage, pa.table({"v": pa.array([i, i + 1], pa.int64())}), {"p": p})
+            for i, p in [(1, "a"), (10, "b")]]
+    log.write_commit(1, [CommitInfo(T0, "WRITE"), *adds])
+    snap = log.snapshot()
+    assert sorted(read_snapshot(snap).column("v").to_pylist()) == [1, 2, 10, 11]
+    only_b = read_snapshot(snap, columns=["v"], file_filter=lambda add: add.partition["p"] == "b")
+    assert only_b.column_names == ["v"] and only_b.column("v").to_pylist() == [10, 11]
+    assert read_snapshot(snap, with_row_index=True).column(ROW_INDEX_COLUMN).to_pylist() == [0, 1, 0, 1]
+
+
+def test_deltalake_reads_escaped_partition_paths(create_table, table_dir):
+    deltalake = pytest.importorskip("deltalake")
+    schema = pa.schema([("v", pa.int64()), ("p", pa.string())])
+    log = create_table(schema, ["p"])
+    values = ["a:b c%", "x/y", "=?#", None]
+    adds = [write_data_file(log.storage, pa.table({"v": pa.array([i], pa.int64())}), {"p": p})
+            for i, p in enumerate(values)]
+    log.write_commit(1, [CommitInfo(T0, "WRITE"), *adds])
+    got = deltalake.DeltaTable(table_dir).to_pyarrow_table().to_pylist()
+    assert sorted(got, key=lambda r: r["v"]) == [{"v": i, "p": p} for i, p in enumerate(values)]
+    assert sorted(read_snapshot(log.snapshot()).to_pylist(), key=lambda r: r["v"]) == \
+        [{"v": i, "p": p} for i, p in enumerate(values)]
+
+
+def test_reads_deltalake_escaped_partition_paths(tmp_path):
+    deltalake = pytest.importorskip("deltalake")
+    from acidsql.delta.log import DeltaLog
+
+    path = str(tmp_path / "t")
+    values = ["a:b c%", "x/y", "=?#", None, "ünï"]
+    deltalake.write_deltalake(path, pa.table({"v": pa.array(range(5), pa.int64()), "p": values}), partition_by=["p"])
+    got = sorted(read_snapshot(DeltaLog(path).snapshot()).to_pylist(), key=lambda r: r["v"])
+    assert got == [{"v": i, "p": p} for i, p in enumerate(values)]
