@@ -1,0 +1,110 @@
+"""acidsql: predict, lint, rewrite and run concurrent writes to Delta Lake tables.
+
+The library facade. Importing `acidsql` is cheap: each function imports its layer when
+called, and nothing here imports pyspark (`acidsql.connect` loads the Spark side lazily).
+
+    import acidsql
+
+    script = acidsql.parse("MERGE INTO t USING s ON ... ;")        # Script
+    analyses = acidsql.analyze("DELETE FROM t WHERE d = '2024-01-01'") # tuple[Analysis, ...]
+    report = acidsql.lint("UPDATE t SET v = 1")                     # LintReport
+    result = acidsql.rewrite(sql, {"date": "2024-01-01"}, catalog)   # RewriteResult
+    predictions = acidsql.predict("scenarios.yaml")                  # list[Prediction]
+
+Every result has `to_dict()` giving stable, JSON-serializable output.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from acidsql.analysis.analyze import Analysis
+    from acidsql.analysis.catalog import Catalog
+    from acidsql.lint.config import LintConfig
+    from acidsql.lint.runner import LintReport
+    from acidsql.rewrite.rewriter import RewriteResult
+    from acidsql.sql.model import Script, Statement
+
+__all__ = ["__version__", "analyze", "connect", "lint", "parse", "predict", "predict_jobs", "rewrite"]
+
+
+def parse(sql: str, file: str = "<sql>", params: Optional[Mapping[str, str]] = None) -> "Script":
+    """Parse a script into typed statements. Bad statements become `Script.errors` (with
+    file, line, column); the others still parse."""
+    from acidsql.sql import parse_script
+
+    return parse_script(sql, file, params=dict(params) if params else None)
+
+
+def analyze(
+    sql: Union[str, "Statement"], catalog: Optional["Catalog"] = None, params: Optional[Mapping[str, str]] = None
+) -> tuple["Analysis", ...]:
+    """Analyze every statement of `sql` (or one parsed statement): read and write sets,
+    blind append, row-level concurrency, metadata/protocol changes, error classes. CREATE
+    and ALTER statements update a copy of `catalog` as the script goes."""
+    from acidsql.analysis import analyze as analyze_statement
+    from acidsql.analysis.catalog import Catalog
+    from acidsql.sql.model import Statement
+
+    catalog = catalog.copy() if catalog is not None else Catalog()
+    if isinstance(sql, Statement):
+        return (analyze_statement(sql, catalog),)
+    out = []
+    for statement in parse(sql, params=params).statements:
+        out.append(analyze_statement(statement, catalog))
+        catalog.apply(statement)
+    return tuple(out)
+
+
+def lint(
+    source: Union[str, Path, Sequence[Union[str, Path]]],
+    config: Optional["LintConfig"] = None,
+    params: Optional[Mapping[str, str]] = None,
+    file: str = "<sql>",
+) -> "LintReport":
+    """Lint SQL text (a `str`), or files and folders (a `Path` or a list of paths)."""
+    from acidsql.lint import lint_paths, lint_text
+
+    if isinstance(source, str):
+        return lint_text(source, file, config, params)
+    paths = [source] if isinstance(source, Path) else list(source)
+    return lint_paths(paths, config, params)
+
+
+def rewrite(
+    sql: Union[str, "Statement"], params: Optional[Mapping[str, str]] = None, catalog: Optional["Catalog"] = None
+) -> "RewriteResult":
+    """Add literal predicates on the target's partition columns to one MERGE, UPDATE or
+    DELETE, or say why not (`RewriteResult.refused`)."""
+    from acidsql.rewrite import rewrite as rewrite_statement
+
+    return rewrite_statement(sql, params or {}, catalog)
+
+
+def predict(scenarios: Union[str, Path]) -> list:
+    """Predict, without running anything, the outcome of each scenario in a YAML file
+    (see the scenario format): `list[Prediction]`."""
+    from acidsql.analysis import predict_scenarios
+
+    return predict_scenarios(Path(scenarios))
+
+
+def predict_jobs(scripts: Sequence[Union[str, Path]], catalog: Optional["Catalog"] = None):
+    """Which of these job scripts can run at the same time: a pairwise `JobMatrix`."""
+    from acidsql.analysis import predict_jobs as predict_job_matrix
+    from acidsql.sql import parse_script
+
+    parsed = [parse_script(Path(s).read_text(), str(s)) for s in scripts]
+    return predict_job_matrix(parsed, catalog)
+
+
+def __getattr__(name: str) -> Any:
+    # `acidsql.connect` lives with the Spark code; load it only when someone asks for it.
+    if name == "connect":
+        from acidsql.spark.session_api import connect
+
+        return connect
+    raise AttributeError(f"module 'acidsql' has no attribute {name!r}")

@@ -1,0 +1,11 @@
+"""The rewriter: literal partition predicates made explicit, and parameters bound as typed
+literals. `rewrite(statement_or_text, params, catalog) -> RewriteResult`."""
+from acidsql.rewrite.literals import LiteralError, TypedLiteral, typed_literal
+from acidsql.rewrite.parameters import BoundText, bind_parameters, find_markers
+from acidsql.rewrite.rewriter import AddedPredicate, RewriteResult, rewrite, unified_diff
+from acidsql.rewrite.table_facts import TableFacts, table_facts
+
+__all__ = [
+    "AddedPredicate", "BoundText", "LiteralError", "RewriteResult", "TableFacts", "TypedLiteral",
+    "bind_parameters", "find_markers", "rewrite", "table_facts", "typed_literal", "unified_diff",
+]

@@ -1,0 +1,33 @@
+"""The lint rules, one module each. A rule module defines `CODE`, `NAME` (kebab-case
+advice), `SUMMARY` (one line), `SEVERITY` and `check(statement, analysis, context) ->
+list[Finding]`; its doc page is `docs/rules/<CODE>.md`. Add a rule by adding a module and
+its name here: the order is the order `acidsql rules` lists them."""
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+from types import ModuleType
+
+RULE_MODULES = (
+    "parse_error",
+    "require_partition_predicate",
+    "row_level_concurrency_fallback",
+    "insert_reads_target",
+    "metadata_change_beside_writers",
+    "zorder_with_deletion_vectors",
+    "serializable_blocks_blind_appends",
+    "identity_column_concurrent_writes",
+)
+
+
+@lru_cache(maxsize=1)
+def all_rules() -> tuple[ModuleType, ...]:
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in RULE_MODULES)
+
+
+def rule_by_code(code_or_name: str) -> ModuleType | None:
+    wanted = code_or_name.strip().lower()
+    for rule in all_rules():
+        if wanted in (rule.CODE.lower(), rule.NAME.lower()):
+            return rule
+    return None

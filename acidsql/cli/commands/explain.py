@@ -1,0 +1,111 @@
+"""`acidsql explain SQL|FILE`: everything the analyzer knows about each statement, and its
+row of the conflict matrix in both isolation levels."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from acidsql.cli.common import (
+    add_catalog_option, add_format_option, add_param_option, load_catalog, parse_params, plain_lines,
+    read_sql_argument, to_plain,
+)
+from acidsql.cli.errors import UsageError
+
+HELP = "explain what each statement reads and writes, and what it conflicts with"
+EPILOG = """\
+examples:
+  acidsql explain "UPDATE events SET v = 1 WHERE date = '2024-01-01'"
+  acidsql explain job.sql --catalog acidsql.toml
+  acidsql explain job.sql --format json
+exit status: 0 explained, 1 some statement did not parse, 2 usage error.
+"""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("explain", help=HELP, description=HELP, epilog=EPILOG, parents=[subparsers.common],
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("sql", metavar="SQL|FILE", help="SQL text, a .sql file, or '-' for stdin")
+    add_format_option(p)
+    add_catalog_option(p)
+    add_param_option(p)
+
+
+def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[dict], tuple]:
+    from acidsql.analysis import analyze
+    from acidsql.sql import parse_script
+
+    try:
+        from acidsql.analysis import conflict_row
+    except ImportError:
+        conflict_row = None
+    script = parse_script(text, file, params=params or None)
+    out = []
+    for statement in script.statements:
+        analysis = analyze(statement, catalog)
+        entry = {
+            "file": file,
+            "line": statement.span.line,
+            "col": statement.span.col,
+            "statement": statement.text,
+            "analysis": to_plain(analysis),
+            "conflicts": to_plain(conflict_row(analysis, catalog)) if conflict_row is not None else None,
+        }
+        out.append(entry)
+        catalog.apply(statement)
+    return out, script.errors
+
+
+def run(args) -> int:
+    text, file = read_sql_argument(args.sql)
+    catalog = load_catalog(args.catalog, file)
+    entries, errors = explain_script(text, file, parse_params(args.param), catalog)
+    for error in errors:
+        sys.stderr.write(error.format() + "\n")
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"file": file, "statements": entries,
+                                     "errors": [{"message": e.message, "line": e.line, "col": e.col} for e in errors]},
+                                    indent=2) + "\n")
+    else:
+        _print_text(entries)
+    if not entries and not errors:
+        raise UsageError("no statements to explain")
+    return 1 if errors else 0
+
+
+_HEADLINE = ("operation", "table", "blind_append", "blind_append_reason", "metadata_change", "error_classes")
+
+
+def _print_text(entries: list[dict]) -> None:
+    from rich.text import Text
+
+    from acidsql.cli.output import console
+
+    con = console()
+    for entry in entries:
+        a = entry["analysis"]
+        first_line = entry["statement"].strip().splitlines()[0] if entry["statement"].strip() else ""
+        con.print(Text(f"{entry['file']}:{entry['line']}:{entry['col']}: {first_line}", style="bold"))
+        for key in _HEADLINE:
+            value = a.get(key)
+            if value not in (None, "", [], {}):
+                con.print(Text(f"  {key.replace('_', ' ')}: {', '.join(value) if isinstance(value, list) else value}"))
+        rest = {k: v for k, v in a.items() if k not in _HEADLINE}
+        for line in plain_lines(rest, 1):
+            con.print(Text(line))
+        row = entry["conflicts"]
+        if row:
+            from acidsql.cli.output import table
+
+            levels = sorted({level for cells in row.values() for level in cells}, reverse=True)
+            t = table("as the transaction under test, against a concurrent...", "commit", *levels, "why (WriteSerializable)")
+            for kind, cells in row.items():
+                outcomes = []
+                for level in levels:
+                    outcome = cells.get(level, {}).get("outcome", "-")
+                    style = "green" if outcome == "committed" else ("bold red" if outcome.startswith("conflict") else "yellow")
+                    outcomes.append(Text(outcome, style=style))
+                first = cells.get(levels[0], {}) if levels else {}
+                t.add_row(kind, *outcomes, first.get("reason", ""))
+            con.print(t)
+        con.print()

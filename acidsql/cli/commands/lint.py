@@ -1,0 +1,90 @@
+"""`acidsql lint PATH...`: findings for CI."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from acidsql.cli.common import add_param_option, parse_params
+from acidsql.cli.errors import UsageError
+
+HELP = "check SQL scripts for writes that will conflict when run concurrently"
+EPILOG = """\
+examples:
+  acidsql lint jobs/                        every .sql file under jobs/
+  acidsql lint job.sql --select DL001,DL004 only these rules
+  acidsql lint job.sql --format sarif > acidsql.sarif
+  acidsql lint job.sql --param date=2024-01-01 --fix   show rewrites that fix DL001
+
+Suppress a finding with `-- noqa: DL001` on the statement, or `-- acidsql: disable=DL004`
+for the rest of the file. Settings: [tool.acidsql] in pyproject.toml or acidsql.toml.
+Exit status: 0 no findings, 1 findings, 2 usage error.
+"""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("lint", help=HELP, description=HELP, epilog=EPILOG,
+                              formatter_class=argparse.RawDescriptionHelpFormatter, parents=[subparsers.common])
+    p.add_argument("paths", nargs="+", metavar="PATH", help="SQL files or folders")
+    p.add_argument("--format", "-f", choices=("text", "json", "sarif", "github"), default="text")
+    p.add_argument("--select", metavar="CODES", help="comma-separated rule codes or prefixes to run")
+    p.add_argument("--ignore", metavar="CODES", help="comma-separated rule codes to skip")
+    p.add_argument("--config", metavar="FILE", help="acidsql.toml or pyproject.toml (default: nearest)")
+    p.add_argument("--fix", action="store_true", help="show the rewritten statement under fixable findings")
+    add_param_option(p)
+
+
+def _codes(value):
+    return [c.strip() for c in value.split(",") if c.strip()] if value else None
+
+
+def run(args) -> int:
+    from acidsql.lint import ConfigError, find_config, lint_paths, read_config_file, render
+
+    params = parse_params(args.param)
+    try:
+        if args.config:
+            config = read_config_file(Path(args.config))
+        else:
+            first = Path(args.paths[0])
+            config = find_config(first if first.exists() else None)
+        config = config.with_overrides(_codes(args.select), _codes(args.ignore))
+        report = lint_paths(args.paths, config, params)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    text = render(report, args.format, show_fixes=args.fix)
+    if args.format == "text":
+        _print_text(report, args.fix)
+    else:
+        import sys
+
+        sys.stdout.write(text)
+    return report.exit_code
+
+
+def _print_text(report, show_fixes: bool) -> None:
+    from rich.text import Text
+
+    from acidsql.cli.output import console
+    from acidsql.lint.finding import Severity
+
+    out = console()
+    colors = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+    for f in report.findings:
+        line = Text()
+        line.append(f.location, style="bold")
+        line.append(": ")
+        line.append(f.code, style=colors[f.severity])
+        line.append(f" [{f.name}] ", style="dim")
+        line.append(f.message)
+        out.print(line)
+        for hint_line in (f.hint or "").splitlines():
+            out.print(Text("    " + hint_line, style="dim"))
+        if show_fixes and f.fix:
+            out.print(Text("    fix:", style="green"))
+            for fix_line in f.fix.splitlines():
+                out.print(Text("      " + fix_line, style="green"))
+    n, files = len(report.findings), len(report.files)
+    summary = f"{n} finding{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''} ({report.statements} statements)"
+    if report.suppressed:
+        summary += f", {report.suppressed} suppressed"
+    out.print(Text(summary if n else f"All clear: {summary}", style="bold red" if n else "bold green"))

@@ -1,0 +1,122 @@
+"""Pieces several commands share: reading SQL from a file or the command line,
+`--param k=v`, `--catalog`, `--format`."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Optional
+
+from acidsql.cli.errors import UsageError
+
+
+def add_param_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--param", "-p", action="append", default=[], metavar="NAME=VALUE",
+        help="value for a parameter marker (:name, ${name}, {{ name }}) or a partition column; repeatable",
+    )
+
+
+def add_catalog_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--catalog", metavar="FILE",
+        help="table descriptions (acidsql.toml or pyproject.toml); default: the nearest config",
+    )
+
+
+def add_format_option(parser: argparse.ArgumentParser, choices=("text", "json")) -> None:
+    parser.add_argument("--format", "-f", choices=choices, default="text", help="output format (default: text)")
+
+
+def parse_params(pairs: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--param expects NAME=VALUE, got {pair!r}")
+        out[name.strip()] = value
+    return out
+
+
+def read_sql_argument(value: str) -> tuple[str, str]:
+    """(text, file name) for an argument that is a path to a .sql file, `-` for stdin, or
+    SQL text itself."""
+    import sys
+
+    if value == "-":
+        return sys.stdin.read(), "<stdin>"
+    path = Path(value)
+    looks_like_path = value.endswith(".sql") or ("/" in value and "\n" not in value and " " not in value.strip())
+    if looks_like_path or (path.exists() and path.is_file()):
+        if not path.exists():
+            raise UsageError(f"no such file: {value}")
+        if path.is_dir():
+            raise UsageError(f"{value} is a folder, not a SQL file")
+        try:
+            return path.read_text(encoding="utf-8"), str(path)
+        except UnicodeDecodeError:
+            raise UsageError(f"{value}: not a UTF-8 text file") from None
+    return value, "<sql>"
+
+
+def load_catalog(catalog_path: Optional[str], near: Optional[str] = None):
+    """The catalog: from --catalog, else from the nearest acidsql.toml / pyproject.toml."""
+    from acidsql.lint.config import ConfigError, find_config, read_config_file
+
+    try:
+        if catalog_path:
+            path = Path(catalog_path)
+            if not path.exists():
+                raise UsageError(f"catalog file not found: {catalog_path}")
+            return read_config_file(path).catalog()
+        start = Path(near).parent if near and Path(near).exists() else None
+        return find_config(start).catalog()
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def to_plain(value):
+    """A JSON-ready view of a result object (its `to_dict()` when it has one)."""
+    import dataclasses
+    import enum
+
+    if hasattr(value, "to_dict"):
+        return to_plain(value.to_dict())
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [to_plain(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, (set, frozenset)) else items
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.repr}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def plain_lines(value, indent: int = 0) -> list[str]:
+    """Nested dicts and lists as indented `key: value` lines, empty values left out."""
+    pad = "  " * indent
+    out: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if item in (None, "", [], {}, ()):
+                continue
+            if isinstance(item, (dict, list)):
+                out.append(f"{pad}{key}:")
+                out.extend(plain_lines(item, indent + 1))
+            else:
+                out.append(f"{pad}{key}: {item}")
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (dict, list)):
+                sub = plain_lines(item, indent + 1)
+                if sub:
+                    out.append(f"{pad}- " + sub[0].strip())
+                    out.extend(sub[1:])
+            else:
+                out.append(f"{pad}- {item}")
+    else:
+        out.append(f"{pad}{value}")
+    return out

@@ -1,0 +1,115 @@
+"""Output formats CI systems read: text (`file:line:col`), JSON, SARIF 2.1.0, GitHub
+workflow annotations."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from acidsql.lint.finding import Finding, Severity
+from acidsql.lint.runner import LintReport
+
+FORMATS = ("text", "json", "sarif", "github")
+
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def format_text(report: LintReport, show_fixes: bool = False) -> str:
+    lines = []
+    for f in report.findings:
+        lines.append(f"{f.location}: {f.code} [{f.name}] {f.message}")
+        for hint_line in (f.hint or "").splitlines():
+            lines.append(f"    {hint_line}")
+        if show_fixes and f.fix:
+            lines.append("    fix:")
+            lines.extend("      " + line for line in f.fix.splitlines())
+    n = len(report.findings)
+    files = len(report.files)
+    summary = f"{n} finding{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''} ({report.statements} statements)"
+    if report.suppressed:
+        summary += f", {report.suppressed} suppressed"
+    lines.append(summary if n else f"All clear: {summary}")
+    return "\n".join(lines) + "\n"
+
+
+def format_json(report: LintReport) -> str:
+    return report.to_json() + "\n"
+
+
+def format_github(report: LintReport) -> str:
+    def escape_data(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    def escape_property(text: str) -> str:
+        return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+    out = []
+    for f in report.findings:
+        message = f.message + (f"\n{f.hint}" if f.hint else "")
+        out.append(
+            f"::{_GITHUB_LEVEL[f.severity]} file={escape_property(f.file)},line={f.line},col={f.col},"
+            f"title={escape_property(f.code + ' ' + f.name)}::{escape_data(message)}"
+        )
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def sarif_log(report: LintReport) -> dict:
+    from acidsql.lint.rules import all_rules
+
+    rules = all_rules()
+    index = {r.CODE: i for i, r in enumerate(rules)}
+    results = []
+    for f in report.findings:
+        region = {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)}
+        if f.end_line:
+            region["endLine"] = f.end_line
+        result = {
+            "ruleId": f.code,
+            "ruleIndex": index.get(f.code, 0),
+            "level": _SARIF_LEVEL[f.severity],
+            "message": {"text": f.message + (f" {f.hint}" if f.hint and "\n" not in f.hint else "")},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": Path(f.file).as_posix()},
+                    "region": region,
+                }
+            }],
+        }
+        results.append(result)
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "acidsql",
+                    "informationUri": "https://github.com/acidsql/acidsql",
+                    "rules": [
+                        {
+                            "id": r.CODE,
+                            "name": r.NAME,
+                            "shortDescription": {"text": r.SUMMARY},
+                            "helpUri": f"docs/rules/{r.CODE}.md",
+                            "defaultConfiguration": {"level": _SARIF_LEVEL[r.SEVERITY]},
+                        }
+                        for r in rules
+                    ],
+                }
+            },
+            "results": results,
+        }],
+    }
+
+
+def format_sarif(report: LintReport) -> str:
+    return json.dumps(sarif_log(report), indent=2) + "\n"
+
+
+def render(report: LintReport, fmt: str, show_fixes: bool = False) -> str:
+    if fmt == "json":
+        return format_json(report)
+    if fmt == "sarif":
+        return format_sarif(report)
+    if fmt == "github":
+        return format_github(report)
+    return format_text(report, show_fixes)

@@ -1,0 +1,139 @@
+"""Run the rules over scripts: `lint_text` for one script, `lint_paths` for files and folders."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence, Union
+
+from acidsql.lint.config import LintConfig
+from acidsql.lint.context import LintContext
+from acidsql.lint.finding import Finding, Severity
+from acidsql.lint.rules import all_rules
+from acidsql.lint.rules.parse_error import findings_for_errors
+from acidsql.lint.suppression import Suppressions
+
+
+@dataclass(frozen=True)
+class LintReport:
+    """Findings of a run, sorted by file and position. `exit_code` is 1 when any remain."""
+
+    findings: tuple[Finding, ...]
+    files: tuple[str, ...] = ()
+    statements: int = 0
+    suppressed: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.findings else 0
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.findings:
+            out[f.code] = out.get(f.code, 0) + 1
+        return dict(sorted(out.items()))
+
+    def to_dict(self) -> dict:
+        return {
+            "files": list(self.files),
+            "statements": self.statements,
+            "suppressed": self.suppressed,
+            "counts": self.counts(),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+
+    def __add__(self, other: "LintReport") -> "LintReport":
+        return LintReport(
+            tuple(sorted(self.findings + other.findings, key=Finding.sort_key)),
+            self.files + other.files,
+            self.statements + other.statements,
+            self.suppressed + other.suppressed,
+        )
+
+
+def _analyze(statement, catalog):
+    """The analyzer's view of the statement, or None when it cannot analyze it; rules then
+    judge from the statement and the catalog alone."""
+    try:
+        from acidsql.analysis import analyze
+    except ImportError:
+        return None
+    try:
+        return analyze(statement, catalog)
+    except Exception:  # an analyzer gap must not hide the other rules' findings
+        return None
+
+
+def lint_text(
+    text: str,
+    file: str = "<sql>",
+    config: Optional[LintConfig] = None,
+    params: Optional[Mapping[str, str]] = None,
+    catalog=None,
+) -> LintReport:
+    """Lint one script. `catalog` (an `acidsql.analysis.Catalog`) defaults to the tables of
+    `config`; it is copied, so the script's CREATE / ALTER statements do not leak out."""
+    from acidsql.sql import parse_script
+
+    config = config or LintConfig()
+    params = dict(params or {})
+    catalog = (catalog.copy() if catalog is not None else config.catalog())
+    script = parse_script(text, file, params=params or None)
+    suppressions = Suppressions.scan(text)
+    context = LintContext(file=file, text=text, config=config, catalog=catalog, params=params)
+    rules = [r for r in all_rules() if config.enabled(r.CODE, file)]
+    found: list[Finding] = []
+    suppressed = 0
+    if config.enabled("DL000", file):
+        for finding in findings_for_errors(script.errors, file):
+            if suppressions.silences(finding.code, finding.line, finding.line):
+                suppressed += 1
+            else:
+                found.append(finding)
+    for statement in script.statements:
+        analysis = _analyze(statement, catalog)
+        for rule in rules:
+            for finding in rule.check(statement, analysis, context):
+                if suppressions.silences(finding.code, statement.span.line, statement.span.end_line):
+                    suppressed += 1
+                else:
+                    found.append(finding)
+        catalog.apply(statement)
+    return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), len(script.statements), suppressed)
+
+
+def sql_files(paths: Iterable[Union[str, Path]]) -> list[Path]:
+    """Files to lint: each file given, and every *.sql under each folder given (sorted).
+    A path that does not exist raises FileNotFoundError."""
+    out: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            out.extend(sorted(p for p in path.rglob("*.sql") if p.is_file()))
+        elif path.exists():
+            out.append(path)
+        else:
+            raise FileNotFoundError(f"no such file or folder: {path}")
+    return out
+
+
+def lint_paths(
+    paths: Sequence[Union[str, Path]],
+    config: Optional[LintConfig] = None,
+    params: Optional[Mapping[str, str]] = None,
+) -> LintReport:
+    """Lint files and folders (folders: every *.sql below them). Every file starts from
+    the configured catalog: scripts are linted independently."""
+    config = config or LintConfig()
+    base = config.catalog()
+    report = LintReport(())
+    for path in sql_files(paths):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not a UTF-8 text file") from None
+        report = report + lint_text(text, str(path), config, params, catalog=base)
+    return report

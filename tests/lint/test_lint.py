@@ -1,0 +1,168 @@
+"""The linter: each rule fires on its bad example and stays silent on its good one;
+suppression, configuration and output formats; golden output on the seeds and the corpus."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from acidsql.lint import LintConfig, find_config, lint_paths, lint_text, render, sarif_log
+from acidsql.lint.config import ConfigError, read_config_file
+from acidsql.lint.rules import all_rules
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "rules"
+CORPUS = ROOT.parent / "shared" / "corpus" / "statements.sql"
+
+PARTITIONED = """CREATE TABLE delta_table (user_id BIGINT, date DATE, country STRING, v STRING)
+USING DELTA PARTITIONED BY (date, country);
+"""
+SEED_MERGE = """MERGE INTO delta_table d
+USING source_table s
+ON s.user_id = d.user_id AND s.date = d.date AND s.country = d.country
+WHEN MATCHED THEN UPDATE SET *
+WHEN NOT MATCHED THEN INSERT *;
+"""
+SEED_MERGE_FIXED = """MERGE INTO delta_table d
+USING source_table s
+ON s.user_id = d.user_id AND d.date = '2024-01-01' AND d.country = 'US'
+WHEN MATCHED THEN UPDATE SET *
+WHEN NOT MATCHED THEN INSERT *;
+"""
+DV_TABLE = "CREATE TABLE ev (id BIGINT, kind STRING, payload STRUCT<k: STRING>) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true);\n"
+
+
+def codes(report) -> list[str]:
+    return [f.code for f in report.findings]
+
+
+# --- each rule: bad fires, good is silent -----------------------------------------------------
+CASES = {
+    "DL000": ("UPDATE t WHERE id IS NULL SET x = 1;", "UPDATE t SET x = 1 WHERE id IS NULL;"),
+    "DL001": (PARTITIONED + SEED_MERGE, PARTITIONED + SEED_MERGE_FIXED),
+    "DL002": (DV_TABLE + "DELETE FROM ev WHERE id IN (SELECT id FROM expired);",
+              DV_TABLE + "DELETE FROM ev WHERE kind = 'test';"),
+    "DL003": ("INSERT INTO ev SELECT * FROM staging WHERE id NOT IN (SELECT id FROM ev);",
+              "INSERT INTO ev SELECT * FROM staging;"),
+    "DL004": ("ALTER TABLE ev ADD COLUMNS (source STRING);", "INSERT INTO ev SELECT * FROM staging;"),
+    "DL005": (DV_TABLE + "OPTIMIZE ev ZORDER BY (id);", DV_TABLE + "OPTIMIZE ev;"),
+    "DL006": ("ALTER TABLE ev SET TBLPROPERTIES ('delta.isolationLevel' = 'Serializable');",
+              "ALTER TABLE ev SET TBLPROPERTIES ('delta.isolationLevel' = 'WriteSerializable');"),
+    "DL007": ("CREATE TABLE o (id BIGINT GENERATED ALWAYS AS IDENTITY, item STRING) USING DELTA;",
+              "CREATE TABLE o (id STRING, item STRING) USING DELTA;"),
+}
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_rule_fires_on_bad_and_not_on_good(code):
+    bad, good = CASES[code]
+    config = LintConfig(select=(code,))
+    assert codes(lint_text(bad, "bad.sql", config)) == [code]
+    assert codes(lint_text(good, "good.sql", config)) == []
+
+
+def test_every_rule_has_a_doc_page_with_bad_and_good_examples():
+    seen = set()
+    for rule in all_rules():
+        assert re.fullmatch(r"DL\d{3}", rule.CODE) and re.fullmatch(r"[a-z]+(-[a-z]+)+", rule.NAME)
+        assert rule.CODE not in seen
+        seen.add(rule.CODE)
+        page = (DOCS / f"{rule.CODE}.md").read_text()
+        assert page.startswith(f"# {rule.CODE} {rule.NAME}")
+        assert "## Bad" in page and "## Good" in page and "## Why" in page
+
+
+def test_dl001_fix_comes_from_the_rewriter_with_params():
+    report = lint_text(PARTITIONED + SEED_MERGE, "job.sql", params={"date": "2024-01-01", "country": "US"})
+    (finding,) = [f for f in report.findings if f.code == "DL001"]
+    assert finding.line == 3 and finding.col == 1
+    assert "AND d.date = DATE '2024-01-01' AND d.country = 'US'" in finding.fix
+    without = lint_text(PARTITIONED + SEED_MERGE, "job.sql")
+    assert [f.fix for f in without.findings if f.code == "DL001"] == [None]
+
+
+def test_parse_error_points_at_line_and_column():
+    report = lint_text("SELECT 1;\nMERGE INTO t USING s ON oops WHEN;\n", "bad.sql")
+    (finding,) = report.findings
+    assert (finding.code, finding.line) == ("DL000", 2)
+    assert finding.col > 1 and "^" in finding.hint
+
+
+def test_noqa_and_disable_comments():
+    text = "ALTER TABLE a ADD COLUMNS (x INT); -- noqa: DL004\nALTER TABLE b ADD COLUMNS (x INT); -- noqa: DL001\n"
+    report = lint_text(text, "m.sql")
+    assert [(f.code, f.line) for f in report.findings] == [("DL004", 2)]
+    assert report.suppressed == 1
+    text = "ALTER TABLE a ADD COLUMNS (x INT);\n-- acidsql: disable=DL004\nALTER TABLE b ADD COLUMNS (x INT);\n-- acidsql: enable=DL004\nALTER TABLE c ADD COLUMNS (x INT);\n"
+    assert [f.line for f in lint_text(text, "m.sql").findings] == [1, 5]
+    assert codes(lint_text("ALTER TABLE a ADD COLUMNS (x INT); -- noqa\n", "m.sql")) == []
+
+
+def test_config_from_pyproject_select_ignore_per_file_and_tables(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("""
+[tool.acidsql]
+ignore = ["DL006"]
+[tool.acidsql.per-file-ignores]
+"migrations/*.sql" = ["DL004"]
+[tool.acidsql.tables.delta_table]
+columns = { user_id = "BIGINT", date = "DATE", country = "STRING" }
+partitioned_by = ["date", "country"]
+""")
+    (tmp_path / "migrations").mkdir()
+    (tmp_path / "migrations" / "m1.sql").write_text("ALTER TABLE t ADD COLUMNS (x INT);\n")
+    (tmp_path / "job.sql").write_text(SEED_MERGE + "ALTER TABLE t SET TBLPROPERTIES ('delta.isolationLevel' = 'Serializable');\n")
+    config = find_config(tmp_path / "job.sql")
+    assert config.source == tmp_path / "pyproject.toml"
+    report = lint_paths([tmp_path], config)
+    assert [(Path(f.file).name, f.code) for f in report.findings] == [("job.sql", "DL001"), ("job.sql", "DL004")]
+
+
+def test_acidsql_toml_wins_and_bad_config_is_a_clear_error(tmp_path):
+    (tmp_path / "acidsql.toml").write_text('select = ["DL004"]\n')
+    assert find_config(tmp_path).select == ("DL004",)
+    (tmp_path / "acidsql.toml").write_text('selct = ["DL004"]\n')
+    with pytest.raises(ConfigError, match="unknown setting"):
+        find_config(tmp_path)
+    (tmp_path / "acidsql.toml").write_text('select = [\n')
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        read_config_file(tmp_path / "acidsql.toml")
+
+
+def test_script_tables_do_not_leak_between_files(tmp_path):
+    (tmp_path / "a.sql").write_text(PARTITIONED)
+    (tmp_path / "b.sql").write_text(SEED_MERGE)
+    assert codes(lint_paths([tmp_path / "a.sql", tmp_path / "b.sql"])) == []
+
+
+def test_formats_json_sarif_github():
+    report = lint_text("ALTER TABLE t ADD COLUMNS (x INT);\n", "dir/m.sql")
+    data = json.loads(render(report, "json"))
+    assert data["findings"][0]["code"] == "DL004" and data["counts"] == {"DL004": 1}
+    sarif = sarif_log(report)
+    assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
+    run = sarif["runs"][0]
+    rule_ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    (result,) = run["results"]
+    assert rule_ids[result["ruleIndex"]] == result["ruleId"] == "DL004"
+    assert result["level"] == "warning"
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "dir/m.sql"
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 1
+    github = render(report, "github")
+    assert github.startswith("::warning file=dir/m.sql,line=1,col=1,title=DL004 metadata-change-beside-writers::")
+    assert github.count("\n") == 1
+
+
+def test_golden_seed_examples(golden):
+    text = PARTITIONED + SEED_MERGE + SEED_MERGE_FIXED
+    report = lint_text(text, "seeds.sql", params={"date": "2024-01-01", "country": "US"})
+    assert golden == render(report, "text", show_fixes=True)
+
+
+def test_golden_corpus(golden, corpus_statements):
+    text = "\n;\n".join(corpus_statements) + "\n;\n"
+    report = lint_text(text, "corpus.sql")
+    summary = render(report, "text")
+    assert golden == summary
+    assert report.statements + len([f for f in report.findings if f.code == "DL000"]) >= 250
