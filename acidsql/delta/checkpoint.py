@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from acidsql.delta.actions import Action, action_from_json
+from acidsql.delta.actions import Action, Protocol, Txn, action_from_json
 from acidsql.delta.errors import CorruptLogError
 
 if TYPE_CHECKING:
@@ -115,8 +115,6 @@ def write_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[
                             DEFAULT_DELETED_FILE_RETENTION_MS)
     cutoff = now - retention
     rows: list[dict[str, Any]] = [_row_for(snapshot.protocol.to_json()), _row_for(snapshot.metadata.to_json())]
-    from acidsql.delta.actions import Txn
-
     for app_id in sorted(snapshot.app_txns):
         rows.append(_row_for(Txn(app_id, snapshot.app_txns[app_id], snapshot.txn_last_updated.get(app_id)).to_json()))
     for domain in sorted(snapshot.domains):
@@ -164,18 +162,17 @@ def read_checkpoint(log: "DeltaLog", version: int) -> list[Action]:
     for kind in kinds:
         column = table.column(kind)
         for i, body in enumerate(column.to_pylist()):
-            if body is None:
-                continue
-            if kind in ("add", "remove", "txn", "metaData", "protocol", "domainMetadata") and not _present(kind, body):
+            if body is None or not _present(kind, body):
                 continue
             clean = {k: _to_json_value(v) for k, v in body.items() if v is not None}
+            if kind == "add" and "stats" not in clean and isinstance(clean.get("stats_parsed"), dict):
+                # Written with delta.checkpoint.writeStatsAsJson=false: only the struct form exists.
+                clean["stats"] = json.dumps(clean["stats_parsed"], default=str, separators=(",", ":"))
             if kind == "metaData" and isinstance(clean.get("format"), dict):
                 clean["format"] = {k: _to_json_value(v) for k, v in clean["format"].items() if v is not None}
-            if isinstance(clean.get("deletionVector"), dict):
-                dv = {k: v for k, v in clean["deletionVector"].items() if v is not None}
-                clean["deletionVector"] = dv if dv.get("storageType") else None
-                if clean["deletionVector"] is None:
-                    del clean["deletionVector"]
+            dv = {k: v for k, v in (clean.pop("deletionVector", None) or {}).items() if v is not None}
+            if dv.get("storageType"):  # an all-null struct means "no deletion vector"
+                clean["deletionVector"] = dv
             for k in ("partitionValues", "tags", "configuration"):
                 if clean.get(k) == []:
                     clean[k] = {}
@@ -185,7 +182,7 @@ def read_checkpoint(log: "DeltaLog", version: int) -> list[Action]:
                 raise CorruptLogError(f"{where}: row {i} of column {kind}: {e}") from None
             if action is not None:
                 actions.append(action)
-    if not any(a.__class__.__name__ == "Protocol" for a in actions):
+    if not any(isinstance(a, Protocol) for a in actions):
         raise CorruptLogError(f"{where}: checkpoint holds no protocol action")
     return actions
 

@@ -196,13 +196,73 @@ def _physical_names(schema: Optional[pa.Schema]) -> dict[str, str]:
     return out
 
 
-def _column_ids(schema: Optional[pa.Schema]) -> dict[str, int]:
-    out = {}
-    for f in schema or ():
-        raw = (f.metadata or {}).get(COLUMN_ID_KEY.encode())
-        if raw is not None:
-            out[f.name] = int(raw)
-    return out
+def _physical_name(f: pa.Field) -> str:
+    raw = (f.metadata or {}).get(PHYSICAL_NAME_KEY.encode())
+    return raw.decode() if raw else f.name
+
+
+def _physical_field(f: pa.Field) -> pa.Field:
+    """The field as stored in parquet under column mapping: physical names at every level,
+    and the column-mapping id as parquet field id (readers may resolve columns by id)."""
+    t = f.type
+    if pa.types.is_struct(t):
+        t = pa.struct([_physical_field(t.field(i)) for i in range(t.num_fields)])
+    elif pa.types.is_list(t):
+        t = pa.list_(_physical_field(t.value_field))
+    elif pa.types.is_map(t):
+        t = pa.map_(_physical_field(t.key_field), _physical_field(t.item_field))
+    raw_id = (f.metadata or {}).get(COLUMN_ID_KEY.encode())
+    meta = {b"PARQUET:field_id": raw_id} if raw_id is not None else None
+    return pa.field(_physical_name(f), t, nullable=f.nullable, metadata=meta)
+
+
+def _reshape(arr: pa.Array, f: pa.Field, to_physical: bool) -> pa.Array:
+    """Convert a column between its logical form (logical names) and its parquet form
+    (physical names), struct children matched by name at every nesting level; children the
+    source lacks (added to the schema later) become nulls; leaf types are cast to the target."""
+    t = f.type
+    target = _physical_field(f).type if to_physical else t
+    if pa.types.is_struct(t) and pa.types.is_struct(arr.type):
+        children, fields = [], []
+        flat = arr.flatten()
+        for i in range(t.num_fields):
+            cf = t.field(i)
+            names = (cf.name, _physical_name(cf)) if to_physical else (_physical_name(cf), cf.name)
+            idx = next((arr.type.get_field_index(n) for n in names if arr.type.get_field_index(n) >= 0), -1)
+            if idx >= 0:
+                child = _reshape(flat[idx], cf, to_physical)
+            else:
+                child = pa.nulls(len(arr), target.field(i).type)
+            children.append(child)
+            fields.append(target.field(i))
+        return pa.StructArray.from_arrays(children, fields=fields, mask=arr.is_null() if arr.null_count else None)
+    if pa.types.is_list(t) and pa.types.is_list(arr.type):
+        values = _reshape(arr.values, t.value_field, to_physical)
+        return pa.ListArray.from_arrays(arr.offsets, values, type=target, mask=arr.is_null() if arr.null_count else None)
+    if pa.types.is_map(t) and pa.types.is_map(arr.type):
+        keys = _reshape(arr.keys, t.key_field, to_physical)
+        items = _reshape(arr.items, t.item_field, to_physical)
+        return pa.MapArray.from_arrays(arr.offsets, keys, items, type=target,
+                                       mask=arr.is_null() if arr.null_count else None)
+    return arr if arr.type == target else arr.cast(target)
+
+
+def _column(table: pa.Table, name: str) -> pa.Array:
+    col = table.column(name)
+    return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+
+
+def _to_physical_table(data: pa.Table, schema: pa.Schema) -> pa.Table:
+    fields, arrays = [], []
+    for name in data.column_names:
+        if name in schema.names:
+            f = schema.field(name)
+            arrays.append(_reshape(_column(data, name), f, to_physical=True))
+            fields.append(_physical_field(f))
+        else:
+            arrays.append(_column(data, name))
+            fields.append(data.schema.field(name))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mapping[str, Optional[str]], *,
@@ -223,13 +283,7 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
             data = data.set_column(i, f.with_type(pa.timestamp("us", tz=f.type.tz)),
                                    data.column(i).cast(pa.timestamp("us", tz=f.type.tz)))
     if physical:
-        data = data.rename_columns([physical.get(c, c) for c in data.column_names])
-        # Readers may resolve columns by parquet field id (id mode, and delta-kernel in name
-        # mode), so write the column-mapping id as the field id of each top-level column.
-        ids = _column_ids(schema)
-        data = data.cast(pa.schema([
-            f.with_metadata({b"PARQUET:field_id": str(ids[logical]).encode()}) if logical in ids else f
-            for f, logical in zip(data.schema, keep)]))
+        data = _to_physical_table(data, schema)
     dirs = []
     for col, value in partition_values.items():
         shown = HIVE_DEFAULT_PARTITION if value is None or value == "" else escape_partition_path_part(value)
@@ -294,12 +348,16 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
             s = partition.get(phys, partition.get(name))
             value = partition_value_from_string(s, f.type)
             arrays.append(pa.array([value] * n, type=f.type))
-        elif phys in raw.column_names:
-            col = raw.column(phys)
-            arrays.append(col if col.type == f.type else col.cast(f.type))
-        elif name in raw.column_names:
-            col = raw.column(name)
-            arrays.append(col if col.type == f.type else col.cast(f.type))
+        elif phys in raw.column_names or name in raw.column_names:
+            stored = phys if phys in raw.column_names else name
+            col = raw.column(stored)
+            if col.type == f.type:
+                arrays.append(col)
+            elif pa.types.is_nested(f.type):
+                # Nested names differ (column mapping) or children were added since the write.
+                arrays.append(_reshape(_column(raw, stored), f, to_physical=False))
+            else:
+                arrays.append(col.cast(f.type))
         else:
             arrays.append(pa.nulls(n, type=f.type))
         fields.append(f.remove_metadata())

@@ -6,7 +6,6 @@ Roaring layout behind a little-endian magic; inline ('i') as Z85 text, or in a
 big-endian size and big-endian CRC-32."""
 from __future__ import annotations
 
-import os
 import struct
 import uuid
 import zlib

@@ -8,6 +8,7 @@ import json
 import re
 import threading
 from collections.abc import Sequence
+from urllib.parse import unquote, urlparse
 from typing import Any, Optional
 
 from acidsql.delta.actions import Action, CommitInfo, action_from_json, action_to_line
@@ -32,8 +33,11 @@ class DeltaLog:
     LocalStorage(table_root). Safe to share between threads."""
 
     def __init__(self, table_root: str, storage: Storage | None = None):
-        self.table_root = str(table_root)
-        self.storage = storage if storage is not None else LocalStorage(table_root)
+        root = str(table_root)
+        if root.startswith("file:"):  # deltalake and Spark users pass file:// URIs
+            root = unquote(urlparse(root).path)
+        self.table_root = root
+        self.storage = storage if storage is not None else LocalStorage(root)
         self._lock = threading.Lock()
         self._cached: Optional[Snapshot] = None  # newest snapshot loaded, extended by its tail
 

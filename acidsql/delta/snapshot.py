@@ -79,12 +79,16 @@ class Snapshot:
     def physical_name(self, col: str) -> str:
         """The name of top-level column `col` inside parquet files and partitionValues:
         its `delta.columnMapping.physicalName` under column mapping, else `col` itself."""
-        for f in self.schema_json.get("fields", []):
-            if f["name"] == col:
-                if self.column_mapping_mode != "none":
-                    return (f.get("metadata") or {}).get(PHYSICAL_NAME_KEY, col)
-                return col
-        raise KeyError(f"no column {col!r} in the table schema")
+        try:
+            return self._physical_names[col]
+        except KeyError:
+            raise KeyError(f"no column {col!r} in the table schema") from None
+
+    @cached_property
+    def _physical_names(self) -> dict[str, str]:
+        mapped = self.column_mapping_mode != "none"
+        return {f["name"]: (f.get("metadata") or {}).get(PHYSICAL_NAME_KEY, f["name"]) if mapped else f["name"]
+                for f in self.schema_json.get("fields", [])}
 
     def arrow_schema(self) -> pa.Schema:
         """The logical schema as pyarrow. Under column mapping each field carries its physical

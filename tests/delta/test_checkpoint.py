@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Protocol, Txn
+from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, Protocol, Txn
 from acidsql.delta.checkpoint import (
     checkpoint_path, interval_ms, read_checkpoint, should_checkpoint, write_checkpoint,
 )
@@ -188,3 +191,66 @@ def test_checkpoint_schema_and_rows_are_stable(create_table, table_dir, golden):
         if "metaData" in row:
             row["metaData"]["id"] = "<uuid>"
     assert {"schema": table.schema.to_string(show_schema_metadata=False), "rows": rows} == golden
+
+
+_ops = st.lists(st.tuples(st.sampled_from(["add", "remove", "dv", "txn"]), st.integers(0, 5)), min_size=1, max_size=6)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(commits=st.lists(_ops, min_size=1, max_size=8), checkpoint_at=st.integers(1, 8))
+def test_checkpoint_plus_tail_equals_full_replay(tmp_path_factory, commits, checkpoint_at):
+    table_dir = str(tmp_path_factory.mktemp("t"))
+    log = DeltaLog(table_dir)
+    log.write_commit(0, [CommitInfo(T0, "CREATE TABLE"), Protocol(3, 7, ("deletionVectors",), ("deletionVectors",)),
+                         Metadata("id", '{"type":"struct","fields":[]}')])
+    live: dict[str, AddFile] = {}
+    for v, ops in enumerate(commits, start=1):
+        actions, touched = [CommitInfo(T0 + v, "WRITE")], set()
+        for op, n in ops:
+            path = f"f{n}"
+            if path in touched:  # one action per path per commit, as the protocol requires
+                continue
+            touched.add(path)
+            if op == "add" and path not in live:
+                live[path] = add(path, n + 1)
+                actions.append(live[path])
+            elif op == "remove" and path in live:
+                actions.append(live.pop(path).to_remove(T0 + v))
+            elif op == "dv" and path in live:
+                old = live[path]
+                rows = DeletionVector([0]) if old.deletion_vector is None else DeletionVector([0, 1])
+                live[path] = replace(old, deletion_vector=rows.to_inline_descriptor())
+                actions += [old.to_remove(T0 + v), live[path]]
+            elif op == "txn":
+                actions.append(Txn(f"app{n}", v))
+        log.write_commit(v, actions)
+    latest = len(commits)
+    version = min(checkpoint_at, latest)
+    write_checkpoint(log, DeltaLog(table_dir).snapshot(version), now_ms=T0)
+    replayed = DeltaLog(table_dir)
+    os.remove(os.path.join(table_dir, "_delta_log", checkpoint_path(version).split("/")[-1]))
+    from_json = replayed.snapshot()
+    write_checkpoint(log, DeltaLog(table_dir).snapshot(version), now_ms=T0)
+    for v in range(version):
+        os.remove(os.path.join(table_dir, commit_path(v)))
+    from_checkpoint = DeltaLog(table_dir).snapshot()
+    assert same_state(from_checkpoint, from_json)
+    assert dict(from_checkpoint.files) == live
+
+
+def test_stats_from_struct_column_when_json_stats_are_absent(create_table, table_dir):
+    log = create_table(SCHEMA)
+    build(log, 1)
+    write_checkpoint(log, log.snapshot(), now_ms=T0)
+    path = os.path.join(table_dir, checkpoint_path(1))
+    table = pq.read_table(path)
+    adds = table.column("add").combine_chunks()
+    fields = [adds.type.field(i) for i in range(adds.type.num_fields)]
+    children = [adds.field(i) if f.name != "stats" else pa.nulls(len(adds), pa.string()) for i, f in enumerate(fields)]
+    parsed = pa.array([{"numRecords": 1} if r else None for r in adds.to_pylist()], pa.struct([("numRecords", pa.int64())]))
+    new_adds = pa.StructArray.from_arrays(children + [parsed], fields=fields + [pa.field("stats_parsed", parsed.type)],
+                                          mask=adds.is_null())
+    pq.write_table(table.set_column(table.schema.get_field_index("add"), "add", new_adds), path)
+    for v in range(1):
+        os.remove(os.path.join(table_dir, commit_path(v)))
+    assert DeltaLog(table_dir).snapshot().num_records() == 1

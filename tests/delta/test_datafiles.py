@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from acidsql.delta.actions import AddFile, CommitInfo
+from acidsql.delta.actions import CommitInfo
 from acidsql.delta.datafiles import (
     ROW_INDEX_COLUMN, data_file_rel_path, escape_partition_path_part, partition_value_from_string,
     partition_value_to_string, read_data_file, read_snapshot, write_data_file,
@@ -172,3 +172,50 @@ def test_reads_deltalake_escaped_partition_paths(tmp_path):
     deltalake.write_deltalake(path, pa.table({"v": pa.array(range(5), pa.int64()), "p": values}), partition_by=["p"])
     got = sorted(read_snapshot(DeltaLog(path).snapshot()).to_pylist(), key=lambda r: r["v"])
     assert got == [{"v": i, "p": p} for i, p in enumerate(values)]
+
+
+def test_nested_column_mapping_and_nested_schema_evolution(tmp_path):
+    storage = LocalStorage(tmp_path)
+
+    def cm(name, t, phys, cid):
+        return pa.field(name, t, metadata={"delta.columnMapping.physicalName": phys, "delta.columnMapping.id": str(cid)})
+
+    inner = pa.struct([cm("city", pa.string(), "col-c", 3), cm("zip", pa.int32(), "col-z", 4)])
+    schema = pa.schema([cm("id", pa.int64(), "col-i", 1), cm("addr", inner, "col-a", 2),
+                        cm("hist", pa.list_(pa.field("element", inner)), "col-h", 5)])
+    logical = pa.table({
+        "id": pa.array([1, 2], pa.int64()),
+        "addr": pa.array([{"city": "Oslo", "zip": 1}, None], pa.struct([("city", pa.string()), ("zip", pa.int32())])),
+        "hist": pa.array([[{"city": "Rome", "zip": 2}], None], pa.list_(pa.struct([("city", pa.string()), ("zip", pa.int32())]))),
+    })
+    add = write_data_file(storage, logical, {}, schema=schema)
+    stored = pq.read_schema(tmp_path / add.path)
+    assert stored.names == ["col-i", "col-a", "col-h"]
+    assert [f.name for f in stored.field("col-a").type] == ["col-c", "col-z"]
+    assert stored.field("col-a").metadata == {b"PARQUET:field_id": b"2"}
+    assert json.loads(add.stats)["minValues"] == {"col-i": 1, "col-a": {"col-c": "Oslo", "col-z": 1}}
+    back = read_data_file(storage, add, schema)
+    assert back.to_pylist() == logical.to_pylist()
+
+    # A nested field added to the schema after the file was written reads as null.
+    grown = pa.struct([("city", pa.string()), ("zip", pa.int32()), ("country", pa.string())])
+    plain = write_data_file(storage, logical.select(["id", "addr"]), {})
+    evolved = pa.schema([("id", pa.int64()), ("addr", grown)])
+    assert read_data_file(storage, plain, evolved).column("addr").to_pylist() == [
+        {"city": "Oslo", "zip": 1, "country": None}, None]
+
+
+def test_nanosecond_timestamps_are_stored_as_microseconds(tmp_path):
+    storage = LocalStorage(tmp_path)
+    ts = pa.array([1_700_000_000_123_456_000], pa.timestamp("ns", tz="UTC"))
+    add = write_data_file(storage, pa.table({"at": ts}), {})
+    assert pq.read_schema(tmp_path / add.path).field("at").type == pa.timestamp("us", tz="UTC")
+    assert json.loads(add.stats)["minValues"] == {"at": "2023-11-14T22:13:20.123Z"}
+    with pytest.raises(pa.ArrowInvalid):
+        write_data_file(storage, pa.table({"at": pa.array([1], pa.timestamp("ns"))}), {})
+
+
+def test_wide_decimals_get_no_bounds(tmp_path):
+    storage = LocalStorage(tmp_path)
+    add = write_data_file(storage, pa.table({"d": pa.array([decimal.Decimal("1.5")], pa.decimal128(38, 1))}), {})
+    assert json.loads(add.stats)["minValues"] == {} and json.loads(add.stats)["nullCount"] == {"d": 0}

@@ -192,3 +192,9 @@ def test_commit_file_bytes_are_stable(create_table, table_dir, golden):
                          CommitInfo(T0, "WRITE", {"mode": "Append"}, read_version=0,
                                     isolation_level="Serializable", is_blind_append=False, txn_id="t-1")])
     assert open(os.path.join(table_dir, commit_path(1))).read() == golden
+
+
+def test_file_uri_roots_are_accepted(create_table, table_dir):
+    create_table(SCHEMA)
+    log = DeltaLog("file://" + table_dir)
+    assert log.table_root == table_dir and log.latest_version() == 0

@@ -8,7 +8,7 @@ import os
 import pyarrow as pa
 import pytest
 
-from acidsql.delta.actions import AddFile, CommitInfo
+from acidsql.delta.actions import CommitInfo
 from acidsql.delta.datafiles import data_file_rel_path, read_snapshot, write_data_file
 from acidsql.delta.deletion_vectors import DeletionVector, relative_dv_path
 from acidsql.delta.errors import DeltaError
