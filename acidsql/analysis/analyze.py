@@ -1,0 +1,486 @@
+"""Analysis of one statement against its target table: what it reads and writes, whether it
+is a blind append, whether row-level concurrency can apply, which metadata or protocol change
+it makes, and which conflict error classes it can meet.
+
+`analyze(statement, catalog)` is pure (the catalog is only read) and cached per statement
+text and table description; `Analysis.to_dict()` is stable JSON for goldens and `explain`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from sqlglot import exp
+
+from acidsql.analysis.catalog import FEATURE_PROPERTIES, Catalog, TableInfo
+from acidsql.analysis.predicates import UNKNOWN_VALUE, Region, Unknown, coerce, literal_value, type_category
+from acidsql.analysis.readsets import (
+    ReadSet,
+    TargetColumns,
+    WriteSet,
+    and_all,
+    fallbacks_in,
+    merge_target_predicates,
+    read_set_for_condition,
+    reads_table,
+    target_scan_conditions,
+)
+from acidsql.conflict import OpKind, ProtocolChange, TableLayout
+from acidsql.sql import model as m
+
+MERGE_142_LIMIT = (
+    "the MERGE condition has no explicit predicate on the target table to filter the rows matched "
+    "with the source (a Databricks Runtime 14.2 limit for row-level concurrency)"
+)
+
+
+@dataclass(frozen=True)
+class RowLevel:
+    """Whether row-level concurrency decides this statement's conflicts, and why (not)."""
+
+    table_supports: bool
+    applies: bool
+    reason: str
+    fallbacks: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"table_supports": self.table_supports, "applies": self.applies, "reason": self.reason, "fallbacks": list(self.fallbacks)}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    statement: m.AnyStatement = field(compare=False, repr=False)
+    kind: str  # statement kind: MERGE, UPDATE, ...
+    operation: str  # Delta operation name in the commit: WRITE, MERGE, OPTIMIZE, SET TBLPROPERTIES...
+    op_kind: OpKind
+    table: Optional[str]
+    table_info: TableInfo
+    layout: TableLayout
+    read: ReadSet
+    write: WriteSet
+    is_write: bool
+    blind_append: bool
+    blind_append_reason: str
+    row_level: RowLevel
+    changes_data: bool = True
+    metadata_change: Optional[str] = None
+    protocol_change: Optional[ProtocolChange] = None
+    domains: frozenset[str] = frozenset()
+    zorder: bool = False
+    identity_note: Optional[str] = None
+    error_classes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        return self.table_info.assumptions
+
+    def to_dict(self) -> dict:
+        pc = self.protocol_change
+        return {
+            "kind": self.kind,
+            "operation": self.operation,
+            "op_kind": self.op_kind.value,
+            "table": self.table,
+            "table_known": self.table_info.known,
+            "assumptions": list(self.assumptions),
+            "layout": {
+                "partitioned_by": list(self.table_info.partition_columns),
+                "clustered_by": list(self.table_info.clustering_columns),
+                "deletion_vectors": self.layout.deletion_vectors,
+                "isolation": self.layout.isolation.value,
+                "identity_columns": list(self.table_info.identity_columns),
+                "row_level_concurrency": self.layout.row_level_concurrency,
+            },
+            "is_write": self.is_write,
+            "blind_append": self.blind_append,
+            "blind_append_reason": self.blind_append_reason,
+            "read": self.read.to_dict(),
+            "write": self.write.to_dict(),
+            "row_level": self.row_level.to_dict(),
+            "changes_data": self.changes_data,
+            "metadata_change": self.metadata_change,
+            "protocol_change": None if pc is None else {
+                "added_features": sorted(pc.added_features),
+                "removed_features": sorted(pc.removed_features),
+                "reader_version_change": pc.reader_version_change,
+            },
+            "zorder": self.zorder,
+            "identity": self.identity_note,
+            "error_classes": list(self.error_classes),
+            "notes": list(self.notes),
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+
+_CACHE: dict[tuple, Analysis] = {}
+_CACHE_LIMIT = 4096
+
+
+def analyze(statement: m.AnyStatement, catalog: Optional[Catalog] = None) -> Analysis:
+    """Analyze one statement against the catalog's description of its target table."""
+    catalog = catalog if catalog is not None else Catalog()
+    info = catalog.lookup(statement.target) if statement.target is not None else TableInfo.unknown("")
+    key = (type(statement), statement.text, statement.target, info)
+    hit = _CACHE.get(key)
+    if hit is not None and hit.statement is statement:
+        return hit
+    result = _Analyzer(statement, info).run()
+    if len(_CACHE) > _CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[key] = result
+    return result
+
+
+def analyze_sql(text: str, catalog: Optional[Catalog] = None) -> Analysis:
+    """Parse and analyze one statement."""
+    from acidsql.analysis._statements import parse_statement
+
+    return analyze(parse_statement(text), catalog)
+
+
+class _Analyzer:
+    def __init__(self, statement: m.AnyStatement, info: TableInfo):
+        self.s = statement
+        self.info = info
+        self.layout = info.layout
+        self.notes: list[str] = []
+        self.fallbacks: list[str] = []
+
+    # --- entry ------------------------------------------------------------------------------------
+    def run(self) -> Analysis:
+        s = self.s
+        handler = {
+            m.Update: self._update_delete,
+            m.Delete: self._update_delete,
+            m.Merge: self._merge,
+            m.Insert: self._insert,
+            m.Optimize: self._optimize,
+            m.Reorg: self._reorg,
+            m.AlterTable: self._alter,
+            m.CreateTable: self._create,
+            m.Vacuum: self._vacuum,
+            m.Restore: self._restore,
+        }.get(type(s))
+        if handler is None:
+            return self._make(
+                operation="", op_kind=OpKind.OTHER, read=ReadSet(False, why="not a write to a Delta table"),
+                write=WriteSet(), is_write=False, changes_data=False,
+                blind=False, blind_why="not a write",
+            )
+        return handler()
+
+    def _make(self, *, operation: str, op_kind: OpKind, read: ReadSet, write: WriteSet, is_write: bool = True,
+              blind: bool = False, blind_why: str = "", changes_data: bool = True, metadata: Optional[str] = None,
+              protocol: Optional[ProtocolChange] = None, domains: frozenset[str] = frozenset(), zorder: bool = False,
+              row_level_capable: bool = False) -> Analysis:
+        identity_note = None
+        if self.layout.identity_columns and is_write:
+            identity_note = (
+                "tables with identity columns do not support concurrent transactions"
+                f" (identity column(s) {', '.join(self.info.identity_columns)})"
+            )
+        row_level = self._row_level(row_level_capable)
+        errors = self._error_classes(op_kind, read, row_level, is_write, blind)
+        return Analysis(
+            statement=self.s,
+            kind=self.s.kind.value,
+            operation=operation,
+            op_kind=op_kind,
+            table=self.s.target.key if self.s.target is not None else None,
+            table_info=self.info,
+            layout=self.layout,
+            read=read,
+            write=write,
+            is_write=is_write,
+            blind_append=blind,
+            blind_append_reason=blind_why,
+            row_level=row_level,
+            changes_data=changes_data,
+            metadata_change=metadata,
+            protocol_change=protocol,
+            domains=domains,
+            zorder=zorder,
+            identity_note=identity_note,
+            error_classes=errors,
+            notes=tuple(dict.fromkeys(self.notes)),
+        )
+
+    def _row_level(self, capable: bool) -> RowLevel:
+        lay = self.layout
+        if not lay.row_level_concurrency:
+            why = ("the table is partitioned" if lay.partitioned else
+                   "deletion vectors are turned off on this clustered table" if lay.clustered else
+                   "deletion vectors are not enabled on this unpartitioned table")
+            return RowLevel(False, False, why, tuple(self.fallbacks))
+        if not capable:
+            return RowLevel(True, False, f"{self.s.kind.value} is not a row-level operation", ())
+        if self.fallbacks:
+            return RowLevel(True, False, "row-level concurrency falls back to file level: " + "; ".join(self.fallbacks), tuple(self.fallbacks))
+        why = "clustered table" if lay.clustered else "unpartitioned table with deletion vectors"
+        return RowLevel(True, True, f"row-level concurrency: {why}", ())
+
+    def _error_classes(self, op_kind: OpKind, read: ReadSet, rl: RowLevel, is_write: bool, blind: bool) -> tuple[str, ...]:
+        if not is_write:
+            return ()
+        out = ["DELTA_METADATA_CHANGED", "DELTA_PROTOCOL_CHANGED"]
+        part = self.layout.partitioned
+        hint = "WITH_PARTITION_HINT" if part else "WITHOUT_HINT"
+        if read.reads and op_kind not in (OpKind.COMPACTION, OpKind.ZORDER):
+            if read.whole_table:
+                out.append("DELTA_CONCURRENT_APPEND.WHOLE_TABLE_READ")
+            elif rl.applies:
+                out.append("DELTA_CONCURRENT_APPEND.ROW_LEVEL_CHANGES")
+            elif rl.table_supports and rl.fallbacks:
+                out.append("DELTA_CONCURRENT_APPEND.PREDICATES_NEED_REWRITE")
+            else:
+                out.append(f"DELTA_CONCURRENT_APPEND.{hint}")
+        if read.reads and not rl.applies:
+            out.append("DELTA_CONCURRENT_DELETE_READ." + ("EMPTY_READ_PREDICATES" if read.whole_table else hint))
+        if op_kind in (OpKind.DML, OpKind.OVERWRITE, OpKind.COMPACTION, OpKind.ZORDER) and not rl.applies:
+            out.append(f"DELTA_CONCURRENT_DELETE_DELETE.{hint}")
+        if op_kind is OpKind.COMPACTION and self.layout.deletion_vectors:
+            out = [o for o in out if not o.startswith("DELTA_CONCURRENT_")]
+        return tuple(dict.fromkeys(out))
+
+    def _resolver(self, unqualified_is_target: bool = True) -> TargetColumns:
+        return TargetColumns(self.s.target, self.info, unqualified_is_target)
+
+    def _rewrite_mode(self) -> str:
+        return "deletion vectors" if self.layout.deletion_vectors else "copy-on-write"
+
+    def _identity_metadata(self, inserts: bool) -> Optional[str]:
+        if inserts and self.info.identity_columns:
+            return f"advances the identity high-water mark of {', '.join(self.info.identity_columns)}"
+        return None
+
+    # --- DML ----------------------------------------------------------------------------------
+    def _update_delete(self) -> Analysis:
+        s = self.s
+        resolver = self._resolver()
+        where = s.where
+        self.fallbacks += fallbacks_in(where, resolver, "condition")
+        if where is not None and reads_table(where, s.target):
+            self.notes.append("a subquery in the condition reads the target table")
+        read = read_set_for_condition(where, self.info, resolver, "rows matching the WHERE condition" if where is not None else "")
+        partition_only = where is not None and bool(self.info.partition_columns) and read.rows.columns <= set(self.info.partition_columns) and read.rows.exact and not self.fallbacks
+        if isinstance(s, m.Delete) and partition_only:
+            write = WriteSet(adds_files=False, removes_files=True, partitions=read.partitions, rewrite="whole files")
+            self.notes.append("the condition uses only partition columns: whole files are removed, nothing is rewritten")
+        else:
+            write = WriteSet(adds_files=True, removes_files=True, partitions=read.partitions if not read.whole_table else Region(), rewrite=self._rewrite_mode())
+        op = "UPDATE" if isinstance(s, m.Update) else "DELETE"
+        return self._make(operation=op, op_kind=OpKind.DML, read=read, write=write,
+                          blind_why=f"{op} reads the rows it changes", row_level_capable=True)
+
+    def _merge(self) -> Analysis:
+        s: m.Merge = self.s
+        resolver = self._resolver(unqualified_is_target=False)
+        qualifier = (s.target.alias or (s.target.name or "").split(".")[-1]) if s.target else "t"
+        by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
+        only_inserts = bool(s.clauses) and all(c.action is m.MergeAction.INSERT for c in s.clauses)
+        target_preds, implied = merge_target_predicates(s.on, resolver, qualifier)
+        for w in implied:
+            self.notes.append(f"target predicate {w}")
+        self.fallbacks += fallbacks_in(s.on, resolver, "MERGE condition")
+        for c in s.clauses:
+            self.fallbacks += fallbacks_in(c.condition, resolver, f"WHEN {c.match.value} condition")
+        if not target_preds:
+            self.fallbacks.append(MERGE_142_LIMIT)
+        if reads_table(s.source, s.target, s.ctes):
+            self.notes.append("the MERGE source reads the target table")
+        if by_source:
+            read = ReadSet(True, whole_table=True, why="WHEN NOT MATCHED BY SOURCE: every target row is read")
+        elif target_preds:
+            cond = and_all(target_preds)
+            read = read_set_for_condition(cond, self.info, resolver, "target rows matching the target-only predicates of ON")
+            if read.partitions.is_true and self.info.partition_columns:
+                self.notes.append("no partition-only predicate on the target: the whole table may be read")
+        else:
+            read = ReadSet(True, whole_table=True, why="the MERGE condition has no predicate on the target alone: the whole table may be read")
+            if self.info.partition_columns:
+                self.notes.append(
+                    "add literal predicates on the target's partition columns ("
+                    + ", ".join(f"{qualifier}.{c} = <value>" for c in self.info.partition_columns)
+                    + ") so concurrent MERGEs read disjoint partitions"
+                )
+        inserts = any(c.action is m.MergeAction.INSERT for c in s.clauses)
+        write = WriteSet(adds_files=True, removes_files=not only_inserts, partitions=read.partitions if not read.whole_table else Region(),
+                         rewrite="none" if only_inserts else self._rewrite_mode())
+        why = "an insert-only MERGE still reads the target to find matches: never a blind append" if only_inserts else "MERGE reads the target rows it matches"
+        return self._make(operation="MERGE", op_kind=OpKind.DML, read=read, write=write, blind_why=why,
+                          metadata=self._identity_metadata(inserts), row_level_capable=True)
+
+    def _insert(self) -> Analysis:
+        s: m.Insert = self.s
+        resolver = self._resolver()
+        source = s.source
+        literal_rows = self._literal_rows(s)
+        written = self._written_partitions(s, literal_rows)
+        reads_target = reads_table(source, s.target) or reads_table(s.replace_where, s.target)
+        if s.mode is m.InsertMode.OVERWRITE or s.replace_where is not None or s.replace_on is not None or s.replace_using:
+            if s.replace_where is not None:
+                cond = s.replace_where
+                why = "REPLACE WHERE reads (and replaces) the rows its predicate selects"
+            elif s.partition_spec and all(v is not None for _, v in s.partition_spec):
+                cond = and_all([exp.EQ(this=exp.column(c), expression=v.copy()) for c, v in s.partition_spec])
+                why = "INSERT OVERWRITE ... PARTITION replaces the partition it names"
+            else:
+                cond = None
+                why = "INSERT OVERWRITE replaces the whole table (or every partition it writes)"
+            self.fallbacks += fallbacks_in(cond, resolver, "replace predicate")
+            read = read_set_for_condition(cond, self.info, resolver, why)
+            write = WriteSet(adds_files=True, removes_files=True, partitions=read.partitions if cond is not None else Region(), rewrite="copy-on-write", literal_rows=literal_rows)
+            return self._make(operation="WRITE", op_kind=OpKind.OVERWRITE, read=read, write=write, blind_why="an overwrite reads what it replaces",
+                              metadata=self._identity_metadata(True))
+        if reads_target:
+            scans = target_scan_conditions(source, s.target) if source is not None else [None]
+            regions = [Region.from_condition(c, self.info.column_types, resolver) if c is not None else Region() for c in scans] or [Region()]
+            rows = Region.union(regions)
+            read = ReadSet(True, whole_table=False, partitions=rows.restrict(self.info.partition_columns) if self.info.partition_columns else Region(),
+                           files=rows, rows=rows, condition=None,
+                           why="the INSERT's query reads the target table: it has MERGE's concurrency, not a blind append's")
+            self.fallbacks.append("the INSERT's query reads the target table (a subquery)")
+            write = WriteSet(adds_files=True, removes_files=False, partitions=written, rewrite="none", literal_rows=literal_rows)
+            return self._make(operation="WRITE", op_kind=OpKind.APPEND, read=read, write=write,
+                              blind_why="INSERT with a subquery or condition on the target table is not a blind append",
+                              metadata=self._identity_metadata(True), row_level_capable=True)
+        read = ReadSet(False, why="a blind append reads nothing of the table")
+        write = WriteSet(adds_files=True, removes_files=False, partitions=written, rewrite="none", literal_rows=literal_rows)
+        why = "INSERT INTO without a subquery or condition on the target table"
+        if self.info.identity_columns:
+            self.notes.append("inserting into a table with identity columns advances the high-water mark (a metadata change)")
+        return self._make(operation="WRITE", op_kind=OpKind.APPEND, read=read, write=write, blind=True, blind_why=why,
+                          metadata=self._identity_metadata(True))
+
+    def _literal_rows(self, s: m.Insert) -> tuple[tuple[tuple[str, Any], ...], ...]:
+        source = s.source
+        if not isinstance(source, exp.Values):
+            return ()
+        columns = list(s.columns) or [c for c, _ in self.info.columns if c not in self.info.identity_columns]
+        static = {c.lower(): v for c, v in s.partition_spec if v is not None}
+        if static and not s.columns:
+            columns = [c for c in columns if c not in static]
+        out = []
+        for tup in source.expressions:
+            vals = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
+            if len(vals) != len(columns):
+                return ()
+            row = {}
+            for c, v in list(zip(columns, vals)) + list(static.items()):
+                try:
+                    row[c] = coerce(literal_value(v), type_category(self.info.column_types.get(c)))
+                except Unknown:
+                    row[c] = UNKNOWN_VALUE  # e.g. named_struct(...): the row exists, its value is not known
+            for c, _ in self.info.columns:
+                row.setdefault(c, None)
+            out.append(tuple(sorted(row.items())))
+        return tuple(out)
+
+    def _written_partitions(self, s: m.Insert, rows) -> Region:
+        parts = self.info.partition_columns
+        if not parts:
+            return Region()
+        if rows:
+            return Region.union([Region.from_values({c: dict(r).get(c) for c in parts}) for r in rows])
+        static = {}
+        for c, v in s.partition_spec:
+            if v is not None:
+                try:
+                    static[c.lower()] = coerce(literal_value(v), type_category(self.info.column_types.get(c.lower())))
+                except Unknown:
+                    pass
+        return Region.from_values(static) if static else Region()
+
+    # --- table maintenance -----------------------------------------------------------------------
+    def _optimize(self) -> Analysis:
+        s: m.Optimize = self.s
+        resolver = self._resolver()
+        if s.where is not None:
+            cols = {resolver(c) for c in s.where.find_all(exp.Column)}
+            if self.info.known and not cols <= set(self.info.partition_columns):
+                self.notes.append("OPTIMIZE ... WHERE accepts only partition columns; this predicate would be rejected")
+        read = read_set_for_condition(s.where, self.info, resolver, "OPTIMIZE reads the files of the partitions it compacts")
+        zorder = bool(s.zorder_by)
+        write = WriteSet(adds_files=True, removes_files=True, partitions=read.partitions, rewrite="compaction")
+        if zorder:
+            self.notes.append("ZORDER BY rewrites files: it conflicts with concurrent changes to them even with deletion vectors")
+        elif self.layout.deletion_vectors:
+            self.notes.append("compaction without ZORDER BY on a table with deletion vectors does not conflict with data changes")
+        return self._make(operation="OPTIMIZE", op_kind=OpKind.ZORDER if zorder else OpKind.COMPACTION, read=read, write=write,
+                          changes_data=False, zorder=zorder, blind_why="OPTIMIZE rewrites files it reads")
+
+    def _reorg(self) -> Analysis:
+        s: m.Reorg = self.s
+        if s.apply is m.ReorgApply.UPGRADE_UNIFORM:
+            added = frozenset({f"icebergCompatV{s.iceberg_compat_version or 2}", "columnMapping"})
+            return self._make(operation="REORG TABLE UPGRADE UNIFORM", op_kind=OpKind.METADATA, read=ReadSet(False, why="a metadata change"),
+                              write=WriteSet(), changes_data=False,
+                              metadata=f"sets delta.enableIcebergCompatV{s.iceberg_compat_version or 2} and column mapping",
+                              protocol=ProtocolChange(added_features=added, reader_version_change=True),
+                              blind_why="a protocol and metadata change")
+        resolver = self._resolver()
+        read = read_set_for_condition(s.where, self.info, resolver, "REORG PURGE reads the files it rewrites")
+        self.notes.append("REORG ... APPLY (PURGE) has OPTIMIZE's isolation semantics (a compaction)")
+        return self._make(operation="REORG", op_kind=OpKind.COMPACTION, read=read,
+                          write=WriteSet(adds_files=True, removes_files=True, partitions=read.partitions, rewrite="compaction"),
+                          changes_data=False, blind_why="REORG rewrites files it reads")
+
+    def _alter(self) -> Analysis:
+        s: m.AlterTable = self.s
+        meta: Optional[str] = None
+        protocol: Optional[ProtocolChange] = None
+        domains: frozenset[str] = frozenset()
+        op = s.action.value
+        if s.action is m.AlterAction.SET_PROPERTIES:
+            meta = "sets " + ", ".join(f"{k} = {v}" for k, v in s.properties)
+            added = set()
+            for k, v in s.properties:
+                feat = FEATURE_PROPERTIES.get(k.lower())
+                if k.lower().startswith("delta.feature."):
+                    feat = k.split(".", 2)[2]
+                if k.lower() in ("delta.minreaderversion", "delta.minwriterversion"):
+                    protocol = ProtocolChange(reader_version_change=k.lower() == "delta.minreaderversion")
+                if feat and str(v).lower() not in ("false", "none") and not self.info.has_feature(feat):
+                    added.add(feat)
+            if added:
+                protocol = ProtocolChange(added_features=frozenset(added))
+                self.notes.append(f"upgrades the protocol: adds table feature(s) {', '.join(sorted(added))}")
+        elif s.action is m.AlterAction.UNSET_PROPERTIES:
+            meta = "unsets " + ", ".join(s.property_keys)
+        elif s.action is m.AlterAction.ADD_COLUMNS:
+            meta = "adds column(s) " + ", ".join(f"{c.name} {c.type}" for c in s.columns)
+        elif s.action is m.AlterAction.DROP_FEATURE:
+            meta = "sets delta.requireCheckpointProtectionBeforeVersion"
+            protocol = ProtocolChange(removed_features=frozenset({s.feature or "?"}))
+            self.notes.append(f"DROP FEATURE removes table feature {s.feature} from the protocol: every concurrent transaction fails")
+        elif s.action is m.AlterAction.CLUSTER_BY:
+            meta = "changes the clustering columns to " + (", ".join(s.cluster_by) or "NONE")
+            domains = frozenset({"delta.clustering"})
+            if not self.info.clustering_columns and s.cluster_by:
+                protocol = ProtocolChange(added_features=frozenset({"clustering"}))
+        else:
+            meta = f"ALTER TABLE ({s.detail or 'other change'})"
+        return self._make(operation=op, op_kind=OpKind.METADATA, read=ReadSet(False, why="a metadata change reads no data files"),
+                          write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol, domains=domains,
+                          blind_why="a metadata change")
+
+    def _create(self) -> Analysis:
+        s: m.CreateTable = self.s
+        replacing = s.or_replace or s.replace_only
+        op = ("CREATE OR REPLACE TABLE" if s.or_replace else "REPLACE TABLE" if s.replace_only else "CREATE TABLE") + (" AS SELECT" if s.as_select is not None else "")
+        read = ReadSet(True, whole_table=True, why="REPLACE replaces the whole table") if replacing else ReadSet(False, why="a new table")
+        write = WriteSet(adds_files=s.as_select is not None, removes_files=replacing, rewrite="copy-on-write" if replacing else "none")
+        return self._make(operation=op, op_kind=OpKind.CREATE, read=read, write=write, changes_data=s.as_select is not None or replacing,
+                          metadata="creates or replaces the table's schema and properties",
+                          protocol=ProtocolChange(reader_version_change=True), blind_why="creates or replaces the table")
+
+    def _vacuum(self) -> Analysis:
+        return self._make(operation="VACUUM START", op_kind=OpKind.OTHER, read=ReadSet(False, why="VACUUM reads no table state a writer changes"),
+                          write=WriteSet(), changes_data=False, blind_why="VACUUM commits only start/end markers")
+
+    def _restore(self) -> Analysis:
+        return self._make(operation="RESTORE", op_kind=OpKind.RESTORE, read=ReadSet(True, whole_table=True, why="RESTORE replaces the whole table state"),
+                          write=WriteSet(adds_files=True, removes_files=True, rewrite="copy-on-write"),
+                          blind_why="RESTORE reads the whole table")

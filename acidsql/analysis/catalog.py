@@ -1,0 +1,292 @@
+"""What the analyzer knows about tables: columns, layout and properties.
+
+A `Catalog` learns in three ways, later ones overriding earlier ones:
+  1. configuration: `[tool.acidsql.tables.<name>]` in pyproject.toml, or `[tables.<name>]`
+     in acidsql.toml:
+
+         [tool.acidsql.tables.events]
+         partitioned_by = ["date"]
+         clustered_by = []
+         columns = { id = "BIGINT", date = "DATE", payload = "STRUCT<a: INT>" }
+         identity_columns = []
+         properties = { "delta.enableDeletionVectors" = "true" }
+
+  2. loaders: callables `key -> TableInfo | None` (e.g. a reader of a live `_delta_log`),
+     asked when a table is not otherwise known;
+  3. CREATE / ALTER statements applied in script order (`Catalog.apply`).
+
+A table nobody described is still analyzed, with the defaults written in `assumptions`.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
+
+from acidsql.conflict import IsolationLevel, TableLayout
+from acidsql.sql import model as m
+
+UNKNOWN_TABLE_ASSUMPTIONS = (
+    "unknown table: assumed unpartitioned, not clustered, deletion vectors off, WriteSerializable, no identity columns",
+)
+
+# Properties whose enabling adds a table feature (upgrades the protocol).
+FEATURE_PROPERTIES = {
+    "delta.enabledeletionvectors": "deletionVectors",
+    "delta.columnmapping.mode": "columnMapping",
+    "delta.enablerowtracking": "rowTracking",
+    "delta.enablechangedatafeed": "changeDataFeed",
+    "delta.enableicebergcompatv1": "icebergCompatV1",
+    "delta.enableicebergcompatv2": "icebergCompatV2",
+    "delta.enabletypewidening": "typeWidening",
+    "delta.enableincommittimestamps": "inCommitTimestamp",
+    "delta.checkpointpolicy": "v2Checkpoint",
+    "delta.appendonly": "appendOnly",
+}
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """One table as the analyzer sees it. `known` is False when nothing described it."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...] = ()  # (name, Spark type), lower-cased names
+    partition_columns: tuple[str, ...] = ()
+    clustering_columns: tuple[str, ...] = ()
+    properties: tuple[tuple[str, str], ...] = ()
+    identity_columns: tuple[str, ...] = ()
+    known: bool = True
+    assumptions: tuple[str, ...] = ()
+    source: str = ""  # where the description came from: "CREATE TABLE", "pyproject.toml", a loader
+
+    @staticmethod
+    def unknown(name: str) -> "TableInfo":
+        return TableInfo(name=name, known=False, assumptions=UNKNOWN_TABLE_ASSUMPTIONS, source="assumed")
+
+    # --- derived ---------------------------------------------------------------------------------
+    @property
+    def column_types(self) -> dict[str, str]:
+        return dict(self.columns)
+
+    def get_property(self, key: str) -> Optional[str]:
+        low = key.lower()
+        for k, v in self.properties:
+            if k.lower() == low:
+                return v
+        return None
+
+    def property_true(self, key: str) -> Optional[bool]:
+        v = self.get_property(key)
+        return None if v is None else v.strip().strip("'\"").lower() == "true"
+
+    @property
+    def isolation(self) -> IsolationLevel:
+        try:
+            return IsolationLevel.from_property(self.get_property("delta.isolationLevel"))
+        except ValueError:
+            return IsolationLevel.WRITE_SERIALIZABLE
+
+    @property
+    def layout(self) -> TableLayout:
+        dv = self.property_true("delta.enableDeletionVectors")
+        return TableLayout(
+            partitioned=bool(self.partition_columns),
+            clustered=bool(self.clustering_columns),
+            deletion_vectors=bool(dv),
+            deletion_vectors_disabled=dv is False,
+            isolation=self.isolation,
+            identity_columns=bool(self.identity_columns),
+        )
+
+    def has_feature(self, feature: str) -> bool:
+        """Whether the table already has a feature enabled through its properties."""
+        for k, f in FEATURE_PROPERTIES.items():
+            if f == feature:
+                v = self.get_property(k)
+                if v is not None and v.lower() not in ("false", "none"):
+                    return True
+        v = self.get_property(f"delta.feature.{feature}")
+        return v is not None and v.lower() in ("supported", "enabled")
+
+    # --- evolution ---------------------------------------------------------------------------------
+    def with_properties(self, props: Iterable[tuple[str, str]]) -> "TableInfo":
+        merged = {k.lower(): (k, v) for k, v in self.properties}
+        for k, v in props:
+            merged[k.lower()] = (k, v)
+        return replace(self, properties=tuple(merged.values()))
+
+    def without_properties(self, keys: Iterable[str]) -> "TableInfo":
+        drop = {k.lower() for k in keys}
+        return replace(self, properties=tuple((k, v) for k, v in self.properties if k.lower() not in drop))
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "known": self.known,
+            "source": self.source,
+            "columns": {n: t for n, t in self.columns},
+            "partitioned_by": list(self.partition_columns),
+            "clustered_by": list(self.clustering_columns),
+            "properties": {k: v for k, v in self.properties},
+            "identity_columns": list(self.identity_columns),
+            "assumptions": list(self.assumptions),
+        }
+
+
+TableLoader = Callable[[str], Optional[TableInfo]]
+
+
+def _normalize_key(name: Union[str, m.TableRef, None]) -> str:
+    if isinstance(name, m.TableRef):
+        return name.key
+    return (name or "").strip().lower()
+
+
+def _short_keys(key: str) -> list[str]:
+    """`main.db.t` also answers to `db.t` and `t` when only the short name was described."""
+    if key.startswith("delta.`"):
+        return [key]
+    parts = key.split(".")
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+class Catalog:
+    """Tables by key. Mutable while a script is analyzed (CREATE / ALTER are applied in
+    order); `copy()` gives an independent catalog for a what-if run."""
+
+    def __init__(self, tables: Optional[Mapping[str, TableInfo]] = None, loaders: Sequence[TableLoader] = ()):
+        self._tables: dict[str, TableInfo] = {k.lower(): v for k, v in (tables or {}).items()}
+        self.loaders: tuple[TableLoader, ...] = tuple(loaders)
+
+    # --- construction ------------------------------------------------------------------------------
+    @classmethod
+    def from_config(cls, path: Union[str, Path], loaders: Sequence[TableLoader] = ()) -> "Catalog":
+        """Read table descriptions from pyproject.toml (`[tool.acidsql.tables]`) or acidsql.toml
+        (`[tables]`). A missing file gives an empty catalog; a malformed one raises ValueError."""
+        p = Path(path)
+        if not p.exists():
+            return cls(loaders=loaders)
+        try:
+            data = tomllib.loads(p.read_text())
+        except tomllib.TOMLDecodeError as e:
+            raise ValueError(f"{p}: not valid TOML: {e}") from e
+        section = data.get("tool", {}).get("acidsql", {}).get("tables") if p.name == "pyproject.toml" else data.get("tables")
+        if section is None and p.name != "pyproject.toml":
+            section = data.get("tool", {}).get("acidsql", {}).get("tables")
+        tables = {}
+        for name, spec in (section or {}).items():
+            tables[name.lower()] = table_from_config(name, spec, source=p.name)
+        return cls(tables, loaders)
+
+    def copy(self) -> "Catalog":
+        c = Catalog(loaders=self.loaders)
+        c._tables = dict(self._tables)
+        return c
+
+    # --- lookup ----------------------------------------------------------------------------------
+    def __contains__(self, name: Union[str, m.TableRef]) -> bool:
+        return self._find(_normalize_key(name)) is not None
+
+    def _find(self, key: str) -> Optional[TableInfo]:
+        for k in _short_keys(key):
+            if k in self._tables:
+                return self._tables[k]
+        return None
+
+    def lookup(self, name: Union[str, m.TableRef, None]) -> TableInfo:
+        """The table's description; an `unknown` TableInfo (with its assumptions) when
+        neither configuration, loaders nor earlier statements described it."""
+        key = _normalize_key(name)
+        found = self._find(key)
+        if found is not None:
+            return found
+        for loader in self.loaders:
+            info = loader(key)
+            if info is not None:
+                self._tables[key] = info
+                return info
+        return TableInfo.unknown(key)
+
+    def put(self, info: TableInfo) -> None:
+        self._tables[info.name.lower()] = info
+
+    @property
+    def tables(self) -> dict[str, TableInfo]:
+        return dict(self._tables)
+
+    # --- learning from statements --------------------------------------------------------------------
+    def apply(self, statement: m.AnyStatement) -> None:
+        """Update the catalog with what a CREATE / ALTER / REORG UPGRADE statement does."""
+        if isinstance(statement, m.CreateTable) and statement.target is not None:
+            key = statement.target.key
+            cols = tuple((c.name.lower(), c.type) for c in statement.columns)
+            if not cols and statement.clone_of is not None:
+                src = self.lookup(statement.clone_of)
+                info = replace(src, name=key, source="CREATE TABLE ... CLONE")
+            else:
+                info = TableInfo(
+                    name=key,
+                    columns=cols,
+                    partition_columns=tuple(c.lower() for c in statement.partitioned_by),
+                    clustering_columns=tuple(c.lower() for c in statement.clustered_by),
+                    properties=tuple(statement.properties),
+                    identity_columns=tuple(c.name.lower() for c in statement.columns if c.identity),
+                    known=bool(cols) or statement.as_select is None,
+                    assumptions=() if cols or statement.as_select is None else ("CREATE TABLE AS SELECT: columns not known",),
+                    source="CREATE TABLE",
+                )
+            if statement.if_not_exists and key in self:
+                return
+            self.put(info)
+            return
+        if isinstance(statement, m.AlterTable) and statement.target is not None:
+            info = self.lookup(statement.target)
+            key = statement.target.key
+            if statement.action is m.AlterAction.SET_PROPERTIES:
+                info = info.with_properties(statement.properties)
+            elif statement.action is m.AlterAction.UNSET_PROPERTIES:
+                info = info.without_properties(statement.property_keys)
+            elif statement.action is m.AlterAction.ADD_COLUMNS:
+                info = replace(info, columns=info.columns + tuple((c.name.lower(), c.type) for c in statement.columns))
+            elif statement.action is m.AlterAction.DROP_FEATURE and (statement.feature or "").lower() == "deletionvectors":
+                info = info.without_properties(["delta.enableDeletionVectors"])
+            elif statement.action is m.AlterAction.CLUSTER_BY:
+                info = replace(info, clustering_columns=tuple(c.lower() for c in statement.cluster_by))
+            else:
+                return
+            self._tables[key.lower()] = replace(info, name=key)
+            return
+        if isinstance(statement, m.Reorg) and statement.target is not None and statement.apply is m.ReorgApply.UPGRADE_UNIFORM:
+            info = self.lookup(statement.target).with_properties([
+                ("delta.enableIcebergCompatV2", "true"),
+                ("delta.columnMapping.mode", "name"),
+                ("delta.enableDeletionVectors", "false"),
+            ])
+            self._tables[statement.target.key.lower()] = info
+
+
+def table_from_config(name: str, spec: Mapping, source: str = "config") -> TableInfo:
+    """A TableInfo from one `[tool.acidsql.tables.<name>]` table; ValueError on bad shapes."""
+    def names(key: str) -> tuple[str, ...]:
+        v = spec.get(key, [])
+        if isinstance(v, str):
+            v = [v]
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise ValueError(f"{source}: tables.{name}.{key} must be a list of column names")
+        return tuple(x.lower() for x in v)
+
+    cols = spec.get("columns", {})
+    props = spec.get("properties", {})
+    if not isinstance(cols, dict) or not isinstance(props, dict):
+        raise ValueError(f"{source}: tables.{name}.columns and .properties must be tables (name = value)")
+    return TableInfo(
+        name=name.lower(),
+        columns=tuple((k.lower(), str(v)) for k, v in cols.items()),
+        partition_columns=names("partitioned_by"),
+        clustering_columns=names("clustered_by"),
+        properties=tuple((k, str(v).lower() if isinstance(v, bool) else str(v)) for k, v in props.items()),
+        identity_columns=names("identity_columns"),
+        known=True,
+        source=source,
+    )

@@ -1,0 +1,374 @@
+"""The static conflict predictor: scenario files, concurrent jobs, and matrix rows.
+
+Everything here builds symbolic footprints (`acidsql.analysis.footprints`) and asks the one
+rule implementation, `acidsql.conflict.check`, what happens.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence, Union
+
+import yaml
+
+from acidsql.analysis._statements import parse_statement
+from acidsql.analysis.analyze import Analysis, analyze
+from acidsql.analysis.catalog import Catalog, TableInfo
+from acidsql.analysis.footprints import Effects, SymbolicFiles, SymbolicRows, TableState, effects_of, footprint_of
+from acidsql.analysis.predicates import Region
+from acidsql.conflict import Footprint, IsolationLevel, OpKind, Overlap, ProtocolChange, TableLayout, Verdict, check
+from acidsql.conflict.rules import ADVICE
+from acidsql.sql import model as m
+
+EXCEPTIONS = (
+    "ConcurrentAppendException", "ConcurrentDeleteReadException", "ConcurrentDeleteDeleteException",
+    "MetadataChangedException", "ProtocolChangedException", "ConcurrentTransactionException",
+)
+
+
+class ScenarioError(ValueError):
+    """A scenario file that does not follow SCENARIOS.md."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    setup: tuple[str, ...]
+    current: str
+    winners: tuple[str, ...]
+    expect: Optional[str] = None
+    after: Optional[str] = None
+    rows: Optional[tuple] = None
+
+
+@dataclass(frozen=True)
+class Prediction:
+    name: str
+    outcome: str  # "committed" | "conflict: X" | "possible: X"
+    exception: Optional[str]
+    certainty: str  # "none" (commits), "certain", "possible"
+    reason: str
+    expected: Optional[str]
+    match: Optional[bool]
+    error_class: Optional[str] = None
+    isolation: str = ""
+    row_level: bool = False
+    alternatives: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    advice: Optional[str] = None
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "outcome": self.outcome,
+            "exception": self.exception,
+            "certainty": self.certainty,
+            "reason": self.reason,
+            "expected": self.expected,
+            "match": self.match,
+            "error_class": self.error_class,
+            "isolation": self.isolation,
+            "row_level": self.row_level,
+            "alternatives": list(self.alternatives),
+            "notes": list(self.notes),
+            "assumptions": list(self.assumptions),
+            "advice": self.advice,
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenario files
+# ---------------------------------------------------------------------------------------------
+
+
+def load_scenarios(path_or_text: Union[str, Path]) -> list[Scenario]:
+    """Scenarios from a YAML file path or YAML text (SCENARIOS.md format)."""
+    text = path_or_text
+    source = "<string>"
+    if isinstance(path_or_text, Path) or (isinstance(path_or_text, str) and "\n" not in path_or_text and path_or_text.endswith((".yaml", ".yml"))):
+        p = Path(path_or_text)
+        if not p.exists():
+            raise ScenarioError(f"{p}: no such scenario file")
+        text, source = p.read_text(), str(p)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ScenarioError(f"{source}: not valid YAML: {e}") from e
+    if not isinstance(data, list):
+        raise ScenarioError(f"{source}: a scenario file holds a list of scenarios")
+    out, names = [], set()
+    for i, item in enumerate(data):
+        if not isinstance(item, dict) or "name" not in item or "current" not in item:
+            raise ScenarioError(f"{source}: scenario #{i + 1} needs at least 'name' and 'current'")
+        name = str(item["name"])
+        if name in names:
+            raise ScenarioError(f"{source}: scenario name {name!r} is used twice")
+        names.add(name)
+        expect = item.get("expect")
+        if expect is not None and expect != "committed" and expect not in EXCEPTIONS:
+            raise ScenarioError(f"{source}: scenario {name!r}: expect must be 'committed' or one of {', '.join(EXCEPTIONS)}, not {expect!r}")
+        out.append(Scenario(
+            name=name,
+            setup=tuple(str(s) for s in item.get("setup") or ()),
+            current=str(item["current"]),
+            winners=tuple(str(s) for s in item.get("winners") or ()),
+            expect=expect,
+            after=item.get("after"),
+            rows=tuple(tuple(r) for r in item["rows"]) if item.get("rows") is not None else None,
+        ))
+    return out
+
+
+@dataclass
+class _World:
+    """The catalog and the known state of every table, as the setup leaves them."""
+
+    catalog: Catalog
+    states: dict[str, TableState] = field(default_factory=dict)
+    version: dict[str, int] = field(default_factory=dict)
+
+    def run(self, statement: m.AnyStatement) -> tuple[Analysis, Optional[Effects], int]:
+        """Analyze and commit one statement; return its analysis, effects and version."""
+        a = analyze(statement, self.catalog)
+        key = statement.target.key.lower() if statement.target is not None else ""
+        eff = None
+        if a.is_write and statement.target is not None:
+            state = self.states.get(key)
+            if isinstance(statement, m.CreateTable) or state is not None:
+                eff = effects_of(a, state if state is not None else TableState(a.table_info))
+            self.catalog.apply(statement)
+            if eff is not None and eff.after is not None:
+                self.states[key] = replace(eff.after, info=self.catalog.lookup(statement.target))
+            elif key in self.states:
+                self.states[key] = replace(self.states[key], info=self.catalog.lookup(statement.target))
+            self.version[key] = self.version.get(key, -1) + 1
+        else:
+            self.catalog.apply(statement)
+        return a, eff, self.version.get(key, -1)
+
+
+def _parse(scenario: Scenario, role: str, text: str) -> m.AnyStatement:
+    try:
+        return parse_statement(text)
+    except Exception as e:
+        short = " ".join(text.split())
+        raise ScenarioError(f"scenario {scenario.name!r}: {role} statement does not parse: {short[:80]!r}: {e}") from None
+
+
+def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> Prediction:
+    world = _World((catalog or Catalog()).copy())
+    for text in scenario.setup:
+        world.run(_parse(scenario, "setup", text))
+    current_stmt = _parse(scenario, "current", scenario.current)
+    cur = analyze(current_stmt, world.catalog)
+    key = current_stmt.target.key.lower() if current_stmt.target is not None else ""
+    state = world.states.get(key)
+    read_version = world.version.get(key, -1)
+    cur_fp = footprint_of(cur, world.catalog, state, version=read_version)
+    winners: list[Footprint] = []
+    notes: list[str] = []
+    for text in scenario.winners:
+        stmt = _parse(scenario, "winner", text)
+        wkey = stmt.target.key.lower() if stmt.target is not None else ""
+        wstate = world.states.get(wkey)
+        a, eff, version = world.run(stmt)
+        if wkey != key or not a.is_write:
+            notes.append(f"winner {' '.join(text.split())[:60]!r} does not write {key}: it cannot conflict")
+            continue
+        winners.append(footprint_of(a, world.catalog, wstate, version=version, effects=eff))
+    if not cur.is_write:
+        verdict = Verdict(None, cur.layout.isolation, False, notes=("the current statement does not write a table",))
+    else:
+        verdict = check(cur_fp, winners)
+    return _prediction(scenario.name, scenario.expect, verdict, cur, notes)
+
+
+def _prediction(name: str, expected: Optional[str], verdict: Verdict, cur: Analysis, extra_notes: Sequence[str] = ()) -> Prediction:
+    c = verdict.conflict
+    notes = tuple(dict.fromkeys(list(extra_notes) + list(verdict.notes) + list(cur.notes)))
+    if cur.identity_note:
+        notes += (cur.identity_note,)
+    if c is None:
+        reason = "no conflict is possible: " + ("; ".join(verdict.notes) if verdict.notes else "no winner touches what this transaction read or removed")
+        if verdict.rebases:
+            reason += "; " + "; ".join(f"{r.kind.value} ({r.detail})" for r in verdict.rebases)
+        outcome, exc, certainty = "committed", None, "none"
+    else:
+        certain = c.certainty is Overlap.CERTAIN
+        outcome = f"{'conflict' if certain else 'possible'}: {c.exception}"
+        exc, certainty = c.exception, "certain" if certain else "possible"
+        reason = f"{c.reason} [{c.check.value}; {c.error_class}]"
+        if not certain:
+            reason += " -- depends on data the analyzer cannot see"
+    match = None
+    if expected is not None:
+        match = (exc is None) if expected == "committed" else (exc == expected)
+    return Prediction(
+        name=name,
+        outcome=outcome,
+        exception=exc,
+        certainty=certainty,
+        reason=reason,
+        expected=expected,
+        match=match,
+        error_class=c.error_class if c else None,
+        isolation=verdict.isolation.value,
+        row_level=verdict.row_level,
+        alternatives=tuple(f"{'conflict' if a.certainty is Overlap.CERTAIN else 'possible'}: {a.exception} ({a.reason})" for a in verdict.alternatives),
+        notes=notes,
+        assumptions=cur.assumptions,
+        advice=ADVICE.get(exc) if exc else None,
+    )
+
+
+def predict_scenarios(path_or_text: Union[str, Path], catalog: Optional[Catalog] = None) -> list[Prediction]:
+    """Predict every scenario of a file (or YAML text)."""
+    return [predict_scenario(s, catalog) for s in load_scenarios(path_or_text)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Concurrent jobs
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairConflict:
+    """What happens to `loser_statement` (job `loser`) when `winner_statement` (job `winner`)
+    commits first on the same table."""
+
+    loser: str
+    winner: str
+    table: str
+    loser_statement: str
+    winner_statement: str
+    outcome: str
+    exception: Optional[str]
+    certainty: str
+    reason: str
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class JobMatrix:
+    jobs: tuple[str, ...]
+    conflicts: tuple[PairConflict, ...]  # only pairs that may fail
+    safe_pairs: tuple[tuple[str, str], ...]  # job pairs that never conflict in either order
+
+    def for_pair(self, a: str, b: str) -> list[PairConflict]:
+        return [c for c in self.conflicts if {c.loser, c.winner} == {a, b}]
+
+    def to_dict(self) -> dict:
+        return {
+            "jobs": list(self.jobs),
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "safe_pairs": [list(p) for p in self.safe_pairs],
+        }
+
+    def describe(self) -> list[str]:
+        out = []
+        for c in self.conflicts:
+            out.append(f"if {c.winner} commits first on {c.table}, {c.loser} {'fails' if c.certainty == 'certain' else 'may fail'} "
+                       f"with {c.exception}: {c.reason}")
+        for a, b in self.safe_pairs:
+            out.append(f"{a} and {b} can run concurrently")
+        return out
+
+
+def _script_writes(script: m.Script, catalog: Catalog) -> list[tuple[m.AnyStatement, Analysis]]:
+    cat = catalog.copy()
+    out = []
+    for st in script.statements:
+        a = analyze(st, cat)
+        if a.is_write and st.target is not None:
+            out.append((st, a))
+        cat.apply(st)
+    return out
+
+
+def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None) -> JobMatrix:
+    """Jobs (one script each) running concurrently: for every pair of statements on the same
+    table, in both orders, whether the later committer fails and why."""
+    catalog = catalog or Catalog()
+    names = []
+    for i, s in enumerate(scripts):
+        n = s.file if s.file and s.file not in names else f"job{i + 1}"
+        names.append(n)
+    writes = [_script_writes(s, catalog) for s in scripts]
+    conflicts: list[PairConflict] = []
+    safe: list[tuple[str, str]] = []
+    for i in range(len(scripts)):
+        for j in range(i + 1, len(scripts)):
+            found = False
+            for (sa, aa) in writes[i]:
+                for (sb, ab) in writes[j]:
+                    if sa.target.key.lower() != sb.target.key.lower():
+                        continue
+                    for (ln, ls, la), (wn, ws, wa) in (((names[i], sa, aa), (names[j], sb, ab)), ((names[j], sb, ab), (names[i], sa, aa))):
+                        v = check(footprint_of(la, catalog), [footprint_of(wa, catalog)])
+                        if v.conflict is None:
+                            continue
+                        found = True
+                        c = v.conflict
+                        conflicts.append(PairConflict(
+                            loser=ln, winner=wn, table=sa.target.key,
+                            loser_statement=" ".join(ls.text.split()), winner_statement=" ".join(ws.text.split()),
+                            outcome=f"{'conflict' if c.certainty is Overlap.CERTAIN else 'possible'}: {c.exception}",
+                            exception=c.exception, certainty="certain" if c.certainty is Overlap.CERTAIN else "possible",
+                            reason=c.reason,
+                        ))
+            if not found:
+                safe.append((names[i], names[j]))
+    return JobMatrix(tuple(names), tuple(conflicts), tuple(safe))
+
+
+# ---------------------------------------------------------------------------------------------
+# A statement's row of the conflict matrix
+# ---------------------------------------------------------------------------------------------
+
+_UNKNOWN_ROWS = SymbolicRows(unknown=Region(), new_unknown=Region())
+
+
+def _archetype(kind: str, layout: TableLayout) -> Footprint:
+    anywhere = SymbolicFiles(unknown=Region())
+    new_anywhere = SymbolicFiles(unknown=Region(), existing=False)
+    if kind == "INSERT":
+        return Footprint("WRITE", OpKind.APPEND, layout, "blind INSERT", is_blind_append=True,
+                         added_files=new_anywhere, new_rows=SymbolicRows(new_unknown=Region()))
+    if kind == "UPDATE/DELETE/MERGE":
+        return Footprint("MERGE", OpKind.DML, layout, "UPDATE, DELETE or MERGE", read_filter=None,
+                         read_files=anywhere, added_files=new_anywhere, removed_files=anywhere,
+                         new_rows=SymbolicRows(new_unknown=Region()), deleted_rows=SymbolicRows(unknown=Region()))
+    if kind in ("OPTIMIZE", "OPTIMIZE ZORDER BY"):
+        z = kind != "OPTIMIZE"
+        return Footprint("OPTIMIZE", OpKind.ZORDER if z else OpKind.COMPACTION, layout, kind, changes_data=False,
+                         read_files=anywhere, added_files=new_anywhere, removed_files=anywhere, zorder=z)
+    return Footprint("SET TBLPROPERTIES", OpKind.METADATA, layout, "ALTER TABLE (metadata change)", is_blind_append=True,
+                     changes_data=False, metadata_change="a table property or the schema")
+
+
+MATRIX_COLUMNS = ("INSERT", "UPDATE/DELETE/MERGE", "OPTIMIZE", "OPTIMIZE ZORDER BY", "metadata change")
+
+
+def conflict_row(analysis: Analysis, catalog: Optional[Catalog] = None) -> dict:
+    """The statement (as the transaction under test) against each kind of concurrent commit,
+    in both isolation levels: {column: {isolation: {"outcome", "reason"}}}."""
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for level in (IsolationLevel.WRITE_SERIALIZABLE, IsolationLevel.SERIALIZABLE):
+        layout = replace(analysis.layout, isolation=level)
+        a = replace(analysis, layout=layout)
+        fp = footprint_of(a, catalog)
+        for col in MATRIX_COLUMNS:
+            if not analysis.is_write:
+                v = Verdict(None, level, False)
+            else:
+                v = check(fp, [_archetype(col, layout)])
+            c = v.conflict
+            cell = {
+                "outcome": "committed" if c is None else f"{'conflict' if c.certainty is Overlap.CERTAIN else 'possible'}: {c.exception}",
+                "reason": (c.reason if c else "; ".join(v.notes) or "cannot conflict"),
+            }
+            out.setdefault(col, {})[level.value] = cell
+    return out
