@@ -277,12 +277,28 @@ class JobMatrix:
         return out
 
 
+def _defines_table(st: m.AnyStatement) -> bool:
+    """A plain CREATE TABLE defines a table the jobs then share; it does not race with them
+    (CREATE OR REPLACE / REPLACE TABLE do)."""
+    return isinstance(st, m.CreateTable) and not (st.or_replace or st.replace_only)
+
+
+def _shared_catalog(scripts: Sequence[m.Script], catalog: Catalog) -> Catalog:
+    """What every job knows: the catalog plus the tables any job's CREATE TABLE defines."""
+    cat = catalog.copy()
+    for script in scripts:
+        for st in script.statements:
+            if _defines_table(st):
+                cat.apply(st)
+    return cat
+
+
 def _script_writes(script: m.Script, catalog: Catalog) -> list[tuple[m.AnyStatement, Analysis]]:
     cat = catalog.copy()
     out = []
     for st in script.statements:
         a = analyze(st, cat)
-        if a.is_write and st.target is not None:
+        if a.is_write and st.target is not None and not _defines_table(st):
             out.append((st, a))
         cat.apply(st)
     return out
@@ -291,7 +307,7 @@ def _script_writes(script: m.Script, catalog: Catalog) -> list[tuple[m.AnyStatem
 def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None) -> JobMatrix:
     """Jobs (one script each) running concurrently: for every pair of statements on the same
     table, in both orders, whether the later committer fails and why."""
-    catalog = catalog or Catalog()
+    catalog = _shared_catalog(scripts, catalog or Catalog())
     names = []
     for i, s in enumerate(scripts):
         n = s.file if s.file and s.file not in names else f"job{i + 1}"

@@ -148,3 +148,17 @@ def test_forgetting_the_setup_rows_never_turns_a_conflict_into_committed(scenari
     unsound = [p.name for p in loose if p.outcome == "committed" and precise[p.name].exception is not None]
     assert not unsound
     assert any(p.certainty == "possible" for p in loose)
+
+
+def test_jobs_share_the_tables_a_job_creates():
+    """A job's CREATE TABLE tells every job the layout (here: partitioned by date), and does not
+    itself race with the others; without it the UPDATE and DELETE would look unpartitioned."""
+    creator = script("a.sql",
+                     "CREATE TABLE events (id BIGINT, date DATE, v STRING) USING DELTA PARTITIONED BY (date)",
+                     "UPDATE events SET v = 'x' WHERE date = '2024-01-01'")
+    other_day = script("b.sql", "DELETE FROM events WHERE date = '2024-01-02'")
+    any_day = script("d.sql", "DELETE FROM events WHERE v = 'old'")
+    matrix = predict_jobs([creator, other_day, any_day])
+    assert ("a.sql", "b.sql") in matrix.safe_pairs
+    assert not any(c.exception == "MetadataChangedException" for c in matrix.conflicts)
+    assert {c.exception for c in matrix.for_pair("a.sql", "d.sql")} == {"ConcurrentAppendException"}
