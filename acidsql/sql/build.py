@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import re
+import threading
 from typing import Optional
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ParseError
 
 from acidsql.sql.model import (
     AlterAction, AlterTable, ColumnDef, CreateTable, Delete, Describe, DescribeWhat, Insert,
@@ -13,6 +16,35 @@ from acidsql.sql.model import (
 )
 
 DIALECT = "databricks"
+# One Dialect object for every parse and generate call: passing the name makes sqlglot build a
+# new Dialect (and look it up) on each call.
+SQL_DIALECT = Dialect.get_or_raise(DIALECT)
+_per_thread = threading.local()
+
+
+def _tokenizer_and_parser():
+    try:
+        return _per_thread.pair
+    except AttributeError:
+        # Both reset themselves at the start of each call; one pair per thread, as they keep state.
+        _per_thread.pair = (SQL_DIALECT.tokenizer(), SQL_DIALECT.parser(error_message_context=1_000_000))
+        return _per_thread.pair
+
+
+def parse_sql(sql: str) -> list:
+    """`sqlglot.parse(sql, read="databricks", error_message_context=1_000_000)`, without building
+    a new dialect, tokenizer and parser for every call (a third of sqlglot's time on short
+    statements). Raises sqlglot's ParseError / TokenError like it."""
+    tokenizer, parser = _tokenizer_and_parser()
+    return parser.parse(tokenizer.tokenize(sql), sql)
+
+
+def parse_one_sql(sql: str) -> exp.Expression:
+    """`sqlglot.parse_one(sql, read="databricks", error_message_context=1_000_000)`, likewise."""
+    result = parse_sql(sql)
+    if not result or result[0] is None:
+        raise ParseError(f"No expression was parsed from '{sql}'")
+    return exp.Block(expressions=result) if len(result) > 1 else result[0]
 _AT_VERSION = re.compile(r"^(.*)@v(\d+)$", re.IGNORECASE)
 _AT_TIMESTAMP = re.compile(r"^(.*)@(\d{17})$")
 
@@ -22,7 +54,7 @@ class UnsupportedStatement(Exception):
 
 
 def sql_text(expression: Optional[exp.Expression]) -> Optional[str]:
-    return None if expression is None else expression.sql(dialect=DIALECT)
+    return None if expression is None else expression.sql(dialect=SQL_DIALECT)
 
 
 def _part(identifier: Optional[exp.Expression]) -> Optional[str]:
@@ -98,7 +130,7 @@ def _column_name(column: exp.Expression) -> str:
         return ".".join(p.this if isinstance(p, exp.Identifier) else p.name for p in column.parts)
     if isinstance(column, exp.Identifier):
         return column.this
-    return column.sql(dialect=DIALECT)
+    return _memo_sql(column)
 
 
 def _assignments(expressions) -> tuple[tuple[str, exp.Expression], ...]:
@@ -107,6 +139,25 @@ def _assignments(expressions) -> tuple[tuple[str, exp.Expression], ...]:
         if isinstance(assignment, exp.EQ):
             out.append((_column_name(assignment.this), assignment.expression))
     return tuple(out)
+
+
+_SQL_MEMO: dict = {}
+
+
+def _memo_sql(expression: exp.Expression) -> str:
+    """`expression.sql()` for the small pieces the model keeps as text (column types, dotted
+    names). Generating costs sqlglot several internal parses (DataType.build) per call, and the
+    same few pieces recur, so their text is kept, keyed by the expression (sqlglot compares
+    expressions by structure)."""
+    if any(node.comments for node in expression.walk()):  # comments are not part of equality
+        return expression.sql(dialect=SQL_DIALECT)
+    text = _SQL_MEMO.get(expression)
+    if text is None:
+        text = expression.sql(dialect=SQL_DIALECT)
+        if len(_SQL_MEMO) >= 4096:
+            _SQL_MEMO.clear()
+        _SQL_MEMO[expression.copy()] = text
+    return text
 
 
 def _column_defs(defs) -> tuple[ColumnDef, ...]:
@@ -130,7 +181,7 @@ def _column_defs(defs) -> tuple[ColumnDef, ...]:
         kind = column.args.get("kind")
         out.append(ColumnDef(
             name=_column_name(column.this) if column.this is not None else column.name,
-            type=kind.sql(dialect=DIALECT) if kind is not None else "",
+            type=_memo_sql(kind) if kind is not None else "",
             nullable=nullable, identity=identity, generated=generated, comment=comment,
         ))
     return tuple(out)
@@ -141,7 +192,7 @@ def _property_pairs(properties) -> tuple[tuple[str, str], ...]:
     for prop in properties or ():
         if type(prop) is exp.Property:
             key = prop.this
-            key_text = key.this if isinstance(key, exp.Literal) else key.sql(dialect=DIALECT).replace("`", "")
+            key_text = key.this if isinstance(key, exp.Literal) else _memo_sql(key).replace("`", "")
             value = prop.args.get("value")
             if isinstance(value, exp.Literal):
                 value_text = value.this
@@ -167,7 +218,13 @@ def build(tree: exp.Expression, text: str, span: Span, extras: dict):
     """Turn one sqlglot statement into a model statement. `extras` carries what the
     pre-parse rewrite took out of the text (schema evolution, REPLACE TABLE, REPLACE ON)."""
     common = dict(text=text, span=span, expression=tree)
+    if isinstance(tree, (exp.Merge, exp.Update, exp.Delete, exp.Insert)) and not isinstance(tree.this, (exp.Table, exp.Schema)):
+        # sqlglot is lenient with cut-off statements (`DELETE F` reads as a multi-table DELETE)
+        verb = tree.key.upper()
+        raise UnsupportedStatement(f"expected {'FROM and ' if verb == 'DELETE' else ''}a table name after {verb}")
     if isinstance(tree, exp.Merge):
+        if not isinstance(tree.args.get("whens"), exp.Whens):
+            raise UnsupportedStatement("expected WHEN [NOT] MATCHED ... THEN ... in MERGE")
         return _merge(tree, common, extras)
     if isinstance(tree, exp.Update):
         target = table_ref(tree.this)
@@ -228,10 +285,12 @@ def _merge(tree: exp.Merge, common: dict, extras: dict) -> Merge:
                 excepted = tuple(_column_name(c) for c in this.args.get("except_") or ())
                 clauses.append(MergeClause(match, MergeAction.INSERT, condition, star=True, star_except=excepted))
             else:
-                columns = [_column_name(c) for c in (this.expressions if this is not None else [])]
-                values = then.expression
+                values = then.expression  # False (not None) when sqlglot read a cut-off INSERT
+                if not isinstance(values, exp.Expression):
+                    raise UnsupportedStatement("expected * or (columns) VALUES (...) after INSERT in MERGE")
+                columns = [_column_name(c) for c in (this.expressions if isinstance(this, exp.Expression) else [])]
                 value_list = values.expressions[0].expressions if isinstance(values, exp.Values) and values.expressions else (
-                    values.expressions if values is not None else [])
+                    values.expressions if isinstance(values, exp.Expression) else [])
                 clauses.append(MergeClause(match, MergeAction.INSERT, condition,
                                            assignments=tuple(zip(columns, value_list))))
         else:

@@ -2,59 +2,193 @@
 OPTIMIZE, VACUUM, REORG, RESTORE, DESCRIBE HISTORY/DETAIL, ALTER TABLE UNSET TBLPROPERTIES /
 DROP FEATURE / PREDICTIVE OPTIMIZATION / CHANGE COLUMN, CREATE TABLE ... CLONE.
 
-Conditions are token runs in the grammar; their text is cut out of the statement and parsed
-by sqlglot, so every statement carries sqlglot expressions whichever parser read it.
+The grammar is LALR(1) with Lark's contextual lexer, built once, on first use (and kept in a
+per-user cache file, so later processes load it instead of building it). It sees the clause
+skeleton only: `prepare` finds where a WHERE condition ends from the statement's depth-0
+keywords and blanks the condition out (same length) before Lark runs. Conditions and other
+expressions are parsed by sqlglot from the statement text, so every statement carries sqlglot
+expressions whichever parser read it.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+import hashlib
+import os
+import re
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-import sqlglot
-from lark import Lark, Token, Tree
+from sqlglot import exp
+from sqlglot.errors import ParseError as SqlglotParseError
+from sqlglot.errors import TokenError
 
-from acidsql.sql.build import DIALECT, is_path
+from acidsql.sql.build import is_path, parse_one_sql
 from acidsql.sql.model import (
     AlterAction, AlterTable, CreateTable, Describe, DescribeWhat, Optimize, OtherStatement,
     Reorg, ReorgApply, Restore, Span, TableRef, Vacuum,
 )
 
+if TYPE_CHECKING:  # lark is imported on first use: scripts without Delta statements never need it
+    from lark import Lark, Token, Tree
+
 GRAMMAR = Path(__file__).resolve().parent / "grammar" / "delta.lark"
 FIRST_WORDS = frozenset({"OPTIMIZE", "VACUUM", "REORG", "RESTORE"})
+CONDITION_CHAR = "\x1a"  # what a blanked-out WHERE condition is made of (terminal CONDITION)
+
+_parser: Optional["Lark"] = None
 
 
-@lru_cache(maxsize=1)
-def grammar() -> Lark:
-    # Earley: a keyword may also be a column name (`ZORDER BY (optimize, zorder)`), and a
-    # condition ends where the clause after it can start (`WHERE apply = 2 APPLY (PURGE)`).
-    return Lark(GRAMMAR.read_text(), parser="earley", propagate_positions=True, maybe_placeholders=False)
+def grammar() -> "Lark":
+    """The LALR parser, built on first use. Building takes ~0.2 s, so it is also kept in a
+    cache file (lark's own format, checked against a hash of the grammar and options)."""
+    global _parser
+    if _parser is None:
+        from lark import Lark
+
+        text = GRAMMAR.read_text()
+        options = dict(parser="lalr", lexer="contextual", maybe_placeholders=False)
+        cache = _cache_file(text)
+        try:
+            _parser = Lark(text, cache=cache, **options) if cache else Lark(text, **options)
+        except Exception:  # an unreadable or stale cache file must not stop parsing
+            _parser = Lark(text, **options)
+    return _parser
 
 
-def _tokens(tree) -> list[Token]:
-    return [t for t in (tree.scan_values(lambda v: isinstance(v, Token)) if isinstance(tree, Tree) else [tree])]
+def _cache_file(grammar_text: str) -> Optional[str]:
+    if os.environ.get("ACIDSQL_NO_GRAMMAR_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "acidsql")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    if not os.access(folder, os.W_OK):
+        return None
+    digest = hashlib.sha256(grammar_text.encode()).hexdigest()[:16]
+    return os.path.join(folder, f"delta-lark-{digest}.lalr")
 
 
-def _name_parts(tree: Tree) -> list[tuple[str, bool]]:
+# -- cutting expressions out ----------------------------------------------------------------
+
+# Parentheses, and the words that start or end an expression, outside names.
+_CLAUSE_WORDS = re.compile(
+    r"\(|\)|(?<![\w.$])(WHERE|ZORDER\s+BY|APPLY(?=\s*\()|FULL|TIMESTAMP\s+AS\s+OF|INVENTORY(?=\s*\())(?![\w$])",
+    re.IGNORECASE)
+_PREPARED = frozenset({"OPTIMIZE", "REORG", "RESTORE", "VACUUM"})
+
+
+class Prepared:
+    """A statement made ready for the grammar: `lark_text` is `text` with each expression (at
+    the [start, end) ranges in `spans`) overwritten by CONDITION characters, same length."""
+
+    __slots__ = ("text", "lark_text", "spans")
+
+    def __init__(self, text: str, lark_text: str, spans: tuple[tuple[int, int], ...] = ()):
+        self.text = text
+        self.lark_text = lark_text
+        self.spans = spans
+
+
+def prepare(text: str, masked: str, first_word: str, open_quote: Optional[int] = None) -> Prepared:
+    """Blank out, for the grammar, the expressions of
+      OPTIMIZE t WHERE cond [ZORDER BY ...] [FULL]     REORG TABLE t WHERE cond APPLY (...)
+      RESTORE t TO TIMESTAMP AS OF expr                VACUUM t USING INVENTORY (query) ...
+    A WHERE condition runs from the first depth-0 WHERE to the last depth-0 `ZORDER BY` (else a
+    `FULL` that ends the statement) for OPTIMIZE, to the last depth-0 `APPLY (` for REORG, else
+    to the end: so a column named `apply`, `zorder` or `full` inside it is read as a column. A
+    `)` that closes nothing ends it too. TIMESTAMP AS OF runs to the end, the inventory query to
+    its closing parenthesis. `masked` is `text` with strings, quoted names and comments blanked
+    (scanner.scan), so nothing inside those counts; a quote that is never closed (at
+    `open_quote`) ends the expression, for the grammar to report."""
+    if first_word not in _PREPARED:
+        return Prepared(text, text)
+    depth = 0
+    start = None  # where the expression starts (after WHERE / AS OF / the inventory's `(`)
+    end = None
+    inventory_paren = False  # INVENTORY seen, its `(` next
+    ends: list[tuple[str, int]] = []  # depth-0 words that can end a WHERE condition
+    for match in _CLAUSE_WORDS.finditer(masked):
+        token = match.group(0)
+        if token == "(":
+            depth += 1
+            if inventory_paren:
+                start, inventory_paren = match.end(), False
+        elif token == ")":
+            depth -= 1
+            if start is not None and depth <= 0 and (first_word == "VACUUM" or depth < 0):
+                end = match.start()  # the inventory query's `)`, or a `)` closing nothing
+                break
+        elif depth == 0:
+            word = match.group(1)[:1].upper()
+            if start is None:
+                if (word == "W" and first_word in ("OPTIMIZE", "REORG")) or (word == "T" and first_word == "RESTORE"):
+                    start = match.end()
+                elif word == "I" and first_word == "VACUUM":
+                    inventory_paren = True
+            elif (word == "Z" and first_word == "OPTIMIZE") or (word == "A" and first_word == "REORG") or (
+                    word == "F" and first_word == "OPTIMIZE" and not masked[match.end():].strip()):
+                ends.append((word, match.start()))
+    if start is None:
+        return Prepared(text, text)
+    if end is None:
+        zorder = [at for word, at in ends if word == "Z"]
+        end = zorder[-1] if zorder else (ends[-1][1] if ends else len(text))
+    if open_quote is not None and open_quote >= start:
+        end = min(end, open_quote)
+    while start < end and masked[start].isspace():
+        start += 1
+    while end > start and masked[end - 1].isspace():
+        end -= 1
+    if start >= end:  # nothing there: the grammar says what is missing
+        return Prepared(text, text)
+    return Prepared(text, text[:start] + CONDITION_CHAR * (end - start) + text[end:], ((start, end),))
+
+
+# -- the tree -> the model -----------------------------------------------------------------
+
+
+class ExpressionError(Exception):
+    """sqlglot could not read an expression of a grammar statement; `offset` is in the statement."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+# Lark's Token is a str subclass and its Tree is not: the builder tells them apart that way, so
+# that this module does not import lark before a Delta statement needs it.
+
+
+# The builder walks children directly (Tree.find_data visits every subtree: slow).
+
+
+def _name_part(name) -> tuple[str, bool]:
+    """(text, quoted) of a `name` tree (IDENT, BACKTICKED, or a keyword_as_name tree)."""
+    token = name.children[0]
+    if not isinstance(token, str):
+        token = token.children[0]
+    if token.type == "BACKTICKED":
+        return token.value[1:-1].replace("``", "`"), True
+    return token.value, False
+
+
+def _name_parts(tree) -> list[tuple[str, bool]]:
     """(text, quoted) for each part of a dotted_name."""
-    out = []
-    for name in tree.find_data("name"):
-        token = _tokens(name)[0]
-        if token.type == "BACKTICKED":
-            out.append((token.value[1:-1].replace("``", "`"), True))
-        else:
-            out.append((token.value, False))
-    return out
+    return [_name_part(name) for name in tree.children if not isinstance(name, str)]
 
 
-def _dotted(tree: Tree) -> str:
-    return ".".join(text if quoted else text for text, quoted in _name_parts(tree))
+def _dotted(tree) -> str:
+    return ".".join(text for text, _quoted in _name_parts(tree))
 
 
-def _target(tree: Tree) -> TableRef:
+def _target(tree) -> TableRef:
     if tree.data == "path_string":
         return TableRef(path=_unquote(tree.children[0].value))
-    parts = _name_parts(next(tree.find_data("dotted_name")))
+    while tree.data != "dotted_name":  # target -> table_name -> dotted_name
+        tree = tree.children[0]
+    parts = _name_parts(tree)
     if len(parts) == 2 and parts[0][0].lower() == "delta" and parts[1][1] and is_path(parts[1][0]):
         return TableRef(path=parts[1][0])
     return TableRef(name=".".join(text if quoted else text.lower() for text, quoted in parts))
@@ -66,59 +200,93 @@ def _unquote(text: str) -> str:
     return body.replace(quote * 2, quote).replace("\\" + quote, quote)
 
 
-def _find(tree: Tree, data: str) -> Optional[Tree]:
-    return next((c for c in tree.children if isinstance(c, Tree) and c.data == data), None)
+def _find(tree, data: str):
+    return next((c for c in tree.children if not isinstance(c, str) and c.data == data), None)
 
 
-def _has(tree: Tree, token_type: str) -> bool:
-    return any(isinstance(c, Token) and c.type == token_type for c in tree.children)
+def _all(tree, data: str) -> list:
+    return [c for c in tree.children if not isinstance(c, str) and c.data == data]
+
+
+def _has(tree, token_type: str) -> bool:
+    return any(isinstance(c, str) and c.type == token_type for c in tree.children)
+
+
+def _number(tree) -> str:
+    return next(t for t in tree.children if isinstance(t, str) and t.type == "NUMBER").value
 
 
 class GrammarStatementBuilder:
-    """Turns one Lark tree into a model statement; `text` is the statement's source."""
+    """Turns one Lark tree into a model statement; `text` is the statement's source. With
+    `params`, parameter markers in expressions are bound (see parser.bind_parameters)."""
 
-    def __init__(self, text: str, span: Span):
+    def __init__(self, text: str, span: Span, params=None):
         self.text = text
         self.span = span
+        self.params = params
 
-    def sub_expression(self, tree: Tree):
-        return sqlglot.parse_one(self.text[tree.meta.start_pos : tree.meta.end_pos], read=DIALECT)
+    def sub_expression(self, token: "Token"):
+        """The sqlglot expression of a CONDITION token (an expression blanked by `prepare`)."""
+        start, end = token.start_pos, token.end_pos
+        source = self.text[start:end]
+        try:
+            expression = parse_one_sql(source)
+        except SqlglotParseError as error:
+            info = error.errors[0] if error.errors else {}
+            offset = start + len(info.get("start_context") or "")
+            from acidsql.sql.parser import _plain_sqlglot
 
-    def build(self, tree: Tree):
+            raise ExpressionError(f"bad expression: {_plain_sqlglot(info) if info else error}", offset) from None
+        except TokenError:
+            raise ExpressionError("bad expression: unterminated string or quoted identifier", start) from None
+        if isinstance(expression, exp.Alias):  # `a b` / `a @b`: sqlglot reads an alias, SQL has none here
+            alias = expression.args["alias"]
+            at = (alias.meta or {}).get("start")
+            if at is None:
+                at = max(source.rfind(alias.name), 0) if alias.name else 0
+                while at > 0 and source[at - 1] in "@:$":
+                    at -= 1
+            word = re.match(r"\S+", source[at:])
+            raise ExpressionError(f"bad expression: unexpected '{word.group(0) if word else alias.name}'", start + at)
+        if self.params:
+            from acidsql.sql.parser import bind_parameters
+
+            expression = bind_parameters(expression, self.params)
+        return expression
+
+    def build(self, tree):
         common = dict(text=self.text, span=self.span)
         kind = tree.data
-        target_tree = next((c for c in tree.children if isinstance(c, Tree) and c.data in ("target", "path_string", "table_name")), None)
+        target_tree = next((c for c in tree.children if not isinstance(c, str) and c.data in ("target", "path_string", "table_name")), None)
         target = _target(target_tree) if target_tree is not None else None
         where_tree = _find(tree, "where")
         where = self.sub_expression(where_tree.children[1]) if where_tree is not None else None
         if kind == "optimize":
             zorder = _find(tree, "zorder")
-            columns = tuple(_dotted(d) for d in zorder.find_data("dotted_name")) if zorder is not None else ()
+            columns = tuple(_dotted(d) for d in _find(zorder, "column_list").children) if zorder is not None else ()
             return Optimize(target=target, where=where, zorder_by=columns, full=_has(tree, "FULL"), **common)
         if kind == "vacuum":
-            retain = next(tree.find_data("retain"), None)
+            retain = _find(tree, "retain")
             mode = _find(tree, "vacuum_mode")
             return Vacuum(
                 target=target, retain_hours=float(retain.children[1].value) if retain is not None else None,
-                dry_run=next(tree.find_data("dry_run"), None) is not None,
+                dry_run=_find(tree, "dry_run") is not None,
                 lite=mode is not None and _has(mode, "LITE"), **common,
             )
         if kind == "reorg":
-            upgrade = next(tree.find_data("upgrade_uniform"), None)
+            upgrade = _find(tree, "upgrade_uniform")
             if upgrade is not None:
-                number = next(t for t in upgrade.children if isinstance(t, Token) and t.type == "NUMBER")
                 return Reorg(target=target, where=where, apply=ReorgApply.UPGRADE_UNIFORM,
-                             iceberg_compat_version=int(number.value), **common)
+                             iceberg_compat_version=int(_number(upgrade)), **common)
             return Reorg(target=target, where=where, apply=ReorgApply.PURGE, **common)
         if kind == "restore":
-            version = next(tree.find_data("restore_version"), None)
+            version = _find(tree, "restore_version")
             if version is not None:
-                number = next(t for t in version.children if isinstance(t, Token) and t.type == "NUMBER")
-                return Restore(target=target, version=int(number.value), **common)
-            stamp = next(tree.find_data("restore_timestamp"))
+                return Restore(target=target, version=int(_number(version)), **common)
+            stamp = _find(tree, "restore_timestamp")
             timestamp = self.sub_expression(stamp.children[-1])
             notes = ()
-            if not (isinstance(timestamp, sqlglot.exp.Literal) and timestamp.is_string):
+            if not (isinstance(timestamp, exp.Literal) and timestamp.is_string):
                 notes = ("Databricks-only: OSS Delta accepts only a string literal after TIMESTAMP AS OF",)
             return Restore(target=target, timestamp=timestamp, notes=notes, **common)
         if kind == "describe":
@@ -133,18 +301,18 @@ class GrammarStatementBuilder:
             return self._clone(tree, common)
         raise ValueError(f"no builder for {kind}")  # the grammar and this builder disagree
 
-    def _alter(self, tree: Tree, target: TableRef, common: dict):
+    def _alter(self, tree, target: TableRef, common: dict):
         action = tree.children[-1]
         if action.data == "unset_properties":
             keys = []
-            for key in action.find_data("property_key"):
+            for key in _all(action, "property_key"):
                 token = key.children[0]
-                keys.append(_unquote(token.value) if isinstance(token, Token) else _dotted(token))
+                keys.append(_unquote(token.value) if isinstance(token, str) else _dotted(token))
             return AlterTable(target=target, action=AlterAction.UNSET_PROPERTIES, property_keys=tuple(keys),
                               if_exists=_find(action, "if_exists") is not None, **common)
         if action.data == "drop_feature":
             feature = _find(action, "feature_name").children[0]
-            name = _unquote(feature.value) if isinstance(feature, Token) else _name_parts(Tree("x", [feature]))[0][0]
+            name = _unquote(feature.value) if isinstance(feature, str) else _name_part(feature)[0]
             return AlterTable(target=target, action=AlterAction.DROP_FEATURE, feature=name,
                               truncate_history=_find(action, "truncate_history") is not None, **common)
         if action.data == "predictive_optimization":
@@ -157,23 +325,23 @@ class GrammarStatementBuilder:
             notes = ("Databricks-only: Apache Spark's parser rejects renaming a nested column with CHANGE COLUMN",)
         return AlterTable(target=target, action=AlterAction.OTHER, detail=f"CHANGE COLUMN {column}", notes=notes, **common)
 
-    def _clone(self, tree: Tree, common: dict):
+    def _clone(self, tree, common: dict):
         name_tree = _find(tree, "table_name")
         target = _target(name_tree)
         ref_tree = _find(tree, "table_ref")
-        clone_of = _target(next(c for c in ref_tree.children if isinstance(c, Tree)))
-        version = next((t for t in ref_tree.children if isinstance(t, Token) and t.type == "NUMBER"), None)
+        clone_of = _target(next(c for c in ref_tree.children if not isinstance(c, str)))
+        version = next((t for t in ref_tree.children if isinstance(t, str) and t.type == "NUMBER"), None)
         if version is not None:
             clone_of = TableRef(name=clone_of.name, path=clone_of.path, version_as_of=int(version.value))
         properties = []
-        for prop in tree.find_data("property"):
+        for prop in (p for tail in _all(tree, "clone_properties") for p in _all(tail, "property")):
             key = prop.children[0].children[0]
-            key_text = _unquote(key.value) if isinstance(key, Token) else _dotted(key)
+            key_text = _unquote(key.value) if isinstance(key, str) else _dotted(key)
             value = prop.children[-1]
-            value_text = _unquote(value.value) if isinstance(value, Token) and value.type == "STRING" else (
-                value.value if isinstance(value, Token) else _dotted(Tree("dotted_name", [value])))
+            value_text = _unquote(value.value) if isinstance(value, str) and value.type == "STRING" else (
+                value.value if isinstance(value, str) else _name_part(value)[0])
             properties.append((key_text, value_text))
-        location = next(tree.find_data("clone_location"), None)
+        location = _find(tree, "clone_location")
         create = _has(tree, "CREATE")
         return CreateTable(
             target=target, or_replace=create and _has(tree, "REPLACE"), replace_only=not create,

@@ -7,24 +7,27 @@ Which parser reads a statement:
   around it instead of inside it: offset-preserving blanking of `WITH SCHEMA EVOLUTION` and
   `REPLACE ON cond` (parsed apart), `REPLACE TABLE` read as `CREATE TABLE`, and strict checks
   of what sqlglot is lenient about (MERGE without THEN, UPDATE ... WHERE ... SET).
-- the Lark grammar (grammar/delta.lark) reads OPTIMIZE, VACUUM, REORG, RESTORE, DESCRIBE
-  HISTORY/DETAIL directly, and ALTER/CREATE statements that sqlglot could only keep as an
-  opaque Command. Each statement is parsed once in the common case.
+- the Lark grammar (grammar/delta.lark, LALR) reads OPTIMIZE, VACUUM, REORG, RESTORE, DESCRIBE
+  HISTORY/DETAIL, ALTER TABLE t UNSET TBLPROPERTIES / DROP FEATURE / ... PREDICTIVE
+  OPTIMIZATION / CHANGE and CREATE/REPLACE TABLE ... CLONE: the leading keywords decide, so
+  these go to the grammar without sqlglot trying first. Other ALTER/CREATE statements that
+  sqlglot could only keep as an opaque Command, or rejects, get a second chance there.
+  Each statement is parsed once in the common case.
 """
 from __future__ import annotations
 
-import bisect
+import gc
 import re
+import threading
+from contextlib import contextmanager
 from typing import Mapping, Optional
 
-import sqlglot
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 
-from acidsql.sql.build import DIALECT, UnsupportedStatement, build
-from acidsql.sql.grammar_parser import FIRST_WORDS, GrammarStatementBuilder, grammar
+from acidsql.sql.build import UnsupportedStatement, build, parse_one_sql, parse_sql
+from acidsql.sql.grammar_parser import FIRST_WORDS, ExpressionError, GrammarStatementBuilder, grammar, prepare
 from acidsql.sql.model import AnyStatement, ParseError, Script, Span
 from acidsql.sql.scanner import scan, trim
 
@@ -37,10 +40,15 @@ _WHEN = re.compile(r"\bWHEN\s+(NOT\s+)?MATCHED\b(\s+BY\s+(SOURCE|TARGET)\b)?", r
 _CLAUSE_WORD = re.compile(r"\b(THEN|UPDATE|DELETE|INSERT|WHEN)\b", re.IGNORECASE)
 _THEN_UPDATE = re.compile(r"\bTHEN\s+UPDATE\b", re.IGNORECASE)
 _SET = re.compile(r"\s*SET\b", re.IGNORECASE)
+# A table name in masked text (quoted parts are blanked inside their quotes).
+_NAME = r"(?:[A-Za-z_][A-Za-z0-9_$]*|`[^`]*`|'[^']*'|\"[^\"]*\")(?:\s*\.\s*(?:[A-Za-z_][A-Za-z0-9_$]*|`[^`]*`))*"
 _GRAMMAR_ALTER = re.compile(
-    r"\s*ALTER\s+TABLE\s+.*?\b(UNSET\s+TBLPROPERTIES|DROP\s+FEATURE|(ENABLE|DISABLE|INHERIT)\s+PREDICTIVE|CHANGE\b)",
-    re.IGNORECASE | re.DOTALL)
-_CLONE = re.compile(r"\b(SHALLOW|DEEP)?\s*CLONE\b", re.IGNORECASE)
+    r"\s*ALTER\s+TABLE\s+" + _NAME
+    + r"\s+(UNSET\s+TBLPROPERTIES|DROP\s+FEATURE|(ENABLE|DISABLE|INHERIT)\s+PREDICTIVE|CHANGE)(?![\w$])",
+    re.IGNORECASE)
+_CLONE = re.compile(
+    r"\s*(CREATE(\s+OR\s+REPLACE)?|REPLACE)\s+TABLE\s+(IF\s+NOT\s+EXISTS\s+)?" + _NAME
+    + r"\s+((SHALLOW|DEEP)\s+)?CLONE(?![\w$])", re.IGNORECASE)
 _SOURCE_ALIAS = re.compile(r"\)\s*((AS\s+)?([A-Za-z_][A-Za-z0-9_]*))\s*$", re.IGNORECASE)
 _TIME_TRAVEL = re.compile(r"\b(VERSION|TIMESTAMP)\s+AS\s+OF\b|@v?\d", re.IGNORECASE)
 
@@ -64,24 +72,70 @@ class _StatementError(Exception):
 
 
 class _Lines:
+    """Line and column of offsets. Offsets mostly come in increasing order (statement after
+    statement), so lines are counted from the last offset asked for, with str.count."""
+
     def __init__(self, text: str):
         self.text = text
-        self.starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self._offset = 0
+        self._line = 1
 
     def position(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.starts, offset) - 1
-        return line + 1, offset - self.starts[line] + 1
+        text = self.text
+        if offset >= self._offset:
+            line = self._line + text.count("\n", self._offset, offset)
+        else:
+            line = 1 + text.count("\n", 0, offset)
+        self._offset, self._line = offset, line
+        return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
-    def line_text(self, line: int) -> str:
-        start = self.starts[line - 1]
-        end = self.starts[line] - 1 if line < len(self.starts) else len(self.text)
-        return self.text[start:end]
+    def line_around(self, offset: int) -> str:
+        """The text of the line holding `offset` (without its newline)."""
+        end = self.text.find("\n", offset)
+        return self.text[self.text.rfind("\n", 0, offset) + 1 : end if end >= 0 else len(self.text)]
+
+
+# Parsing allocates many objects that live on (the trees of the script) and, with sqlglot's
+# parent links, many short-lived cycles. At the default threshold the cyclic collector runs
+# a few dozen times per hundred statements, re-scanning the growing trees each time (~10% of
+# the whole parse). While any thread parses, the first threshold is raised; cycles are still
+# collected, just in larger batches.
+_GC_THRESHOLD0 = 20_000
+_gc_lock = threading.Lock()
+_gc_users = 0
+_gc_saved: Optional[tuple[int, ...]] = None
+
+
+@contextmanager
+def _fewer_gc_runs():
+    global _gc_users, _gc_saved
+    with _gc_lock:
+        if _gc_users == 0:
+            saved = gc.get_threshold()
+            if saved[0] and saved[0] < _GC_THRESHOLD0:
+                _gc_saved = saved
+                gc.set_threshold(_GC_THRESHOLD0, *saved[1:])
+        _gc_users += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_users -= 1
+            if _gc_users == 0 and _gc_saved is not None:
+                if gc.get_threshold()[0] == _GC_THRESHOLD0:  # unless someone else changed it meanwhile
+                    gc.set_threshold(*_gc_saved)
+                _gc_saved = None
 
 
 def parse_script(text: str, file: str = "<string>", params: Optional[Mapping[str, str]] = None) -> Script:
     """Parse a whole script. Never raises for bad SQL: each statement that does not parse
     becomes a `ParseError` (file, line, col in the script) and the rest still parses. With
     `params`, parameter markers (:name, ${name}, {{ name }}) are bound as SQL string literals."""
+    with _fewer_gc_runs():
+        return _parse_script(text, file, params)
+
+
+def _parse_script(text: str, file: str, params: Optional[Mapping[str, str]]) -> Script:
     scanned = scan(text)
     lines = _Lines(text)
     statements: list[AnyStatement] = []
@@ -95,13 +149,15 @@ def parse_script(text: str, file: str = "<string>", params: Optional[Mapping[str
         end_line, end_col = lines.position(end)
         span = Span(file, line, col, end_line, end_col, start, end)
         try:
-            statements.append(_parse_one(statement_text, scanned.masked[start:end], span, params))
+            open_quote = scanned.unterminated
+            open_quote = open_quote - start if open_quote is not None and start <= open_quote < end else None
+            statements.append(_parse_one(statement_text, scanned.masked[start:end], span, params, open_quote))
         except _StatementError as failure:
             offset = start + min(max(failure.offset, 0), len(statement_text) - 1)
             err_line, err_col = lines.position(offset)
             errors.append(ParseError(
                 message=failure.message, file=file, line=err_line, col=err_col,
-                source_line=lines.line_text(err_line), statement_text=statement_text, span=span,
+                source_line=lines.line_around(offset), statement_text=statement_text, span=span,
                 note=failure.note,
             ))
     names = tuple(dict.fromkeys(marker.name for marker in scanned.markers))
@@ -124,23 +180,24 @@ def parse_statement(text: str, params: Optional[Mapping[str, str]] = None) -> An
 # ---------------------------------------------------------------------------------------------
 
 
-def _parse_one(text: str, masked: str, span: Span, params) -> AnyStatement:
+def _parse_one(text: str, masked: str, span: Span, params, open_quote: Optional[int] = None) -> AnyStatement:
+    """Parse one statement. `open_quote`: where in it a quote opens that is never closed."""
     words = _WORDS.findall(masked[:80])
     first = words[0].upper() if words else ""
     second = words[1].upper() if len(words) > 1 else ""
     if first in FIRST_WORDS or (first in ("DESCRIBE", "DESC") and second in ("HISTORY", "DETAIL")) or (
             first == "ALTER" and _GRAMMAR_ALTER.match(masked)) or (
-            first in ("CREATE", "REPLACE") and _CLONE.search(masked)):
-        return _parse_with_grammar(text, span, params)
+            first in ("CREATE", "REPLACE") and _CLONE.match(masked)):
+        return _parse_with_grammar(text, masked, first, span, params, open_quote)
 
     _strict_checks(first, masked)
     rewritten, extras = _rewrite(text, masked, params)
     try:
-        trees = sqlglot.parse(rewritten, read=DIALECT, error_message_context=1_000_000)
+        trees = parse_sql(rewritten)
     except SqlglotParseError as error:
         if first in ("ALTER", "CREATE", "REPLACE"):
             try:
-                return _parse_with_grammar(text, span, params)
+                return _parse_with_grammar(text, masked, first, span, params, open_quote)
             except _StatementError:
                 pass
         raise _from_sqlglot(error, text) from None
@@ -152,30 +209,34 @@ def _parse_one(text: str, masked: str, span: Span, params) -> AnyStatement:
     tree = trees[0]
     if isinstance(tree, exp.Command) or (isinstance(tree, exp.Alter) and any(
             isinstance(a, exp.Command) for a in tree.args.get("actions") or ())):
-        return _parse_with_grammar(text, span, params)
+        return _parse_with_grammar(text, masked, first, span, params, open_quote)
     if params:
         tree = bind_parameters(tree, params)
     try:
         statement = build(tree, text, span, extras)
     except UnsupportedStatement as error:
         raise _StatementError(str(error), 0) from None
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError):
+        # a tree sqlglot built from broken SQL in a shape the model does not expect: this
+        # function reports bad SQL, it does not raise for it
+        raise _StatementError(f"{tree.key.upper()} statement not understood", 0) from None
     _check_target(statement, masked)
     return statement
 
 
-def _parse_with_grammar(text: str, span: Span, params) -> AnyStatement:
+def _parse_with_grammar(text: str, masked: str, first: str, span: Span, params,
+                        open_quote: Optional[int] = None) -> AnyStatement:
+    from lark.exceptions import UnexpectedInput
+
+    prepared = prepare(text, masked, first, open_quote)
     try:
-        tree = grammar().parse(text)
+        tree = grammar().parse(prepared.lark_text)
     except UnexpectedInput as error:
         raise _from_lark(error, text) from None
-    builder = GrammarStatementBuilder(text, span)
-    if params:
-        plain = builder.sub_expression
-        builder.sub_expression = lambda sub: bind_parameters(plain(sub), params)
     try:
-        return builder.build(tree)
-    except SqlglotParseError as error:
-        raise _StatementError(f"bad expression: {_plain_sqlglot(error.errors[0]) if error.errors else error}", 0) from None
+        return GrammarStatementBuilder(text, span, params).build(tree)
+    except ExpressionError as error:
+        raise _StatementError(error.message, error.offset) from None
 
 
 def bind_parameters(tree: exp.Expression, params: Mapping[str, str]) -> exp.Expression:
@@ -272,7 +333,7 @@ def _rewrite(text: str, masked: str, params) -> tuple[str, dict]:
             cond_end = _condition_end(masked, match.end())
             condition = text[match.end():cond_end]
             try:
-                replace_on = sqlglot.parse_one(condition, read=DIALECT)
+                replace_on = parse_one_sql(condition)
             except (SqlglotParseError, TokenError):
                 raise _StatementError("expected a condition after REPLACE ON", match.end()) from None
             extras["replace_on"] = replace_on
@@ -332,13 +393,18 @@ def _plain_token_error(error: TokenError) -> str:
     return "unterminated string or quoted identifier" if "Missing" in text or "unterminated" in text.lower() else text.split("\n")[0][:120]
 
 
-def _from_lark(error: UnexpectedInput, text: str) -> _StatementError:
+def _from_lark(error, text: str) -> _StatementError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     if isinstance(error, UnexpectedEOF):
-        return _StatementError("unexpected end of statement", len(text.rstrip()) - 1)
+        return _StatementError(f"unexpected end of statement{_expected(error.expected)}", len(text.rstrip()) - 1)
     if isinstance(error, UnexpectedToken):
+        error.expected = _acceptable(error)
         offset = error.token.start_pos if error.token.start_pos is not None else len(text) - 1
         if error.token.type == "$END":
             return _StatementError(f"unexpected end of statement{_expected(error.expected)}", len(text.rstrip()) - 1)
+        if error.token.type == "CONDITION":  # a blanked-out WHERE condition where none can be
+            return _StatementError(f"unexpected condition{_expected(error.expected)}", offset)
         return _StatementError(f"unexpected '{error.token.value}'{_expected(error.expected)}", offset)
     if isinstance(error, UnexpectedCharacters):
         offset = error.pos_in_stream
@@ -349,8 +415,46 @@ def _from_lark(error: UnexpectedInput, text: str) -> _StatementError:
     return _StatementError("syntax error", 0)
 
 
+def _acceptable(error) -> set:
+    """The terminals the parser can really take where it failed. LALR merges the lookaheads of
+    states with the same items, so the set Lark reports (that of a state about to reduce) may
+    hold terminals that only fit elsewhere in the grammar: try each on a copy of the state."""
+    from lark.exceptions import UnexpectedInput
+    from lark.lexer import Token
+
+    state = getattr(error, "state", None)
+    expected = set(error.expected or ())
+    if state is None or not hasattr(state, "feed_token"):
+        return expected
+    out = set()
+    for name in expected:
+        trial = state.copy(deepcopy_values=False)
+        try:
+            trial.feed_token(Token(name, ""), name == "$END")
+        except UnexpectedInput:
+            continue
+        except Exception:  # a callback choking on the empty token: the parser did take it
+            pass
+        out.add(name)
+    return out or expected
+
+
+# Terminal names as a reader would write them; names, numbers and strings are left unsaid (a
+# message listing them says little more than "syntax error").
+_SAID = {"LPAR": "'('", "RPAR": "')'", "COMMA": "','", "EQUAL": "'='", "DOT": "'.'", "CONDITION": "an expression"}
+_UNSAID = {"IDENT", "NUMBER", "STRING", "BACKTICKED", "OPERATOR", "SEMICOLON", "$END"}
+# Whole expectations that read better as one phrase.
+_PHRASES = {
+    frozenset({"PURGE", "UPGRADE"}): "PURGE or UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = <n>)",
+}
+
+
 def _expected(names) -> str:
-    words = sorted({n for n in names or () if n.isupper() and n not in ("IDENT", "NUMBER", "STRING", "BACKTICKED", "OPERATOR") and not n.startswith("__")})
+    names = {n for n in names or () if n not in _UNSAID and not n.startswith("__")}
+    phrase = _PHRASES.get(frozenset(names))
+    if phrase is not None:
+        return "; expected " + phrase
+    words = sorted(_SAID.get(n, n) for n in names if n in _SAID or n.isupper())
     if not words or len(words) > 5:
         return ""
     return "; expected " + " or ".join(words)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Optional
 
 _IDENT_START = re.compile(r"[A-Za-z_]")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -26,10 +27,26 @@ class ScannedScript:
     masked: str
     statements: tuple[tuple[int, int], ...]  # [start, end) of each statement, without `;`
     markers: tuple[ParameterMarker, ...]
+    unterminated: Optional[int] = None  # where a quote that is never closed opens (it runs to the end)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_NOT_BLANK = re.compile(r"\S")
+# Where something other than plain text may start: a quote, a comment, a parameter marker
+# or a statement end. Everything between two such places is copied to `masked` as it is.
+_SPECIAL = re.compile(r"""['"`]|--|/\*|\$\{|\{\{|:(?=[A-Za-z_])|;""")
+# The body of a quoted literal after its opening quote: a backslash escapes the next character
+# (not in backticks), a doubled quote stands for itself. Possessive, so an unterminated literal
+# runs to the end of the text instead of backtracking to an earlier doubled quote.
+_QUOTED_BODY = {
+    "'": re.compile(r"(?:[^'\\]|\\[\s\S]|'')*+"),
+    '"': re.compile(r'(?:[^"\\]|\\[\s\S]|"")*+'),
+    "`": re.compile(r"(?:[^`]|``)*+"),
+}
 
 
 def _blank(chunk: str) -> str:
-    return "".join(c if c == "\n" else " " for c in chunk)
+    return _NOT_NEWLINE.sub(" ", chunk) if "\n" in chunk else " " * len(chunk)
 
 
 def scan(text: str) -> ScannedScript:
@@ -37,67 +54,67 @@ def scan(text: str) -> ScannedScript:
     statements: list[tuple[int, int]] = []
     markers: list[ParameterMarker] = []
     n = len(text)
-    i = 0
+    i = 0  # everything before i is in `masked`
     stmt_start = 0
-    while i < n:
-        c = text[i]
-        nxt = text[i + 1] if i + 1 < n else ""
+    unterminated = None
+    search = _SPECIAL.search
+    while True:
+        match = search(text, i)
+        if match is None:
+            masked.append(text[i:])
+            break
+        at = match.start()
+        if at > i:
+            masked.append(text[i:at])
+        c = match.group(0)
         if c in "'\"`":
-            j = i + 1
-            while j < n:
-                if text[j] == "\\" and c != "`":
-                    j += 2
-                    continue
-                if text[j] == c:
-                    if j + 1 < n and text[j + 1] == c:  # doubled quote inside the literal
-                        j += 2
-                        continue
-                    break
-                j += 1
-            j = min(j + 1, n)
-            masked.append(c + _blank(text[i + 1 : j - 1]) + (text[j - 1] if j - 1 > i else ""))
-            i = j
-        elif c == "-" and nxt == "-":
-            j = text.find("\n", i)
+            j = _QUOTED_BODY[c].match(text, at + 1).end()
+            if j < n and text[j] == c:  # the closing quote
+                masked.append(c + _blank(text[at + 1 : j]) + c)
+                i = j + 1
+            else:  # unterminated (or ends in a lone backslash): runs to the end, last character kept
+                masked.append(c + _blank(text[at + 1 : n - 1]) + (text[n - 1] if n - 1 > at else ""))
+                i = n
+                unterminated = at
+        elif c == "--":
+            j = text.find("\n", at)
             j = n if j < 0 else j
-            masked.append(_blank(text[i:j]))
+            masked.append(" " * (j - at))
             i = j
-        elif c == "/" and nxt == "*":
-            j = text.find("*/", i + 2)
+        elif c == "/*":
+            j = text.find("*/", at + 2)
             j = n if j < 0 else j + 2
-            masked.append(_blank(text[i:j]))
+            masked.append(_blank(text[at:j]))
             i = j
-        elif c == "$" and nxt == "{":
-            j = text.find("}", i)
+        elif c == "${":
+            j = text.find("}", at)
             j = n if j < 0 else j + 1
-            name = text[i + 2 : j - 1].strip()
-            markers.append(ParameterMarker(name, i, j, "dollar"))
-            masked.append(text[i:j])
+            markers.append(ParameterMarker(text[at + 2 : j - 1].strip(), at, j, "dollar"))
+            masked.append(text[at:j])
             i = j
-        elif c == "{" and nxt == "{":
-            j = text.find("}}", i)
+        elif c == "{{":
+            j = text.find("}}", at)
             j = n if j < 0 else j + 2
-            name = text[i + 2 : j - 2].strip()
-            markers.append(ParameterMarker(name, i, j, "jinja"))
-            masked.append(text[i:j])
+            markers.append(ParameterMarker(text[at + 2 : j - 2].strip(), at, j, "jinja"))
+            masked.append(text[at:j])
             i = j
-        elif c == ":" and _is_colon_marker(text, i):
-            m = _IDENT.match(text, i + 1)
-            markers.append(ParameterMarker(m.group(0), i, m.end(), "colon"))
-            masked.append(text[i : m.end()])
-            i = m.end()
-        elif c == ";":
-            statements.append((stmt_start, i))
+        elif c == ":":
+            if _is_colon_marker(text, at):
+                m = _IDENT.match(text, at + 1)
+                markers.append(ParameterMarker(m.group(0), at, m.end(), "colon"))
+                masked.append(text[at : m.end()])
+                i = m.end()
+            else:
+                masked.append(c)
+                i = at + 1
+        else:  # ";"
+            statements.append((stmt_start, at))
             masked.append(c)
-            i += 1
-            stmt_start = i
-        else:
-            masked.append(c)
-            i += 1
+            i = stmt_start = at + 1
     statements.append((stmt_start, n))
     masked_text = "".join(masked)
-    kept = tuple((s, e) for s, e in statements if masked_text[s:e].strip())
-    return ScannedScript(text, masked_text, kept, tuple(markers))
+    kept = tuple((s, e) for s, e in statements if not masked_text[s:e].isspace() and s < e)
+    return ScannedScript(text, masked_text, kept, tuple(markers), unterminated)
 
 
 def _is_colon_marker(text: str, i: int) -> bool:
@@ -118,8 +135,7 @@ def split_statements(text: str) -> list[tuple[int, int]]:
 def trim(masked: str, start: int, end: int) -> tuple[int, int]:
     """Narrow [start, end) to the first and last characters that are not blank in `masked`
     (so leading comments and whitespace fall outside the statement)."""
-    while start < end and masked[start].isspace():
-        start += 1
-    while end > start and masked[end - 1].isspace():
-        end -= 1
-    return start, end
+    first = _NOT_BLANK.search(masked, start, end)
+    if first is None:
+        return end, end
+    return first.start(), first.start() + len(masked[first.start():end].rstrip())

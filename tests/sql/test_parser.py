@@ -131,6 +131,13 @@ def test_grammar_error_is_positioned():
     assert error.message == "unexpected 'HOURS'"
 
 
+@pytest.mark.parametrize("text", ["DELETE F", "DELETE FROrders AS t1 WHERE EXISTS (SELECT 1)",
+                                  "MERGE INTO t USING s ON t.k = s.k WHEN NOT MATCHED THEN INSE"])
+def test_cut_off_statements_give_errors_not_exceptions(text):
+    (error,) = parse_script(text).errors
+    assert error.line == 1
+
+
 def test_parse_statement_raises_a_plain_error():
     with pytest.raises(SqlSyntaxError) as caught:
         parse_statement("VACUUM t RETAIN HOURS")
@@ -194,3 +201,92 @@ def test_mutated_corpus_statements_never_raise(corpus_statements, data):
     for error in script.errors:
         assert isinstance(error, ParseError) and error.line >= 1 and error.col >= 1
         error.format()
+
+
+# -- the LALR grammar and the statement-level cutting of conditions -----------------------------
+
+
+@pytest.mark.parametrize("text, where, extra", [
+    ("REORG TABLE t WHERE apply IN (1, 2) AND `apply` = 3 APPLY (PURGE)", "apply IN (1, 2) AND `apply` = 3", {}),
+    ("OPTIMIZE t WHERE zorder = 1 ZORDER BY zorder", "zorder = 1", {"zorder_by": ("zorder",)}),
+    ("OPTIMIZE t WHERE x IN (SELECT zorder FROM b WHERE full) AND y = 'ZORDER BY' ZORDER BY (y)",
+     "x IN (SELECT zorder FROM b WHERE full) AND y = 'ZORDER BY'", {"zorder_by": ("y",)}),
+    ("OPTIMIZE t WHERE x = 1 /* ZORDER BY z */ -- FULL\n", "x = 1", {"zorder_by": (), "full": False}),
+    ("OPTIMIZE t WHERE x = 1 FULL", "x = 1", {"full": True}),
+])
+def test_condition_ends_at_the_last_depth0_clause_keyword(text, where, extra):
+    statement = parse_statement(text)
+    if where is not None:
+        assert statement.where.sql(dialect="databricks") == where
+    for name, value in extra.items():
+        assert getattr(statement, name) == value
+
+
+def test_other_grammar_expressions_go_to_sqlglot():
+    restore = parse_statement("RESTORE t TO TIMESTAMP AS OF current_timestamp() - INTERVAL 1 DAY")
+    assert isinstance(restore.timestamp, exp.Sub)
+    vacuum = parse_statement("VACUUM t USING INVENTORY (SELECT path FROM x WHERE a = 1) RETAIN 5 HOURS")
+    assert vacuum.retain_hours == 5
+    assert parse_statement("ALTER TABLE t CHANGE COLUMN a.b c INT").detail == "CHANGE COLUMN a.b"
+
+
+def test_reorg_apply_error_points_at_the_bad_word():
+    (error,) = parse_script("REORG TABLE t APPLY (SHRINK)").errors
+    assert (error.line, error.col) == (1, 22)
+    assert error.message.startswith("unexpected 'SHRINK'; expected PURGE or UPGRADE UNIFORM(")
+
+
+@pytest.mark.parametrize("text, message, col", [
+    ("OPTIMIZE t WHERE a = = 1 ZORDER BY b", "bad expression", 22),
+    ("OPTIMIZE t WHERE ZORDER BY b", "unexpected 'ZORDER'; expected an expression", 18),
+    ("REORG TABLE t WHERE a = ) APPLY (PURGE)", "unexpected ')'; expected APPLY", 25),
+    ("OPTIMIZE t WHERE a = 'x", "unexpected '''", 22),
+    ("REORG TABLE t APPLY PURGE", "unexpected 'PURGE'; expected '('", 21),
+])
+def test_grammar_errors_are_positioned_where_the_problem_is(text, message, col):
+    (error,) = parse_script(text).errors
+    assert error.message.startswith(message), error.message
+    assert error.col == col
+
+
+def test_delta_statements_skip_sqlglot_and_others_skip_the_grammar(monkeypatch):
+    import acidsql.sql.parser as front_end
+
+    calls = []
+    real = front_end.parse_sql
+    monkeypatch.setattr(front_end, "parse_sql", lambda text: calls.append(text) or real(text))
+    for text in ("OPTIMIZE t ZORDER BY (a)", "VACUUM t", "DESCRIBE HISTORY t", "RESTORE t TO VERSION AS OF 1",
+                 "ALTER TABLE t UNSET TBLPROPERTIES ('a')", "ALTER TABLE `a b`.t DROP FEATURE x",
+                 "CREATE TABLE IF NOT EXISTS a DEEP CLONE b"):
+        parse_statement(text)
+    assert calls == []
+    # a column named `change` or `clone` is not a Delta statement's keyword
+    assert parse_statement("ALTER TABLE t ADD COLUMNS (change INT)").action is AlterAction.ADD_COLUMNS
+    assert parse_statement("CREATE TABLE clone (clone INT)").columns[0].name == "clone"
+    assert len(calls) == 2
+
+
+def test_grammar_is_built_once_and_lark_is_imported_lazily():
+    import subprocess
+    import sys
+
+    from acidsql.sql.grammar_parser import grammar
+
+    assert grammar() is grammar()
+    code = "import sys, acidsql.sql; acidsql.sql.parse_script('SELECT 1'); print('lark' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_parse_speed_benchmark_runs():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "parse_speed.py"
+    spec = importlib.util.spec_from_file_location("parse_speed", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not module.CORPUS.exists():
+        pytest.skip("../shared/corpus is not beside this checkout")
+    result = module.measure(repeat=1)
+    assert result["statements"] == 261 and result["bare"] > 0 and result["acidsql"] > 0
