@@ -1,0 +1,50 @@
+"""What the Spark-backed commands (run, race, history, describe) share: session options,
+a SparkSession started lazily, and printing query results."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Optional
+
+
+def add_session_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--warehouse", default="spark-warehouse", metavar="DIR",
+                   help="folder holding the tables: db.t lives in DIR/db/t (default: spark-warehouse)")
+    p.add_argument("--master", metavar="URL", help="Spark master, e.g. spark://host:7077 (default: local[2])")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting; repeatable")
+
+
+def session(args):
+    """An acidsql Session for the command's options. pyspark is imported only here."""
+    from acidsql.cli.errors import UsageError
+    from acidsql.cli.output import is_terminal
+    from acidsql.spark.session_api import connect
+
+    conf: dict[str, str] = {}
+    for pair in args.conf or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--conf expects KEY=VALUE, got {pair!r}")
+        conf[key.strip()] = value
+    # Spark's progress bar only on a terminal, and on stderr (Spark writes it there).
+    conf.setdefault("spark.ui.showConsoleProgress", "true" if is_terminal(sys.stderr) else "false")
+    return connect(warehouse=args.warehouse, master=args.master, conf=conf)
+
+
+def rows_of(df, limit: Optional[int] = None) -> tuple[list[str], list[list[Any]]]:
+    rows = df.limit(limit).collect() if limit else df.collect()
+    return list(df.columns), [list(r) for r in rows]
+
+
+def print_rows(columns: list[str], rows: list[list[Any]], title: Optional[str] = None) -> None:
+    from acidsql.cli.output import console, table
+
+    t = table(title, *columns)
+    for r in rows:
+        t.add_row(*["NULL" if v is None else str(v) for v in r])
+    console().print(t)
+
+
+def jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))

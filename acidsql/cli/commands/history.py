@@ -1,0 +1,47 @@
+"""`acidsql history TABLE`: the table's commits, newest first (DESCRIBE HISTORY)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from acidsql.cli.commands._spark import add_session_options
+from acidsql.cli.common import add_format_option
+from acidsql.cli.errors import UsageError
+
+HELP = "show a Delta table's history (version, operation, parameters, metrics)"
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("history", help=HELP, description=HELP, parents=[subparsers.common])
+    p.add_argument("table", metavar="TABLE", help="db.table, table (database default), delta.`/path` or a path")
+    p.add_argument("--limit", type=int, help="newest N commits only")
+    add_format_option(p)
+    add_session_options(p)
+
+
+def run(args) -> int:
+    # Reading the log needs no Spark: history is the engine's.
+    from acidsql.delta.table import DeltaTable
+    from acidsql.spark.maintenance import history_rows
+    from acidsql.spark.tables import Warehouse, table_ref_from_text
+    from acidsql.spark.views import has_delta_log
+
+    location = Warehouse.at(args.warehouse).location(table_ref_from_text(args.table))
+    if not has_delta_log(location):
+        raise UsageError(f"no Delta table {args.table} (looked in {location})")
+    rows = history_rows(DeltaTable(location), args.limit)
+    columns = ["version", "timestamp", "operation", "operationParameters", "readVersion", "isolationLevel",
+               "isBlindAppend", "operationMetrics", "engineInfo"]
+    if args.format == "json":
+        out = [dict(zip(columns, r)) for r in rows]
+        for d in out:
+            d["operationParameters"] = json.loads(d["operationParameters"])
+            d["operationMetrics"] = json.loads(d["operationMetrics"])
+        sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
+        return 0
+    from acidsql.cli.commands._spark import print_rows
+
+    print_rows(["version", "timestamp", "operation", "parameters", "readVersion", "isolation", "blind", "metrics"],
+               [list(r[:8]) for r in rows], title=args.table)
+    return 0

@@ -1,0 +1,100 @@
+"""`acidsql run SCRIPT...`: run SQL scripts on Delta tables, one transaction per statement."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from acidsql.cli.commands._spark import add_session_options, jsonable, print_rows, rows_of, session
+from acidsql.cli.common import add_format_option, add_param_option, parse_params
+from acidsql.cli.errors import EXIT_CLEAN, EXIT_FINDINGS, UsageError
+
+HELP = "run SQL scripts on Delta tables (PySpark + acidsql's transaction engine)"
+EPILOG = """\
+examples:
+  acidsql run examples/quickstart.sql --warehouse warehouse
+  acidsql run job.sql --param date=2024-01-01 --format json
+  acidsql run job.sql --master spark://127.0.0.1:7077 --conf spark.executor.memory=2g
+Each write statement is one transaction on one table; a failed statement stops the script
+(exit 1) and leaves every table as it was before that statement.
+"""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("run", help=HELP, description=HELP, epilog=EPILOG, parents=[subparsers.common],
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("scripts", nargs="+", metavar="SCRIPT", help="SQL files, run in order")
+    add_param_option(p)
+    add_session_options(p)
+    add_format_option(p)
+    p.add_argument("--max-rows", type=int, default=100, help="rows of each SELECT result to print (default 100)")
+
+
+def run(args) -> int:
+    from acidsql.sql import parse_script
+
+    params = parse_params(args.param)
+    scripts = []
+    for name in args.scripts:
+        path = Path(name)
+        if not path.is_file():
+            raise UsageError(f"no such file: {name}")
+        script = parse_script(path.read_text(encoding="utf-8"), str(path), params=params or None)
+        if script.errors:
+            for e in script.errors:
+                print(e.format(), file=sys.stderr)
+            print(f"acidsql: {path}: {len(script.errors)} statement(s) do not parse; nothing was run", file=sys.stderr)
+            return EXIT_FINDINGS
+        scripts.append(script)
+    db = session(args)
+    out: list[dict] = []
+    status = EXIT_CLEAN
+    for script in scripts:
+        for statement in script.statements:
+            entry, ok = _run_one(db, statement, args)
+            out.append(entry)
+            if not ok:
+                status = EXIT_FINDINGS
+                break
+        if status:
+            break
+    if args.format == "json":
+        sys.stdout.write(json.dumps(jsonable(out), indent=2) + "\n")
+    return status
+
+
+def _run_one(db, statement, args) -> tuple[dict, bool]:
+    from acidsql.delta.errors import DeltaError
+    from acidsql.delta.exceptions import DeltaConcurrentModificationException
+    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementResult
+
+    where = str(statement.span)
+    text = args.format == "text"
+    try:
+        result = db.execute(statement)
+    except DeltaConcurrentModificationException as e:
+        if text:
+            print(f"{where}: {e.exception_name}: {e.reason}\n  {e.advice}", file=sys.stderr)
+        return {"statement": statement.text, "at": where, "error": e.exception_name, "error_class": e.error_class,
+                "reason": e.reason}, False
+    except (StatementError, DeltaError) as e:
+        if text:
+            print(f"{where}: error: {e}\n  the statement was not committed; the script stops here", file=sys.stderr)
+        return {"statement": statement.text, "at": where, "error": type(e).__name__, "reason": str(e)}, False
+    except Exception as e:  # Spark analysis errors: a bad column, a type mismatch
+        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if text:
+            print(f"{where}: error: {message}\n  the statement was not committed; the script stops here", file=sys.stderr)
+        return {"statement": statement.text, "at": where, "error": type(e).__name__, "reason": message}, False
+    if isinstance(result, StatementResult):
+        if text:
+            print(f"{where}: {result.summary()}")
+        return {"at": where, **result.to_dict()}, True
+    columns, rows = rows_of(result, args.max_rows)
+    if text:
+        print(f"{where}: {statement.kind.value}: {len(rows)} row(s){' (first ' + str(args.max_rows) + ')' if len(rows) == args.max_rows else ''}")
+        print_rows(columns, rows)
+    return {"statement": statement.text, "at": where, "operation": statement.kind.value, "columns": columns,
+            "rows": rows}, True

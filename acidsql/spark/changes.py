@@ -1,0 +1,198 @@
+"""Row changes and the files they become.
+
+A DELETE, UPDATE or MERGE is computed in Spark as `RowChanges`: which existing rows it takes
+away (positions in data files, as deletion vectors address them) and which rows it writes
+(updated and inserted rows). `apply_row_changes` turns those into file actions, the Delta way:
+
+- deletion vectors on: each touched file keeps its data and gets a new deletion vector (the
+  union with the one it had); new rows go to new files. A file whose rows are all gone is
+  removed outright.
+- deletion vectors off (copy-on-write): each touched file is rewritten without the rows taken
+  away, together with the new rows.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional
+
+from pyroaring import BitMap64
+
+from acidsql.delta.actions import AddFile, RemoveFile
+from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.storage import LocalStorage
+from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
+from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, write_dataframe
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from acidsql.delta.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class RowChanges:
+    """What a row-changing statement does to existing rows and which rows it writes."""
+
+    touched: Mapping[str, BitMap64]  # AddFile.path -> physical positions deleted or rewritten
+    new_rows: Optional["DataFrame"] = None  # the table's columns; updated and inserted rows
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+    copied: int = 0  # rows rewritten unchanged (copy-on-write)
+
+
+@dataclass(frozen=True)
+class FileChanges:
+    """The file actions a statement commits, and what they amount to."""
+
+    adds: tuple[AddFile, ...] = ()
+    removes: tuple[RemoveFile, ...] = ()
+    deletion_vectors_written: int = 0
+    files_rewritten: int = 0
+    rows_copied: int = 0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def collect_positions(df: "DataFrame") -> dict[str, BitMap64]:
+    """(FILE_COLUMN, ROW_COLUMN) rows as one bitmap per file; aggregated on the executors."""
+    from pyspark.sql import functions as F
+
+    out: dict[str, BitMap64] = {}
+    for row in df.groupBy(FILE_COLUMN).agg(F.collect_list(ROW_COLUMN).alias("rows")).collect():
+        out[row[FILE_COLUMN]] = BitMap64(row["rows"])
+    return out
+
+
+def positions_frame(spark: "SparkSession", touched: Mapping[str, BitMap64]) -> "DataFrame":
+    import pyarrow as pa
+
+    paths: list[str] = []
+    rows: list[int] = []
+    for path, bitmap in touched.items():
+        values = list(bitmap)
+        paths += [path] * len(values)
+        rows += values
+    return spark.createDataFrame(pa.table({FILE_COLUMN: pa.array(paths, pa.string()),
+                                           ROW_COLUMN: pa.array(rows, pa.int64())}))
+
+
+def live_rows(add: AddFile) -> Optional[int]:
+    n = add.num_records
+    if n is None:
+        return None
+    return n - (add.deletion_vector.cardinality if add.deletion_vector else 0)
+
+
+def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
+               data_change: bool = True) -> list[AddFile]:
+    partition_cols = snapshot.partition_columns
+    target = target_file_size(snapshot)
+    return write_dataframe(df, table_root=snapshot.table_root, schema_json=schema_json,
+                           partition_cols=partition_cols, target_size=target, data_change=data_change,
+                           single_file=not partition_cols and estimated_small(df, target))
+
+
+def target_file_size(snapshot: "Snapshot") -> int:
+    raw = snapshot.configuration.get("delta.targetFileSize")
+    if not raw:
+        return DEFAULT_TARGET_FILE_SIZE
+    return parse_size(raw)
+
+
+def parse_size(text: str) -> int:
+    t = text.strip().lower().rstrip("b")
+    units = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3, "t": 1024 ** 4}
+    if t and t[-1] in units:
+        return int(float(t[:-1]) * units[t[-1]])
+    return int(t)
+
+
+def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowChanges, *,
+                      deletion_vectors: bool, schema_json: Optional[Mapping[str, Any]] = None) -> FileChanges:
+    """The AddFile/RemoveFile actions that carry out `changes` on `snapshot`."""
+    schema_json = schema_json or snapshot.schema_json
+    ts = now_ms()
+    adds: list[AddFile] = []
+    removes: list[RemoveFile] = []
+    dvs = 0
+    rewritten = 0
+    copied = 0
+    partial: list[AddFile] = []  # files that keep some rows
+    for path, positions in sorted(changes.touched.items()):
+        add = snapshot.files.get(path)
+        if add is None:
+            raise RuntimeError(f"internal error: a changed row lies in {path}, which is not in version {snapshot.version}")
+        removes.append(add.to_remove(ts))
+        remaining = live_rows(add)
+        if remaining is not None and len(positions) >= remaining:
+            continue  # every live row is gone: dropping the file is enough
+        partial.append(add)
+
+    new_rows = changes.new_rows
+    if deletion_vectors:
+        storage = LocalStorage(snapshot.table_root)
+        for add in partial:
+            dv = DeletionVector(changes.touched[add.path])
+            if add.deletion_vector is not None:
+                dv = dv.union(DeletionVector.read(storage, add.deletion_vector))
+            descriptor = dv.write_file(storage)
+            adds.append(dataclasses.replace(add, deletion_vector=descriptor, modification_time=ts, data_change=True))
+            dvs += 1
+    elif partial:
+        kept = scan(spark, snapshot, partial, positions=True).join(
+            positions_frame(spark, {a.path: changes.touched[a.path] for a in partial}),
+            [FILE_COLUMN, ROW_COLUMN], "left_anti",
+        ).drop(FILE_COLUMN, ROW_COLUMN)
+        if schema_json is not snapshot.schema_json:
+            kept = _widen(kept, schema_json)
+        kept = kept.localCheckpoint(eager=True)
+        copied = kept.count()
+        new_rows = kept if new_rows is None else new_rows.unionByName(kept)
+        rewritten = len(partial)
+    if new_rows is not None:
+        adds.extend(write_rows(new_rows, snapshot, schema_json))
+    return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied)
+
+
+def _widen(df: "DataFrame", schema_json: Mapping[str, Any]) -> "DataFrame":
+    """Add the columns of an evolved schema that old rows do not have (as nulls)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    schema = StructType.fromJson(dict(schema_json))
+    for f in schema.fields:
+        if f.name not in df.columns:
+            df = df.withColumn(f.name, F.lit(None).cast(f.dataType))
+    return df
+
+
+def select_files(snapshot: "Snapshot", partition_test=None, stats_test=None) -> list[AddFile]:
+    """Live files that may hold rows of a read: partition pruning, then min/max skipping."""
+    out = []
+    for add in snapshot.files.values():
+        raw = {k: (v if v != "" else None) for k, v in add.partition_values}
+        if partition_test is not None and not partition_test(raw):
+            continue
+        if stats_test is not None:
+            stats = add.stats_json
+            if stats and "numRecords" in stats:
+                try:
+                    keep = stats_test(stats.get("minValues") or {}, stats.get("maxValues") or {},
+                                      stats.get("nullCount") or {}, int(stats["numRecords"]))
+                except Exception:
+                    keep = True
+                if not keep:
+                    continue
+        out.append(add)
+    return sorted(out, key=lambda a: a.path)
+
+
+def ordered(files: Sequence[AddFile]) -> list[AddFile]:
+    return sorted(files, key=lambda a: a.path)

@@ -1,0 +1,165 @@
+"""OPTIMIZE and REORG ... APPLY (PURGE) on executors.
+
+Files are grouped into bins per partition (bin-packing the small files up to the target
+size); each bin is one Spark task that reads its files in order with pyarrow (deletion
+vectors applied), writes one output file and reports it back. Output files carry the
+`acidsql.compactedFrom` tag: the runs of source rows they hold, in order, so the engine can
+carry a concurrent deletion into the compacted files (see acidsql.delta.transaction).
+
+ZORDER BY sorts each partition's rows by a Z-value: the bits of the columns' ranks
+interleaved, so rows close in every column end up in the same files. Rows move, so no row
+mapping is recorded (a concurrent change then conflicts, as Delta's ZORDER does).
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from acidsql.delta.actions import AddFile
+from acidsql.delta.transaction import COMPACTED_FROM_TAG
+from acidsql.spark.scan import absolute_file_path
+from acidsql.spark.write import FileRoller, add_files_from_rows, conform
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import SparkSession
+
+    from acidsql.delta.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class Bin:
+    """Files compacted into one output (or, with ZORDER BY, one partition's files)."""
+
+    files: tuple[AddFile, ...]
+
+
+def plan_bins(files: Sequence[AddFile], target_size: int, *, zorder: bool = False, purge: bool = False) -> list[Bin]:
+    """Delta's bin-packing: per partition, small files (below the target size) packed in path
+    order into bins of at most the target size; a bin of one file is left alone unless it has
+    deleted rows. ZORDER BY takes every file of a partition; PURGE every file with a DV, alone."""
+    by_partition: dict[tuple, list[AddFile]] = {}
+    for add in sorted(files, key=lambda a: a.path):
+        by_partition.setdefault(tuple(add.partition_values), []).append(add)
+    bins: list[Bin] = []
+    for group in by_partition.values():
+        if purge:
+            bins += [Bin((a,)) for a in group if a.deletion_vector is not None and a.deletion_vector.cardinality > 0]
+            continue
+        if zorder:
+            bins.append(Bin(tuple(group)))
+            continue
+        current: list[AddFile] = []
+        size = 0
+        candidates = [a for a in group if a.size < target_size]
+        for add in candidates:
+            if current and size + add.size > target_size:
+                bins.append(Bin(tuple(current)))
+                current, size = [], 0
+            current.append(add)
+            size += add.size
+        if current:
+            bins.append(Bin(tuple(current)))
+    return [b for b in bins if zorder or purge or len(b.files) > 1 or any(a.deletion_vector for a in b.files)]
+
+
+def z_values(table: "pa.Table", columns: Sequence[str]) -> list[int]:
+    """Each row's Z-value: the dense ranks of its values in `columns` (nulls first), bits
+    interleaved most significant first."""
+    import pyarrow.compute as pc
+
+    ranks = []
+    for c in columns:
+        r = pc.rank(table.column(c), sort_keys="ascending", null_placement="at_start", tiebreaker="dense")
+        ranks.append([int(x) for x in r.to_pylist()])
+    bits = max((max(r, default=0).bit_length() for r in ranks), default=0)
+    out = []
+    for i in range(table.num_rows):
+        z = 0
+        for b in range(bits - 1, -1, -1):
+            for r in ranks:
+                z = (z << 1) | ((r[i] >> b) & 1)
+        out.append(z)
+    return out
+
+
+def _read_live(table_root: str, add: AddFile, schema: "pa.Schema") -> "pa.Table":
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from acidsql.delta.deletion_vectors import DeletionVector
+    from acidsql.delta.storage import LocalStorage
+
+    data = pq.read_table(absolute_file_path(table_root, add.path))
+    data = conform(data, schema)
+    if add.deletion_vector is not None:
+        deleted = DeletionVector.read(LocalStorage(table_root), add.deletion_vector)
+        keep = [i not in deleted for i in range(data.num_rows)]
+        data = data.filter(pa.array(keep, pa.bool_()))
+    return data
+
+
+def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, partition_cols: tuple[str, ...],
+                  zorder_by: tuple[str, ...], target_size: int) -> Iterator[dict[str, Any]]:
+    import pyarrow as pa
+    from pyspark import TaskContext
+
+    schema = pa.ipc.read_schema(pa.py_buffer(schema_bytes))
+    ctx = TaskContext.get()
+    for row in rows:
+        adds = [AddFile.from_json(json.loads(a)) for a in json.loads(row)]
+        parts, sources = [], []
+        for add in adds:
+            live = _read_live(table_root, add, schema)
+            parts.append(live)
+            sources.append([add.path, add.deletion_vector.unique_id if add.deletion_vector else None, live.num_rows])
+        data = pa.concat_tables(parts) if parts else schema.empty_table()
+        if zorder_by and data.num_rows:
+            order = sorted(range(data.num_rows), key=z_values(data, zorder_by).__getitem__)
+            data = data.take(pa.array(order, pa.int64()))
+        if not data.num_rows:
+            continue
+        roller = FileRoller(table_root, schema, partition_cols, target_size if zorder_by else 1 << 62,
+                            ctx.partitionId() if ctx else 0)
+        values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
+        tag = "" if zorder_by else json.dumps(sources, separators=(",", ":"))
+        roller.write(data, values, tag)
+        roller.close()
+        yield from roller.done
+
+
+def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *, zorder_by: Sequence[str] = (),
+            target_size: int) -> list[AddFile]:
+    """Run the bins as Spark tasks; return the output AddFiles (dataChange=false), tagged."""
+    import functools
+
+    from acidsql.spark.write import data_arrow_schema
+
+    if not bins:
+        return []
+    schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns)
+    task = functools.partial(
+        _compact_task, table_root=snapshot.table_root, schema_bytes=schema.serialize().to_pybytes(),
+        partition_cols=tuple(snapshot.partition_columns), zorder_by=tuple(zorder_by), target_size=target_size,
+    )
+    payload = [json.dumps([json.dumps(a.to_json()["add"]) for a in b.files]) for b in bins]
+    rows = spark.sparkContext.parallelize(payload, len(payload)).mapPartitions(task).collect()
+    out = []
+    for r in sorted(rows, key=lambda r: r["path"]):
+        add = add_files_from_rows([r], data_change=False)[0]
+        if r["tag"]:
+            from dataclasses import replace
+
+            add = replace(add, tags=((COMPACTED_FROM_TAG, r["tag"]),))
+        out.append(add)
+    return out
+
+
+def column_exists(snapshot: "Snapshot", column: str) -> Optional[str]:
+    for f in snapshot.schema_json.get("fields", []):
+        if f["name"].lower() == column.lower():
+            return f["name"]
+    return None

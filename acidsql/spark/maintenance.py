@@ -1,0 +1,293 @@
+"""Table-level statements: CREATE TABLE, ALTER TABLE, OPTIMIZE, REORG, VACUUM, RESTORE, DESCRIBE.
+
+Metadata operations are the engine's (`acidsql.delta.table.DeltaTable`). So that `acidsql
+race` can hold any of them in flight, they run against a transaction created when the
+statement is prepared, and that transaction's commit is deferred until `commit()`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Optional
+
+from acidsql.analysis.predicates import to_partition_callable
+from acidsql.conflict import OpKind
+from acidsql.delta.exceptions import DeltaTableError
+from acidsql.delta.table import DeltaTable
+from acidsql.delta.transaction import CommitResult, OptimisticTransaction
+from acidsql.sql import model as m
+from acidsql.spark.changes import select_files, target_file_size
+from acidsql.spark.compaction import compact, plan_bins
+from acidsql.spark.execute import (
+    Executor, NoCommit, PreparedWrite, StatementError, table_info,
+)
+from acidsql.spark.results import StatementResult
+from acidsql.spark.views import TableViews, has_delta_log, timestamp_ms
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+class DeferredTransaction(OptimisticTransaction):
+    """A transaction whose first `commit` call only records its arguments; `release()` commits."""
+
+    _deferred: Optional[tuple[tuple, dict]] = None
+
+    def commit(self, *args: Any, **kwargs: Any) -> CommitResult:  # type: ignore[override]
+        if self._deferred is None and not getattr(self, "_released", False):
+            self._deferred = (args, kwargs)
+            return CommitResult(version=-1, retries=0, isolation_level=self.isolation_level, is_blind_append=False)
+        return super().commit(*args, **kwargs)
+
+    def release(self) -> CommitResult:
+        self._released = True
+        if self._deferred is None:
+            raise DeltaTableError("nothing to commit")
+        args, kwargs = self._deferred
+        return super().commit(*args, **kwargs)
+
+
+class _HeldTable(DeltaTable):
+    """A DeltaTable whose next transaction is the deferred one, so the operation's read phase
+    happens now and its commit later."""
+
+    def __init__(self, root: str, name: str):
+        super().__init__(root, name=name)
+        self.held = DeferredTransaction(self.log, table_name=name)
+        self._given = False
+
+    def begin(self) -> OptimisticTransaction:
+        if not self._given:
+            self._given = True
+            return self.held
+        return super().begin()
+
+
+class PreparedTableOperation(PreparedWrite):
+    """A DeltaTable operation whose transaction is deferred."""
+
+    def commit(self) -> StatementResult:
+        txn = self.txn
+        assert isinstance(txn, DeferredTransaction)
+        outcome = txn.release()
+        return replace(self.result, version=outcome.version, retries=outcome.retries,
+                       isolation_level=outcome.isolation_level.value)
+
+
+def _result(s: m.AnyStatement, operation: str, name: str, **counts: Any) -> StatementResult:
+    return StatementResult(statement=s.text, operation=operation, table=name, **counts)
+
+
+def prepare(ex: Executor, s: m.AnyStatement):
+    if isinstance(s, m.CreateTable):
+        return _create(ex, s)
+    location = ex.location(s.target)
+    name = ex.warehouse.display_name(s.target)
+    if not has_delta_log(location):
+        raise StatementError(f"table {name} does not exist (no Delta table at {location})", "TABLE_OR_VIEW_NOT_FOUND")
+    if isinstance(s, (m.Optimize, m.Reorg)) and not (isinstance(s, m.Reorg) and s.apply is m.ReorgApply.UPGRADE_UNIFORM):
+        return _compaction(ex, s, location, name)
+    if isinstance(s, m.Vacuum):
+        res = DeltaTable(location, name=name).vacuum(s.retain_hours, s.dry_run)
+        deleted = getattr(res, "files_deleted", None) or getattr(res, "deleted", None) or ()
+        return NoCommit(_result(s, "VACUUM" + (" DRY RUN" if s.dry_run else ""), name, files_removed=len(deleted),
+                                notes=tuple(f"{'would delete' if s.dry_run else 'deleted'} {p}" for p in list(deleted)[:20])))
+    if isinstance(s, m.AlterTable) and s.action is m.AlterAction.DROP_FEATURE or isinstance(s, m.Reorg):
+        # Several commits (remove traces, barriers, then the change): they run now, in order.
+        return NoCommit(_multi_commit(s, location, name))
+    table = _HeldTable(location, name)
+    if isinstance(s, m.AlterTable):
+        operation = _alter(ex, table, s)
+    elif isinstance(s, m.Restore):
+        ts = timestamp_ms(s.timestamp) if s.timestamp is not None else None
+        table.restore(s.version, ts)
+        operation = "RESTORE"
+    else:
+        raise StatementError(f"acidsql does not run {s.kind.value} statements: {s.text}")
+    txn = table.held
+    result = _result(s, operation, name, files_added=len(txn.staged_adds), files_removed=len(txn.staged_removes))
+    return PreparedTableOperation(s, name, txn, operation, OpKind.METADATA, result=result)
+
+
+def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
+    a = s.action
+    if a is m.AlterAction.SET_PROPERTIES:
+        table.set_properties(dict(s.properties))
+        return "SET TBLPROPERTIES"
+    if a is m.AlterAction.UNSET_PROPERTIES:
+        table.unset_properties(list(s.property_keys), if_exists=s.if_exists)
+        return "UNSET TBLPROPERTIES"
+    if a is m.AlterAction.ADD_COLUMNS:
+        cols = []
+        for c in s.columns:
+            dtype = ex.spark.createDataFrame([], f"`{c.name}` {c.type}").schema.fields[0].dataType
+            cols.append((c.name, json.loads(dtype.json()), c.nullable))
+        table.add_columns(cols)
+        return "ADD COLUMNS"
+    raise StatementError(f"acidsql does not run this ALTER TABLE: {s.text}")
+
+
+def _multi_commit(s: m.AnyStatement, location: str, name: str) -> StatementResult:
+    table = DeltaTable(location, name=name)
+    before = table.version
+    try:
+        if isinstance(s, m.Reorg):
+            outcome = table.upgrade_uniform(s.iceberg_compat_version or 2)
+            operation = "REORG TABLE UPGRADE UNIFORM"
+        else:
+            assert isinstance(s, m.AlterTable)
+            if s.feature is None:
+                raise StatementError("DROP FEATURE needs a feature name")
+            outcome = table.drop_feature(s.feature, s.truncate_history)
+            operation = "DROP FEATURE"
+    except DeltaTableError as e:
+        raise StatementError(str(e)) from None
+    commits = outcome.version - before
+    return _result(s, operation, name, version=outcome.version, retries=outcome.retries,
+                   notes=(f"{commits} commits (versions {before + 1}-{outcome.version})",) if commits > 1 else ())
+
+
+def _create(ex: Executor, s: m.CreateTable):
+    location = ex.location(s.target)
+    name = ex.warehouse.display_name(s.target)
+    if s.clone_of is not None:
+        raise StatementError("CREATE TABLE ... CLONE is not supported by acidsql run")
+    if s.using and s.using.lower() != "delta":
+        raise StatementError(f"acidsql creates Delta tables only, not USING {s.using}")
+    query_df = None
+    views = TableViews(ex.spark, ex.warehouse)
+    try:
+        if s.as_select is not None:
+            query_df = ex.spark.sql(views.sql(s.as_select)).localCheckpoint(eager=True)
+            schema_json = json.loads(query_df.schema.json())
+            for f in schema_json["fields"]:
+                f["nullable"] = True
+        else:
+            if not s.columns:
+                raise StatementError(f"CREATE TABLE {name} needs a column list or AS SELECT")
+            ddl = ", ".join(f"`{c.name}` {c.type}" for c in s.columns)
+            try:
+                schema_json = json.loads(ex.spark.createDataFrame([], ddl).schema.json())
+            except Exception as e:
+                raise StatementError(f"CREATE TABLE {name}: cannot read the column types ({ddl}): {_first_line(e)}") from None
+            for f, c in zip(schema_json["fields"], s.columns):
+                f["nullable"] = c.nullable
+                if c.comment:
+                    f["metadata"] = {"comment": c.comment}
+        names = {f["name"].lower(): f["name"] for f in schema_json["fields"]}
+        parts = [names.get(c.lower(), c) for c in s.partitioned_by]
+        clustered = [names.get(c.lower(), c) for c in s.clustered_by]
+        existed = has_delta_log(location)
+        DeltaTable.create(location, schema_json, parts, clustered, dict(s.properties), or_replace=s.or_replace,
+                          if_not_exists=s.if_not_exists, name=name)
+        version = DeltaTable(location).version
+        operation = "CREATE OR REPLACE TABLE" if s.or_replace else "CREATE TABLE"
+        if existed and s.if_not_exists:
+            return NoCommit(_result(s, operation, name, notes=("the table already exists: nothing to do",)))
+        result = _result(s, operation, name, version=version)
+        if query_df is not None:
+            from acidsql.spark.changes import write_rows
+
+            txn = OptimisticTransaction(location, table_name=name)
+            snapshot = txn.snapshot
+            adds = write_rows(query_df, snapshot, snapshot.schema_json)
+            for add in adds:
+                txn.add(add)
+            count = query_df.count()
+            outcome = txn.commit("WRITE", OpKind.APPEND, {"mode": "Append"}, {"numOutputRows": count},
+                                 statement=s.text)
+            result = replace(result, version=outcome.version, rows_inserted=count, files_added=len(adds),
+                             notes=("AS SELECT: the rows are committed as the version after the CREATE",))
+        return NoCommit(result)
+    except DeltaTableError as e:
+        raise StatementError(str(e)) from None
+    finally:
+        views.drop()
+
+
+def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> PreparedWrite:
+    txn, snapshot, analysis, name = ex.open(s)
+    purge = isinstance(s, m.Reorg)
+    zorder_by: tuple[str, ...] = ()
+    if isinstance(s, m.Optimize):
+        names = {f["name"].lower(): f["name"] for f in snapshot.schema_json["fields"]}
+        for c in s.zorder_by:
+            if c.lower() not in names:
+                raise StatementError(f"ZORDER BY column {c} is not a column of {name}", "DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST")
+            if names[c.lower()] in snapshot.partition_columns:
+                raise StatementError(f"ZORDER BY column {c} is a partition column of {name}", "DELTA_ZORDERING_ON_PARTITION_COLUMN")
+        zorder_by = tuple(names[c.lower()] for c in s.zorder_by)
+    read = analysis.read
+    info = analysis.table_info
+    predicate = None if read.partitions.is_true else to_partition_callable(read.partitions, info.column_types)
+    description = "" if read.partitions.is_true else read.partitions.describe()
+    candidates = select_files(snapshot, predicate)
+    target = target_file_size(snapshot)
+    bins = plan_bins(candidates, target, zorder=bool(zorder_by), purge=purge)
+    # What OPTIMIZE reads: the partitions it compacts and the files it rewrites (Delta's record).
+    txn.record_read_predicate(predicate, description)
+    rewritten = [a for b in bins for a in b.files]
+    txn.record_read_files(rewritten)
+    operation = "REORG" if purge else "OPTIMIZE"
+    if not bins:
+        return NoCommit(_result(s, operation, name, notes=("nothing to compact: no partition has more than one small file",)))
+    adds = compact(ex.spark, snapshot, bins, zorder_by=zorder_by, target_size=target)
+    from acidsql.spark.changes import FileChanges, RowChanges, now_ms
+
+    ts = now_ms()
+    removes = tuple(a.to_remove(ts, data_change=False) for a in rewritten)
+    files = FileChanges(tuple(adds), removes, 0, len(rewritten))
+    params: dict[str, Any] = {"predicate": json.dumps([description] if description else [])}
+    if purge:
+        params["applyPurge"] = True
+    else:
+        params.update({"zOrderBy": json.dumps(list(zorder_by)), "auto": False})
+    kind = OpKind.ZORDER if zorder_by else OpKind.COMPACTION
+    prepared = ex.prepared(s, txn, analysis, name, files, RowChanges({}), params, operation=operation, kind=kind)
+    prepared.metrics.update({"numRemovedFiles": len(removes), "numAddedFiles": len(adds)})
+    prepared.changes_data = False
+    prepared.zorder = bool(zorder_by)
+    return prepared
+
+
+def describe(ex: Executor, s: m.Describe) -> "DataFrame":
+    location = ex.location(s.target)
+    name = ex.warehouse.display_name(s.target)
+    if not has_delta_log(location):
+        raise StatementError(f"table {name} does not exist (no Delta table at {location})", "TABLE_OR_VIEW_NOT_FOUND")
+    table = DeltaTable(location, name=name)
+    if s.what is m.DescribeWhat.HISTORY:
+        rows = history_rows(table, s.limit)
+        schema = ("version BIGINT, timestamp TIMESTAMP, operation STRING, operationParameters STRING, "
+                  "readVersion BIGINT, isolationLevel STRING, isBlindAppend BOOLEAN, operationMetrics STRING, engineInfo STRING")
+        return ex.spark.createDataFrame(rows, schema)
+    if s.what is m.DescribeWhat.DETAIL:
+        row = table.detail().as_row()
+        row = {k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()}
+        schema = ("format STRING, id STRING, name STRING, description STRING, location STRING, createdAt BIGINT, "
+                  "lastModified BIGINT, partitionColumns STRING, clusteringColumns STRING, numFiles BIGINT, "
+                  "sizeInBytes BIGINT, properties STRING, minReaderVersion INT, minWriterVersion INT, tableFeatures STRING")
+        return ex.spark.createDataFrame([tuple(row.values())], schema)
+    snapshot = table.snapshot()
+    fields = snapshot.schema_json.get("fields", [])
+    parts = set(snapshot.partition_columns)
+    rows = [(f["name"], json.dumps(f["type"]) if not isinstance(f["type"], str) else f["type"],
+             "partition column" if f["name"] in parts else None) for f in fields]
+    return ex.spark.createDataFrame(rows, "col_name STRING, data_type STRING, comment STRING")
+
+
+def history_rows(table: DeltaTable, limit: Optional[int] = None) -> list[tuple]:
+    import datetime as dt
+
+    out = []
+    for version, info in table.history(limit):
+        out.append((
+            version, dt.datetime.fromtimestamp(info.timestamp / 1000, tz=dt.timezone.utc).replace(tzinfo=None),
+            info.operation, json.dumps(info.operation_parameters, sort_keys=True), info.read_version,
+            info.isolation_level, info.is_blind_append, json.dumps(info.operation_metrics, sort_keys=True), info.engine_info,
+        ))
+    return out
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__

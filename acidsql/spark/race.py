@@ -1,0 +1,125 @@
+"""Racing a scenario on the engine, with the real interleaving (SCENARIOS.md):
+
+1. `setup` statements run and commit one by one, in a fresh warehouse;
+2. `current` does its read and write phases (snapshot read, data files written), not its commit;
+3. each winner runs and commits;
+4. `current` commits: the engine checks it against every winner with the shared rules.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import shutil
+import tempfile
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from acidsql.delta.exceptions import DeltaConcurrentModificationException
+from acidsql.spark.session_api import Session
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from acidsql.analysis.predict import Scenario
+
+
+@dataclass(frozen=True)
+class RaceOutcome:
+    name: str
+    outcome: str  # "committed", the exception name, or "error"
+    exception: Optional[str]
+    reason: str
+    expected: Optional[str]
+    match: bool
+    error_class: Optional[str] = None
+    version: Optional[int] = None  # what `current` committed as
+    rows: Optional[list[list[Any]]] = None  # what `after` returned
+    expected_rows: Optional[list[list[Any]]] = None
+    rows_match: Optional[bool] = None
+    error: Optional[str] = None  # a statement that failed outside the race itself
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _plain(value: Any) -> Any:
+    """Values compared as text, so YAML's 2024-01-01 (a date) equals Spark's date."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (decimal.Decimal,)):
+        return str(value.normalize()) if value == value.to_integral() else str(value)
+    if isinstance(value, _dt.datetime):
+        return value.isoformat(sep=" ")
+    return str(value)
+
+
+def _rows_equal(actual: list[list[Any]], expected: list[list[Any]]) -> bool:
+    a = Counter(tuple(_plain(v) for v in r) for r in actual)
+    e = Counter(tuple(_plain(v) for v in r) for r in expected)
+    return a == e
+
+
+def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optional[str] = None) -> RaceOutcome:
+    """Race one scenario in `warehouse` (a fresh temp folder when None, removed afterwards)."""
+    own = warehouse is None
+    root = tempfile.mkdtemp(prefix="acidsql-race-") if own else warehouse
+    try:
+        return _race(Session(spark, root), scenario)
+    finally:
+        if own:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _race(db: Session, sc: "Scenario") -> RaceOutcome:
+    def failed(step: str, e: Exception) -> RaceOutcome:
+        return RaceOutcome(sc.name, "error", None, f"{step} failed: {e}", sc.expect, False, error=f"{step}: {e}")
+
+    for i, text in enumerate(sc.setup, 1):
+        try:
+            for statement in db.statements(text, file=f"{sc.name}:setup[{i}]"):
+                db.execute(statement)
+        except Exception as e:  # noqa: BLE001 - reported as the scenario's error
+            return failed(f"setup statement {i}", e)
+    try:
+        (current,) = db.statements(sc.current, file=f"{sc.name}:current")
+        prepared = db.prepare(current)
+    except Exception as e:  # noqa: BLE001
+        return failed("current", e)
+    for i, text in enumerate(sc.winners, 1):
+        try:
+            for statement in db.statements(text, file=f"{sc.name}:winner[{i}]"):
+                db.execute(statement)
+        except Exception as e:  # noqa: BLE001
+            return failed(f"winner {i}", e)
+    version = None
+    exception = error_class = None
+    try:
+        result = prepared.commit()
+        version = result.version
+        outcome = "committed"
+        reason = "; ".join(result.notes) if result.notes else "no winning commit conflicts with it"
+    except DeltaConcurrentModificationException as e:
+        outcome = exception = e.exception_name
+        error_class = e.error_class
+        reason = e.reason
+    except Exception as e:  # noqa: BLE001
+        return failed("current's commit", e)
+    match = sc.expect is None or sc.expect == outcome
+    rows = expected_rows = rows_match = None
+    if sc.after:
+        try:
+            df = db.sql(sc.after)
+            rows = [list(r) for r in df.collect()]  # type: ignore[union-attr]
+        except Exception as e:  # noqa: BLE001
+            return failed("after", e)
+        if sc.rows is not None:
+            expected_rows = [list(r) for r in sc.rows]
+            rows_match = _rows_equal(rows, expected_rows)
+            match = match and rows_match
+    return RaceOutcome(sc.name, outcome, exception, reason, sc.expect, match, error_class, version,
+                       [[_plain(v) for v in r] for r in rows] if rows is not None else None, expected_rows, rows_match)

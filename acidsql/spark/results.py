@@ -1,0 +1,53 @@
+"""What running a statement produced, for people (text) and for programs (json)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+
+@dataclass(frozen=True)
+class StatementResult:
+    """One statement's commit (or, for statements that commit nothing, what it did)."""
+
+    statement: str
+    operation: str
+    table: Optional[str] = None
+    version: Optional[int] = None  # the version committed; None when nothing was committed
+    rows_inserted: int = 0
+    rows_updated: int = 0
+    rows_deleted: int = 0
+    rows_copied: int = 0
+    files_added: int = 0
+    files_removed: int = 0
+    deletion_vectors_written: int = 0
+    files_rewritten: int = 0
+    retries: int = 0
+    isolation_level: Optional[str] = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["notes"] = list(self.notes)
+        return d
+
+    def summary(self) -> str:
+        """One line: `events: version 3 MERGE: 2 inserted, 1 updated; +2 files -1 file; 1 DV`."""
+        head = f"{self.table}: " if self.table else ""
+        where = f"version {self.version} " if self.version is not None else ""
+        parts = []
+        for n, word in ((self.rows_inserted, "inserted"), (self.rows_updated, "updated"), (self.rows_deleted, "deleted")):
+            if n:
+                parts.append(f"{n} {word}")
+        files = []
+        if self.files_added:
+            files.append(f"+{self.files_added} file{'s' if self.files_added != 1 else ''}")
+        if self.files_removed:
+            files.append(f"-{self.files_removed} file{'s' if self.files_removed != 1 else ''}")
+        if self.deletion_vectors_written:
+            files.append(f"{self.deletion_vectors_written} deletion vector{'s' if self.deletion_vectors_written != 1 else ''} written")
+        if self.files_rewritten:
+            files.append(f"{self.files_rewritten} file{'s' if self.files_rewritten != 1 else ''} rewritten")
+        if self.retries:
+            files.append(f"{self.retries} retr{'ies' if self.retries != 1 else 'y'}")
+        tail = "; ".join(x for x in (", ".join(parts), ", ".join(files)) if x)
+        return f"{head}{where}{self.operation}" + (f": {tail}" if tail else "")

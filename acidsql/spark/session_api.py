@@ -1,0 +1,75 @@
+"""`acidsql.connect()`: run SQL on Delta tables under acidsql's engine, from Python.
+
+    import acidsql
+
+    db = acidsql.connect(warehouse="warehouse")           # or connect(spark=my_session)
+    db.sql("CREATE TABLE events (id BIGINT, v STRING) USING DELTA")
+    result = db.sql("INSERT INTO events VALUES (1, 'a')")  # StatementResult: version, rows, files
+    df = db.sql("SELECT * FROM events")                    # a Spark DataFrame
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Optional, Union
+
+from acidsql.sql import parse_script
+from acidsql.sql import model as m
+from acidsql.spark.execute import Executor, Prepared, StatementError
+from acidsql.spark.results import StatementResult
+from acidsql.spark.tables import Warehouse
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+class Session:
+    """A SparkSession and a warehouse folder. Each write statement is one transaction on its table."""
+
+    def __init__(self, spark: "SparkSession", warehouse: Union[str, os.PathLike[str]] = "spark-warehouse"):
+        self.spark = spark
+        self.warehouse = Warehouse.at(warehouse)
+        self.executor = Executor(spark, self.warehouse)
+
+    def statements(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> tuple[m.AnyStatement, ...]:
+        """Parse `text`; a statement that does not parse raises StatementError with file:line:col."""
+        script = parse_script(text, file, params=dict(params) if params else None)
+        if script.errors:
+            raise StatementError("\n".join(e.format() for e in script.errors))
+        return script.statements
+
+    def sql(self, text: str, params: Optional[Mapping[str, str]] = None) -> Union[StatementResult, "DataFrame"]:
+        """Run one statement (or several: the result of the last). SELECT and DESCRIBE return a
+        DataFrame; writes return the committed StatementResult."""
+        result: Union[StatementResult, "DataFrame", None] = None
+        for statement in self.statements(text, params):
+            result = self.execute(statement)
+        if result is None:
+            raise StatementError("no statement to run")
+        return result
+
+    def execute(self, statement: m.AnyStatement) -> Union[StatementResult, "DataFrame"]:
+        return self.executor.execute(statement)
+
+    def prepare(self, statement: m.AnyStatement) -> Prepared:
+        """Read and write phases only; `.commit()` validates and commits."""
+        return self.executor.prepare(statement)
+
+    def run_script(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> Iterator[Union[StatementResult, "DataFrame"]]:
+        for statement in self.statements(text, params, file):
+            yield self.execute(statement)
+
+    def table_location(self, name: str) -> str:
+        from acidsql.spark.tables import table_ref_from_text
+
+        return self.warehouse.location(table_ref_from_text(name))
+
+
+def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
+            master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None) -> Session:
+    """A Session on `spark` (the user's own SparkSession) or on a new one (`master`, `conf`)."""
+    if spark is None:
+        from acidsql.spark.session import local_session
+
+        spark = local_session(master=master, conf=conf)
+    return Session(spark, warehouse)

@@ -1,0 +1,329 @@
+"""Writing Spark DataFrames as Delta data files.
+
+Executors write the parquet files (one open file per task at a time, rolled at the target
+size) straight into the table directory under fresh names, and send back one small row per
+file: its path, partition values, size and statistics. The driver turns those rows into
+AddFile actions; nothing is visible until the engine commits them.
+
+A partitioned table's rows are shuffled by the partition columns first, so each partition
+value goes to one task: an INSERT ... VALUES writes one file per partition it touches.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import functools
+import json
+import os
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+from urllib.parse import quote
+
+from acidsql.delta.actions import AddFile
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame
+
+DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024
+STATS_STRING_PREFIX = 32
+
+# Characters Hive (and so Spark and Delta) escape in partition directory names.
+_ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x20)}
+
+
+def escape_path_name(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in text)
+
+
+def partition_value_string(value: Any) -> Optional[str]:
+    """A partition value as Delta serializes it in `partitionValues` (None for null)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("latin-1")
+    return str(value)
+
+
+def partition_dir(partition_cols: Sequence[str], values: Mapping[str, Optional[str]]) -> str:
+    parts = []
+    for c in partition_cols:
+        v = values.get(c)
+        parts.append(f"{escape_path_name(c)}={'__HIVE_DEFAULT_PARTITION__' if v is None else escape_path_name(v)}")
+    return "/".join(parts)
+
+
+def encode_add_path(rel: str) -> str:
+    """AddFile paths are URI-encoded relative paths (PROTOCOL: add.path)."""
+    return quote(rel, safe="/=:@!$&'()*+,;-._~")
+
+
+# ---- statistics --------------------------------------------------------------------------------
+
+def _stats_value(v: Any) -> Any:
+    if isinstance(v, _dt.datetime):
+        if v.tzinfo is not None:
+            v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        return v.strftime("%Y-%m-%dT%H:%M:%S.") + f"{v.microsecond // 1000:03d}Z"
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return float(v)
+    return v
+
+
+class ColumnStats:
+    """Running numRecords / minValues / maxValues / nullCount over the batches of one file."""
+
+    def __init__(self, schema: "pa.Schema"):
+        import pyarrow as pa
+
+        self.schema = schema
+        self.num_records = 0
+        self.nulls: dict[str, int] = {f.name: 0 for f in schema}
+        self.mins: dict[str, Any] = {}
+        self.maxs: dict[str, Any] = {}
+        t = pa.types
+        self.ranged = [
+            f.name for f in schema
+            if t.is_integer(f.type) or t.is_floating(f.type) or t.is_string(f.type) or t.is_large_string(f.type)
+            or t.is_date(f.type) or t.is_timestamp(f.type) or t.is_decimal(f.type)
+        ]
+
+    def update(self, table: "pa.Table") -> None:
+        import pyarrow.compute as pc
+
+        self.num_records += table.num_rows
+        for f in self.schema:
+            self.nulls[f.name] += table.column(f.name).null_count
+        for name in self.ranged:
+            col = table.column(name)
+            if col.null_count == len(col):
+                continue
+            mm = pc.min_max(col)
+            lo, hi = mm["min"].as_py(), mm["max"].as_py()
+            if isinstance(lo, float) and (lo != lo or hi != hi):
+                continue  # NaN: no usable bounds
+            if name not in self.mins or lo < self.mins[name]:
+                self.mins[name] = lo
+            if name not in self.maxs or hi > self.maxs[name]:
+                self.maxs[name] = hi
+
+    def to_json(self) -> str:
+        mins, maxs = {}, {}
+        for name in self.mins:
+            lo, hi = self.mins[name], self.maxs[name]
+            if isinstance(lo, str) and (len(lo) > STATS_STRING_PREFIX or len(hi) > STATS_STRING_PREFIX):
+                # Only the prefix of a long min is kept (still a lower bound); a long max has no
+                # short upper bound that is exact, so it is left out.
+                mins[name] = lo[:STATS_STRING_PREFIX]
+                if len(hi) <= STATS_STRING_PREFIX:
+                    maxs[name] = hi
+                continue
+            mins[name] = _stats_value(lo)
+            maxs[name] = _stats_value(hi)
+        return json.dumps({
+            "numRecords": self.num_records,
+            "minValues": mins,
+            "maxValues": maxs,
+            "nullCount": self.nulls,
+            "tightBounds": True,
+        }, separators=(",", ":"))
+
+
+# ---- the executor side -------------------------------------------------------------------------
+
+FILE_ROW_SCHEMA = "path string, partition_values string, size long, modification_time long, stats string, tag string"
+
+
+@dataclass
+class _OpenFile:
+    rel: str
+    abs_path: str
+    partition_values: dict[str, Optional[str]]
+    writer: Any
+    stats: ColumnStats
+    tag: str
+
+
+class FileRoller:
+    """Writes rows to parquet files below a table root, one open file at a time, rolled
+    when a file reaches the target size. Runs on executors (and on the driver for tests)."""
+
+    def __init__(self, table_root: str, data_schema: "pa.Schema", partition_cols: Sequence[str],
+                 target_size: int, task_id: int = 0):
+        self.table_root = table_root
+        self.data_schema = data_schema
+        self.partition_cols = list(partition_cols)
+        self.target_size = target_size
+        self.task_id = task_id
+        self.current: Optional[_OpenFile] = None
+        self.done: list[dict[str, Any]] = []
+
+    def _open(self, partition_values: dict[str, Optional[str]], tag: str) -> _OpenFile:
+        import pyarrow.parquet as pq
+
+        name = f"part-{self.task_id:05d}-{uuid.uuid4()}.c000.snappy.parquet"
+        directory = partition_dir(self.partition_cols, partition_values) if self.partition_cols else ""
+        rel = f"{directory}/{name}" if directory else name
+        abs_path = os.path.join(self.table_root, *rel.split("/"))
+        os.makedirs(os.path.dirname(abs_path), exist_ok=True)
+        writer = pq.ParquetWriter(abs_path, self.data_schema, compression="snappy")
+        return _OpenFile(rel, abs_path, dict(partition_values), writer, ColumnStats(self.data_schema), tag)
+
+    def close(self) -> None:
+        f = self.current
+        if f is None:
+            return
+        f.writer.close()
+        st = os.stat(f.abs_path)
+        self.done.append({
+            "path": encode_add_path(f.rel),
+            "partition_values": json.dumps(f.partition_values, sort_keys=True),
+            "size": st.st_size,
+            "modification_time": st.st_mtime_ns // 1_000_000,
+            "stats": f.stats.to_json(),
+            "tag": f.tag,
+        })
+        self.current = None
+
+    def write(self, table: "pa.Table", partition_values: dict[str, Optional[str]], tag: str = "") -> None:
+        """Append `table` (data columns only, in data_schema order) to the file of its partition."""
+        cur = self.current
+        if cur is not None and (cur.partition_values != partition_values or cur.tag != tag):
+            self.close()
+        if self.current is None:
+            self.current = self._open(partition_values, tag)
+        f = self.current
+        f.writer.write_table(table)
+        f.stats.update(table)
+        if os.path.getsize(f.abs_path) >= self.target_size:
+            self.close()
+
+    def roll(self) -> None:
+        """End the current file: the next rows start a new one."""
+        self.close()
+
+
+def conform(table: "pa.Table", schema: "pa.Schema") -> "pa.Table":
+    """`table` with exactly `schema`'s columns and types (missing columns become null)."""
+    import pyarrow as pa
+
+    cols = []
+    for f in schema:
+        if f.name in table.column_names:
+            col = table.column(f.name)
+            cols.append(col if col.type == f.type else col.cast(f.type))
+        else:
+            cols.append(pa.nulls(table.num_rows, f.type))
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def _write_task(batches: Iterator["pa.RecordBatch"], *, table_root: str, data_schema_bytes: bytes,
+                partition_cols: tuple[str, ...], target_size: int) -> Iterator["pa.RecordBatch"]:
+    import pyarrow as pa
+    from pyspark import TaskContext
+
+    data_schema = pa.ipc.read_schema(pa.py_buffer(data_schema_bytes))
+    ctx = TaskContext.get()
+    roller = FileRoller(table_root, data_schema, partition_cols, target_size, ctx.partitionId() if ctx else 0)
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        table = pa.Table.from_batches([batch])
+        if not partition_cols:
+            roller.write(conform(table, data_schema), {})
+            continue
+        keys = list(zip(*[table.column(c).to_pylist() for c in partition_cols]))
+        start = 0
+        for i in range(1, len(keys) + 1):
+            if i == len(keys) or keys[i] != keys[start]:
+                values = {c: partition_value_string(v) for c, v in zip(partition_cols, keys[start])}
+                roller.write(conform(table.slice(start, i - start), data_schema), values)
+                start = i
+    roller.close()
+    if roller.done:
+        yield pa.RecordBatch.from_pylist(roller.done, schema=_file_row_arrow_schema())
+
+
+def _file_row_arrow_schema() -> "pa.Schema":
+    import pyarrow as pa
+
+    return pa.schema([("path", pa.string()), ("partition_values", pa.string()), ("size", pa.int64()),
+                      ("modification_time", pa.int64()), ("stats", pa.string()), ("tag", pa.string())])
+
+
+def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequence[str]) -> "pa.Schema":
+    """The schema of the parquet files: the table's columns without the partition columns."""
+    from acidsql.delta.snapshot import arrow_schema_from_spark
+
+    full = arrow_schema_from_spark(dict(spark_schema_json))
+    import pyarrow as pa
+
+    return pa.schema([f for f in full if f.name not in partition_cols])
+
+
+def add_files_from_rows(rows: Sequence[Any], *, data_change: bool = True,
+                        tags: Optional[Mapping[str, str]] = None) -> list[AddFile]:
+    out = []
+    for r in rows:
+        d = r if isinstance(r, dict) else r.asDict()
+        pv = json.loads(d["partition_values"])
+        out.append(AddFile(
+            path=d["path"], partition_values=tuple(sorted(pv.items())), size=int(d["size"]),
+            modification_time=int(d["modification_time"]), data_change=data_change, stats=d["stats"],
+            tags=tuple(sorted(tags.items())) if tags else None,
+        ))
+    return out
+
+
+def write_dataframe(df: "DataFrame", *, table_root: str, schema_json: Mapping[str, Any],
+                    partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
+                    data_change: bool = True, single_file: bool = False) -> list[AddFile]:
+    """Write `df` (the table's logical columns, any order, extra columns ignored) as data files
+    of the table at `table_root`; return their AddFiles (not committed)."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from pyspark.sql.types import StructType
+
+    partition_cols = tuple(partition_cols)
+    # Store assignment: every value takes the column's type (an INT literal into a BIGINT column).
+    fields = StructType.fromJson(dict(schema_json)).fields
+    df = df.select(*[
+        (F.col(f"`{f.name}`") if df.schema[f.name].dataType == f.dataType
+         else F.col(f"`{f.name}`").cast(f.dataType)).alias(f.name)
+        for f in fields
+    ])
+    if partition_cols:
+        df = df.repartition(*[F.col(f"`{c}`") for c in partition_cols]).sortWithinPartitions(
+            *[F.col(f"`{c}`") for c in partition_cols])
+    elif single_file:
+        df = df.coalesce(1)
+    data_schema = data_arrow_schema(schema_json, partition_cols)
+    task = functools.partial(
+        _write_task, table_root=table_root, data_schema_bytes=data_schema.serialize().to_pybytes(),
+        partition_cols=partition_cols, target_size=target_size,
+    )
+    rows = df.mapInArrow(task, FILE_ROW_SCHEMA).collect()
+    rows = sorted(rows, key=lambda r: r["path"])
+    return add_files_from_rows(rows, data_change=data_change)
+
+
+def estimated_small(df: "DataFrame", limit: int = DEFAULT_TARGET_FILE_SIZE) -> bool:
+    """Whether Spark's size estimate of `df` fits one file (unknown counts as small)."""
+    try:
+        size = int(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString())
+        return size <= limit
+    except Exception:
+        return True

@@ -1,0 +1,173 @@
+"""Every statement kind end to end on real table directories, with deletion vectors on and
+off, partitioned and not."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+LAYOUTS = [
+    pytest.param(False, False, id="cow-unpartitioned"),
+    pytest.param(True, False, id="dv-unpartitioned"),
+    pytest.param(False, True, id="cow-partitioned"),
+    pytest.param(True, True, id="dv-partitioned"),
+]
+
+
+def _create(db, dv: bool, partitioned: bool) -> None:
+    part = "PARTITIONED BY (p)" if partitioned else ""
+    db.sql(f"CREATE TABLE t (id BIGINT, p STRING, v INT) USING DELTA {part} "
+           f"TBLPROPERTIES ('delta.enableDeletionVectors' = {str(dv).lower()})")
+
+
+@pytest.mark.parametrize("dv,partitioned", LAYOUTS)
+def test_dml_sequence(db, table_rows, dv, partitioned):
+    _create(db, dv, partitioned)
+    r = db.sql("INSERT INTO t VALUES (1, 'a', 10), (2, 'a', 20), (3, 'b', 30), (4, 'b', 40)")
+    assert (r.version, r.rows_inserted, r.files_added) == (1, 4, 2 if partitioned else 1)
+
+    r = db.sql("UPDATE t SET v = v + 1 WHERE id = 2")
+    assert r.rows_updated == 1
+    if dv:
+        assert r.deletion_vectors_written == 1 and r.files_rewritten == 0
+    else:
+        assert r.deletion_vectors_written == 0 and r.files_rewritten == 1
+
+    r = db.sql("DELETE FROM t WHERE v >= 40")
+    assert r.rows_deleted == 1
+    r = db.sql("""MERGE INTO t USING (SELECT 1 AS id, 'a' AS p, 100 AS v UNION ALL SELECT 9, 'c', 90) s
+                  ON t.id = s.id
+                  WHEN MATCHED AND s.v > 50 THEN UPDATE SET v = s.v
+                  WHEN NOT MATCHED THEN INSERT *""")
+    assert (r.rows_updated, r.rows_inserted) == (1, 1)
+    expected = [(1, "a", 100), (2, "a", 21), (3, "b", 30), (9, "c", 90)]
+    assert table_rows(db.sql("SELECT id, p, v FROM t")) == expected
+
+    r = db.sql("MERGE INTO t USING (SELECT 3 AS id) s ON t.id = s.id "
+               "WHEN MATCHED THEN DELETE WHEN NOT MATCHED BY SOURCE AND t.v > 95 THEN UPDATE SET v = 0")
+    assert (r.rows_deleted, r.rows_updated) == (1, 1)
+    assert table_rows(db.sql("SELECT id, v FROM t")) == [(1, 0), (2, 21), (9, 90)]
+
+    # Nothing is lost by compaction, and time travel still sees old versions.
+    db.sql("OPTIMIZE t")
+    assert table_rows(db.sql("SELECT id, v FROM t")) == [(1, 0), (2, 21), (9, 90)]
+    assert table_rows(db.sql("SELECT id FROM t VERSION AS OF 1")) == [(1,), (2,), (3,), (4,)]
+    if dv:
+        db.sql("REORG TABLE t APPLY (PURGE)")
+        log = db.executor.warehouse.location_of_name("t")
+        from acidsql.delta.log import DeltaLog
+
+        assert all(a.deletion_vector is None for a in DeltaLog(log).snapshot().files.values())
+        assert table_rows(db.sql("SELECT id, v FROM t")) == [(1, 0), (2, 21), (9, 90)]
+
+
+def test_insert_forms(db, table_rows):
+    db.sql("CREATE TABLE t (id BIGINT, p STRING, v INT) USING DELTA PARTITIONED BY (p)")
+    db.sql("CREATE TABLE src (id BIGINT, p STRING, v INT) USING DELTA")
+    db.sql("INSERT INTO src VALUES (7, 'x', 70)")
+    db.sql("INSERT INTO t (v, id, p) VALUES (10, 1, 'a')")
+    db.sql("INSERT INTO t BY NAME SELECT 'b' AS p, 20 AS v, 2 AS id")
+    db.sql("INSERT INTO t PARTITION (p = 'c') VALUES (3, 30)")
+    db.sql("INSERT INTO t TABLE src")
+    assert table_rows(db.sql("SELECT * FROM t")) == [(1, "a", 10), (2, "b", 20), (3, "c", 30), (7, "x", 70)]
+    r = db.sql("INSERT OVERWRITE t PARTITION (p = 'a') VALUES (11, 111)")
+    assert r.rows_deleted == 1 and r.files_removed == 1
+    r = db.sql("INSERT INTO t REPLACE WHERE p = 'b' VALUES (22, 'b', 222)")
+    assert table_rows(db.sql("SELECT * FROM t")) == [(3, "c", 30), (7, "x", 70), (11, "a", 111), (22, "b", 222)]
+    db.sql("INSERT OVERWRITE t VALUES (0, 'z', 0)")
+    assert table_rows(db.sql("SELECT * FROM t")) == [(0, "z", 0)]
+
+
+def test_replace_where_rejects_rows_outside_the_predicate(db):
+    from acidsql.spark.execute import StatementError
+
+    db.sql("CREATE TABLE t (id BIGINT, p STRING) USING DELTA")
+    with pytest.raises(StatementError, match="DELTA_REPLACE_WHERE_MISMATCH"):
+        db.sql("INSERT INTO t REPLACE WHERE p = 'a' VALUES (1, 'b')")
+
+
+def test_merge_with_several_source_rows_per_target_row_fails_and_commits_nothing(db):
+    from acidsql.delta.log import DeltaLog
+    from acidsql.spark.execute import StatementError
+
+    db.sql("CREATE TABLE t (id BIGINT, v INT) USING DELTA")
+    db.sql("INSERT INTO t VALUES (1, 1)")
+    with pytest.raises(StatementError, match="DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE"):
+        db.sql("MERGE INTO t USING (SELECT 1 AS id, 5 AS v UNION ALL SELECT 1, 6) s ON t.id = s.id "
+               "WHEN MATCHED THEN UPDATE SET v = s.v")
+    assert DeltaLog(db.table_location("t")).latest_version() == 1
+
+
+def test_merge_schema_evolution_adds_columns(db, table_rows):
+    db.sql("CREATE TABLE t (id BIGINT, v INT) USING DELTA")
+    db.sql("INSERT INTO t VALUES (1, 1)")
+    db.sql("MERGE WITH SCHEMA EVOLUTION INTO t USING (SELECT 2 AS id, 2 AS v, 'new' AS extra) s ON t.id = s.id "
+           "WHEN NOT MATCHED THEN INSERT *")
+    assert table_rows(db.sql("SELECT id, v, extra FROM t")) == [(1, 1, None), (2, 2, "new")]
+
+
+def test_zorder_sorts_by_interleaved_bits(db, table_rows):
+    from acidsql.delta.log import DeltaLog
+
+    db.sql("CREATE TABLE t (x INT, y INT) USING DELTA")
+    for i in range(3):
+        db.sql(f"INSERT INTO t VALUES ({i}, {3 - i}), ({i + 4}, {i})")
+    r = db.sql("OPTIMIZE t ZORDER BY (x, y)")
+    assert r.files_removed == 3 and r.files_added == 1
+    snapshot = DeltaLog(db.table_location("t")).snapshot()
+    info = next(v for _, v in reversed(DeltaLog(db.table_location("t")).history(1)))
+    assert json.loads(info.operation_parameters["zOrderBy"]) == ["x", "y"]
+    assert len(snapshot.files) == 1
+    assert len(table_rows(db.sql("SELECT * FROM t"))) == 6
+
+
+def test_optimize_tags_compacted_files_with_their_sources(db):
+    from acidsql.delta.log import DeltaLog
+    from acidsql.delta.transaction import compaction_sources
+
+    db.sql("CREATE TABLE t (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
+    db.sql("INSERT INTO t VALUES (1), (2), (3)")
+    db.sql("INSERT INTO t VALUES (4)")
+    db.sql("DELETE FROM t WHERE id = 2")
+    before = DeltaLog(db.table_location("t")).snapshot()
+    db.sql("OPTIMIZE t")
+    (add,) = DeltaLog(db.table_location("t")).snapshot().files.values()
+    sources = compaction_sources(add)
+    assert sorted(s.path for s in sources) == sorted(before.files)
+    assert sum(s.live_rows for s in sources) == 3 == add.num_records
+
+
+def test_alter_restore_describe_vacuum(db, table_rows):
+    db.sql("CREATE TABLE t (id BIGINT) USING DELTA")
+    db.sql("INSERT INTO t VALUES (1)")
+    db.sql("ALTER TABLE t SET TBLPROPERTIES ('delta.isolationLevel' = 'Serializable')")
+    db.sql("ALTER TABLE t ADD COLUMNS (c STRING)")
+    db.sql("INSERT INTO t VALUES (2, 'x')")
+    assert table_rows(db.sql("SELECT * FROM t")) == [(1, None), (2, "x")]
+    r = db.sql("RESTORE TABLE t TO VERSION AS OF 1")
+    assert r.operation == "RESTORE"
+    assert table_rows(db.sql("SELECT * FROM t")) == [(1,)]
+    history = db.sql("DESCRIBE HISTORY t").collect()
+    assert [h["operation"] for h in history][:2] == ["RESTORE", "WRITE"]
+    detail = db.sql("DESCRIBE DETAIL t").first()
+    assert detail["numFiles"] == 1
+    r = db.sql("VACUUM t DRY RUN")
+    assert r.version is None
+
+
+def test_create_table_as_select_and_path_tables(db, warehouse, table_rows):
+    path = os.path.join(str(warehouse), "elsewhere")
+    db.sql(f"CREATE TABLE delta.`{path}` (id BIGINT) USING DELTA")
+    db.sql(f"INSERT INTO delta.`{path}` VALUES (5), (6)")
+    db.sql(f"CREATE TABLE copy AS SELECT id * 10 AS id FROM delta.`{path}`")
+    assert table_rows(db.sql("SELECT * FROM copy")) == [(50,), (60,)]
+
+
+def test_missing_table_is_a_clear_error(db):
+    from acidsql.spark.execute import StatementError
+
+    with pytest.raises(StatementError, match="does not exist"):
+        db.sql("DELETE FROM nowhere WHERE id = 1")
