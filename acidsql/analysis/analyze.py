@@ -339,7 +339,7 @@ class _Analyzer:
             regions = [Region.from_condition(c, self.info.column_types, resolver) if c is not None else Region() for c in scans] or [Region()]
             rows = Region.union(regions)
             read = ReadSet(True, whole_table=False, partitions=rows.restrict(self.info.partition_columns) if self.info.partition_columns else Region(),
-                           files=rows, rows=rows, condition=None,
+                           files=rows, rows=rows,
                            why="the INSERT's query reads the target table: it has MERGE's concurrency, not a blind append's")
             self.fallbacks.append("the INSERT's query reads the target table (a subquery)")
             write = WriteSet(adds_files=True, removes_files=False, partitions=written, rewrite="none", literal_rows=literal_rows)
@@ -452,9 +452,17 @@ class _Analyzer:
         elif s.action is m.AlterAction.ADD_COLUMNS:
             meta = "adds column(s) " + ", ".join(f"{c.name} {c.type}" for c in s.columns)
         elif s.action is m.AlterAction.DROP_FEATURE:
-            meta = "sets delta.requireCheckpointProtectionBeforeVersion"
-            protocol = ProtocolChange(removed_features=frozenset({s.feature or "?"}))
-            self.notes.append(f"DROP FEATURE removes table feature {s.feature} from the protocol: every concurrent transaction fails")
+            feature = s.feature or "?"
+            if feature.lower() == "deletionvectors" and self.info.layout.deletion_vectors:
+                # Delta drops deletion vectors in steps: unset the property (a metadata commit),
+                # purge, then downgrade the protocol. Writers in flight meet the first commit.
+                meta = "unsets delta.enableDeletionVectors (the first commit of DROP FEATURE deletionVectors)"
+                self.notes.append("DROP FEATURE deletionVectors first disables deletion vectors (a metadata commit), "
+                                  "then purges them and removes the feature from the protocol: every concurrent write fails")
+            else:
+                meta = "sets delta.requireCheckpointProtectionBeforeVersion"
+                protocol = ProtocolChange(removed_features=frozenset({feature}))
+                self.notes.append(f"DROP FEATURE removes table feature {feature} from the protocol: every concurrent transaction fails")
         elif s.action is m.AlterAction.CLUSTER_BY:
             meta = "changes the clustering columns to " + (", ".join(s.cluster_by) or "NONE")
             domains = frozenset({"delta.clustering"})

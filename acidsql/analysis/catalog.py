@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -62,7 +63,7 @@ class TableInfo:
 
     @staticmethod
     def unknown(name: str) -> "TableInfo":
-        return TableInfo(name=name, known=False, assumptions=UNKNOWN_TABLE_ASSUMPTIONS, source="assumed")
+        return _unknown(name)
 
     # --- derived ---------------------------------------------------------------------------------
     @property
@@ -80,14 +81,17 @@ class TableInfo:
         v = self.get_property(key)
         return None if v is None else v.strip().strip("'\"").lower() == "true"
 
-    @property
+    # isolation and layout are derived from fields of a frozen object: computed once (every
+    # rule and the analyzer ask, for every statement). cached_property writes the instance
+    # __dict__ directly, which a frozen dataclass allows; fields (eq, hash) are unaffected.
+    @cached_property
     def isolation(self) -> IsolationLevel:
         try:
             return IsolationLevel.from_property(self.get_property("delta.isolationLevel"))
         except ValueError:
             return IsolationLevel.WRITE_SERIALIZABLE
 
-    @property
+    @cached_property
     def layout(self) -> TableLayout:
         dv = self.property_true("delta.enableDeletionVectors")
         return TableLayout(
@@ -132,6 +136,12 @@ class TableInfo:
             "identity_columns": list(self.identity_columns),
             "assumptions": list(self.assumptions),
         }
+
+
+@lru_cache(maxsize=1024)
+def _unknown(name: str) -> TableInfo:
+    """The description of a table nobody described (immutable, so shared)."""
+    return TableInfo(name=name, known=False, assumptions=UNKNOWN_TABLE_ASSUMPTIONS, source="assumed")
 
 
 TableLoader = Callable[[str], Optional[TableInfo]]

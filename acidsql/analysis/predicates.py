@@ -448,11 +448,27 @@ class Region:
         not a column of the table being described (another table's: widened to TRUE)."""
         if condition is None:
             return Region()
-        builder = _Builder({k.lower(): type_category(v) for k, v in (types or {}).items()}, resolve or default_resolve)
+        return Region.from_clauses(Region.conjunct_clauses(split_conjuncts(condition), types, resolve))
+
+    @staticmethod
+    def from_clauses(clauses: Sequence["Clause"]) -> "Region":
+        """The region of already-built conjunct clauses (see `conjunct_clauses`)."""
+        return Region(tuple(c for c in clauses if not (c.is_true and c.exact and not c.columns)) if clauses else ())
+
+    @staticmethod
+    def conjunct_clauses(
+        conjuncts: Sequence[exp.Expression],
+        types: Optional[Mapping[str, str]] = None,
+        resolve: Optional[Callable[[exp.Column], Optional[str]]] = None,
+    ) -> list["Clause"]:
+        """One clause per conjunct (as `split_conjuncts` gives them): `from_condition` of a
+        condition is `from_clauses` of the clauses of its conjuncts, and of any subset of them
+        the region of those conjuncts alone."""
+        builder = _Builder(_categories(types) if types else {}, resolve or default_resolve)
         clauses = []
-        for conjunct in split_conjuncts(condition):
+        for conjunct in conjuncts:
             t, _, exact, cols = builder.build(conjunct)
-            if not exact:
+            if not exact and not _simplifier_cannot_help(conjunct):
                 # Only when the cheap walk could not express it: let sqlglot's simplifier fold
                 # constants (`a = 1 + 2`, `x OR TRUE`, `NOT NOT ...`) and try again.
                 simpler = _simplified(conjunct)
@@ -463,7 +479,7 @@ class Region:
             if t is None:
                 t, exact = ((),), False
             clauses.append(Clause(t, frozenset(cols), exact, "", conjunct))
-        return Region(tuple(c for c in clauses if not (c.is_true and c.exact and not c.columns)) if clauses else ())
+        return clauses
 
     @staticmethod
     def from_values(values: Mapping[str, Any]) -> "Region":
@@ -608,6 +624,41 @@ def _simplified(e: exp.Expression) -> Optional[exp.Expression]:
     except Exception:  # the simplifier is an optimisation here, never a reason to fail
         return None
     return None if out == e else out
+
+
+_CATEGORIES: dict[tuple, dict[str, str]] = {}
+
+
+def _categories(types: Mapping[str, str]) -> dict[str, str]:
+    """Column -> type category (lower-cased names), memoized: the same few tables' column
+    types come back for every statement."""
+    key = tuple(types.items())
+    out = _CATEGORIES.get(key)
+    if out is None:
+        out = {k.lower(): type_category(v) for k, v in key}
+        if len(_CATEGORIES) >= 1024:
+            _CATEGORIES.clear()
+        _CATEGORIES[key] = out
+    return out
+
+
+_PLAIN_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.In)
+_CONSTANTS = (exp.Literal, exp.Boolean, exp.Null)
+
+
+def _simplifier_cannot_help(e: exp.Expression) -> bool:
+    """True for conjuncts the builder could not express and that sqlglot's simplifier cannot
+    turn into something it can: an EXISTS (it only simplifies inside the subquery; the
+    predicate stays), and comparisons / IN lists with no constant anywhere in them (`s.id =
+    d.id`: without literals, booleans or NULL there is nothing to fold; it at most flips the
+    operands or `NOT =` into `<>`, which the builder reads the same way). The simplifier
+    copies, type-annotates and rewrites the tree: calling it for nothing is most of what
+    analysis costs on join conditions."""
+    while isinstance(e, (exp.Paren, exp.Not)):
+        e = e.this
+    if isinstance(e, exp.Exists):
+        return True
+    return isinstance(e, _PLAIN_COMPARISONS) and e.find(*_CONSTANTS) is None
 
 
 def split_conjuncts(condition: exp.Expression) -> list[exp.Expression]:

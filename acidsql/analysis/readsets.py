@@ -17,12 +17,14 @@ from sqlglot import exp
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.predicates import Region, split_conjuncts, type_category
 from acidsql.sql import model as m
+from acidsql.sql.build import SQL_DIALECT as _SQL_DIALECT
 
 NON_DETERMINISTIC_FUNCTIONS = {
     "rand", "random", "randn", "uuid", "shuffle", "monotonically_increasing_id", "spark_partition_id",
     "input_file_name", "current_timestamp", "now", "current_date", "curdate", "localtimestamp",
     "unix_timestamp", "rand_str", "randstr", "uniform", "try_aes_decrypt",
 }
+_SUBQUERY_NODES = (exp.Subquery, exp.Select, exp.Exists)
 _NON_DETERMINISTIC_NODES = tuple(
     getattr(exp, n) for n in ("Rand", "Randn", "Uuid", "CurrentTimestamp", "CurrentDate", "CurrentDatetime", "UnixSeconds")
     if hasattr(exp, n)
@@ -38,8 +40,20 @@ class ReadSet:
     partitions: Region = field(default_factory=Region)
     files: Region = field(default_factory=Region)
     rows: Region = field(default_factory=Region)
-    condition: Optional[str] = None  # the target-only condition, as SQL
+    condition_text: Optional[str] = field(default=None, compare=False, repr=False)  # see `condition`
     why: str = ""
+    # The condition as a tree: its SQL text is generated only when someone asks for it
+    # (`condition`), as generating is not cheap and linting never needs it.
+    condition_expression: Optional[exp.Expression] = field(default=None, compare=False, repr=False)
+
+    @property
+    def condition(self) -> Optional[str]:
+        """The statement's condition, as SQL (None when it has none)."""
+        text = self.condition_text
+        if text is None and self.condition_expression is not None:
+            text = self.condition_expression.sql(dialect=_SQL_DIALECT)
+            object.__setattr__(self, "condition_text", text)
+        return text
 
     def to_dict(self) -> dict:
         if not self.reads:
@@ -94,6 +108,7 @@ class TargetColumns:
         self.qualifiers = names
         self.unqualified_is_target = unqualified_is_target
         self.struct_access: list[str] = []
+        self._target_only: dict[int, tuple[exp.Expression, bool]] = {}
 
     def __call__(self, col: exp.Column) -> Optional[str]:
         name = col.name.lower() if col.name else None
@@ -113,10 +128,23 @@ class TargetColumns:
         return None
 
     def is_target_only(self, e: exp.Expression) -> bool:
-        cols = list(e.find_all(exp.Column))
-        if not cols or e.find(exp.Subquery, exp.Select, exp.Exists) is not None:
-            return False
-        return all(self(c) is not None for c in cols)
+        """Whether `e` references columns, all of them the target's, and no subquery.
+        Remembered per expression for this resolver (MERGE asks twice for each conjunct)."""
+        seen = self._target_only.get(id(e))
+        if seen is not None and seen[0] is e:
+            return seen[1]
+        cols = []
+        result = None
+        for node in e.walk():  # one walk for both questions
+            if isinstance(node, _SUBQUERY_NODES):
+                result = False
+                break
+            if isinstance(node, exp.Column):
+                cols.append(node)
+        if result is None:
+            result = bool(cols) and all(self(c) is not None for c in cols)
+        self._target_only[id(e)] = (e, result)  # keeps `e` alive, so its id is not reused
+        return result
 
 
 def fallbacks_in(condition: Optional[exp.Expression], resolver: TargetColumns, where: str) -> list[str]:
@@ -124,27 +152,40 @@ def fallbacks_in(condition: Optional[exp.Expression], resolver: TargetColumns, w
     if condition is None:
         return []
     out: list[str] = []
-    complex_cols = sorted({
-        c.sql() for c in condition.find_all(exp.Column)
-        if resolver(c) is not None and type_category(resolver.types.get(resolver(c))) == "complex"
-    })
+    # One walk (breadth-first, the order of find_all) collects what the checks below need.
+    columns: list[exp.Column] = []
+    funcs: list[exp.Func] = []
+    subqueries: list[exp.Select] = []
+    element_access = False
+    for node in condition.walk():
+        if isinstance(node, exp.Column):
+            columns.append(node)
+        if isinstance(node, exp.Func):
+            funcs.append(node)
+        if isinstance(node, exp.Select):
+            subqueries.append(node)
+        if isinstance(node, (exp.Bracket, exp.Dot)):
+            element_access = True
     resolver.struct_access.clear()
-    for c in condition.find_all(exp.Column):
-        resolver(c)
+    complex_set = set()
+    for c in columns:
+        name = resolver(c)
+        if name is not None and type_category(resolver.types.get(name)) == "complex":
+            complex_set.add(c.sql())
+    complex_cols = sorted(complex_set)
     complex_cols += sorted(set(resolver.struct_access))
-    if condition.find(exp.Bracket, exp.Dot) is not None:
+    if element_access:
         complex_cols.append("an element of an array or map value")
     if complex_cols:
         out.append(f"the {where} uses a complex-type value ({', '.join(dict.fromkeys(complex_cols))}: struct, array or map)")
     nd = set()
-    for node in condition.find_all(exp.Func):
+    for node in funcs:
         if isinstance(node, _NON_DETERMINISTIC_NODES):
-            nd.add(node.sql(dialect="databricks"))
+            nd.add(node.sql(dialect=_SQL_DIALECT))
         elif isinstance(node, exp.Anonymous) and str(node.this).lower() in NON_DETERMINISTIC_FUNCTIONS:
-            nd.add(node.sql(dialect="databricks"))
+            nd.add(node.sql(dialect=_SQL_DIALECT))
     if nd:
         out.append(f"the {where} uses a non-deterministic expression ({', '.join(sorted(nd))})")
-    subqueries = [s for s in condition.find_all(exp.Select)]
     if subqueries:
         correlated = any(_is_correlated(s, resolver) for s in subqueries)
         if correlated:
@@ -263,9 +304,13 @@ def read_set_for_condition(condition: Optional[exp.Expression], info: TableInfo,
     """The read set of a statement whose target-side condition is `condition`."""
     if condition is None:
         return ReadSet(True, whole_table=whole_if_none, why=why or "no condition: it reads the whole table")
-    rows = Region.from_condition(condition, info.column_types, resolver)
-    target_only = and_all([c for c in split_conjuncts(condition) if resolver.is_target_only(c)])
-    files = Region.from_condition(target_only, info.column_types, resolver) if target_only is not None else Region()
+    # Rows: every conjunct; files: the target-only ones. The clauses are built once and shared
+    # (a conjunct's clause does not depend on the other conjuncts).
+    conjuncts = split_conjuncts(condition)
+    clauses = Region.conjunct_clauses(conjuncts, info.column_types, resolver)
+    rows = Region.from_clauses(clauses)
+    target_only = [clause for clause, c in zip(clauses, conjuncts) if resolver.is_target_only(c)]
+    files = Region.from_clauses(target_only) if target_only else Region()
     partitions = rows.restrict(info.partition_columns) if info.partition_columns else Region()
     return ReadSet(
         True,
@@ -273,6 +318,6 @@ def read_set_for_condition(condition: Optional[exp.Expression], info: TableInfo,
         partitions=partitions,
         files=files,
         rows=rows,
-        condition=condition.sql(dialect="databricks"),
+        condition_expression=condition,
         why=why,
     )

@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from acidsql.conflict import IsolationLevel, TableLayout
 from acidsql.delta.actions import Protocol
+from acidsql.delta.errors import UnsupportedProtocolError
 from acidsql.delta.exceptions import InvalidTablePropertyError
 
 # Features a legacy (pre-table-features) protocol implies, by writer version.
@@ -234,6 +235,24 @@ def with_dependencies(features: Iterable[str]) -> set[str]:
 
 def uses_table_features(protocol: Protocol) -> bool:
     return protocol.min_writer_version >= 7 or protocol.min_reader_version >= 3
+
+
+SUPPORTED_WRITER_VERSIONS = range(1, 8)
+
+
+def check_writer_protocol(protocol: Protocol) -> None:
+    """Raise UnsupportedProtocolError unless acidsql may write a table with `protocol`: a
+    writer that does not know a writer feature could break the invariant it protects."""
+    if protocol.min_writer_version not in SUPPORTED_WRITER_VERSIONS:
+        raise UnsupportedProtocolError(
+            f"table needs writer version {protocol.min_writer_version}; acidsql writes versions 1-7. "
+            "It can still read the table.")
+    if protocol.min_writer_version == 7:
+        unknown = sorted(set(protocol.writer_features or ()) - KNOWN_FEATURES)
+        if unknown:
+            raise UnsupportedProtocolError(
+                f"table uses writer feature(s) {', '.join(unknown)} that acidsql does not know, so it refuses "
+                "to write to it. It can still read the table.")
 
 
 def protocol_features(protocol: Protocol) -> set[str]:

@@ -5,11 +5,75 @@ stores and HDFS."""
 from __future__ import annotations
 
 import os
+import signal
+import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Optional
 
 from acidsql.delta.errors import CommitFileExists
+
+
+# ---- fault injection (crash tests) ---------------------------------------------------------------
+# `FAULTS(point, rel)` is called at named points of every write when set; None (the default)
+# costs one comparison. Points: "write.partial" (half of the bytes are in the temp file),
+# "write.before-publish" (temp complete, not yet linked/renamed into place),
+# "write.after-publish" (the final file exists, the temp not yet removed).
+# Set it from the environment with ACIDSQL_FAULT (see `fault_hook_from_spec`).
+FaultHook = Callable[[str, str], None]
+FAULT_POINTS = ("write.partial", "write.before-publish", "write.after-publish")
+FILE_KINDS = ("commit", "checkpoint", "last-checkpoint", "dv", "data")
+
+
+def file_kind(rel: str) -> str:
+    """What a table file is, for fault specs: commit, checkpoint, last-checkpoint, dv or data."""
+    name = rel.rsplit("/", 1)[-1]
+    if rel.startswith("_delta_log/"):
+        if name == "_last_checkpoint":
+            return "last-checkpoint"
+        return "checkpoint" if ".checkpoint." in name else "commit"
+    return "dv" if name.startswith("deletion_vector_") else "data"
+
+
+def fault_hook_from_spec(spec: str, ready_path: Optional[str] = None) -> FaultHook:
+    """A hook for spec `point@kind[#skip][!action]`, e.g. `write.before-publish@commit#1!kill`:
+    at the (skip+1)-th write of a `kind` file reaching `point`, either SIGKILL this process
+    (`kill`, the default) or touch `ready_path` and sleep until killed from outside (`pause`)."""
+    action = "kill"
+    if "!" in spec:
+        spec, action = spec.rsplit("!", 1)
+    skip = 0
+    if "#" in spec:
+        spec, count = spec.rsplit("#", 1)
+        skip = int(count)
+    point, _, kind = spec.partition("@")
+    if point not in FAULT_POINTS or (kind and kind not in FILE_KINDS) or action not in ("kill", "pause"):
+        raise ValueError(f"bad ACIDSQL_FAULT spec {spec!r}: want point@kind[#skip][!kill|pause] with point in "
+                         f"{FAULT_POINTS} and kind in {FILE_KINDS}")
+    hits = [0]
+
+    def hook(at: str, rel: str) -> None:
+        if at != point or (kind and file_kind(rel) != kind):
+            return
+        hits[0] += 1
+        if hits[0] <= skip:
+            return
+        if action == "pause":
+            if ready_path:
+                with open(ready_path, "w") as f:
+                    f.write(f"{at} {rel}\n")
+            while True:
+                time.sleep(60)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    return hook
+
+
+FAULTS: Optional[FaultHook] = (
+    fault_hook_from_spec(os.environ["ACIDSQL_FAULT"], os.environ.get("ACIDSQL_FAULT_READY"))
+    if os.environ.get("ACIDSQL_FAULT") else None
+)
 
 
 class Storage(ABC):
@@ -87,9 +151,18 @@ class LocalStorage(Storage):
         # log listing and by vacuum's hidden-file rule.
         tmp = os.path.join(directory, f".{os.path.basename(final)}.{uuid.uuid4().hex}.tmp")
         with open(tmp, "wb") as f:
-            f.write(data)
+            if FAULTS is not None:
+                half = len(data) // 2
+                f.write(data[:half])
+                f.flush()
+                FAULTS("write.partial", _rel_of(self.root, final))
+                f.write(data[half:])
+            else:
+                f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        if FAULTS is not None:
+            FAULTS("write.before-publish", _rel_of(self.root, final))
         return tmp
 
     def write_if_absent(self, rel: str, data: bytes) -> None:
@@ -97,6 +170,8 @@ class LocalStorage(Storage):
         tmp = self._write_temp(final, data)
         try:
             os.link(tmp, final)
+            if FAULTS is not None:
+                FAULTS("write.after-publish", rel)
         except FileExistsError:
             raise CommitFileExists(rel, _version_of(rel)) from None
         finally:
@@ -110,6 +185,8 @@ class LocalStorage(Storage):
         except BaseException:
             os.unlink(tmp)
             raise
+        if FAULTS is not None:
+            FAULTS("write.after-publish", rel)
 
     def exists(self, rel: str) -> bool:
         return os.path.exists(self._abs(rel))
@@ -139,6 +216,10 @@ class LocalStorage(Storage):
             for name in files:
                 found.append(os.path.relpath(os.path.join(dirpath, name), self.root).replace(os.sep, "/"))
         yield from sorted(found)
+
+
+def _rel_of(root: str, path: str) -> str:
+    return os.path.relpath(path, root).replace(os.sep, "/")
 
 
 def _version_of(rel: str) -> int | None:

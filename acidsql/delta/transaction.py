@@ -38,7 +38,7 @@ from acidsql.delta.actions import (
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import CommitFileExists
 from acidsql.delta.exceptions import MaxCommitRetriesExceeded, TransactionStateError, from_conflict
-from acidsql.delta.features import protocol_features, table_layout
+from acidsql.delta.features import check_writer_protocol, protocol_features, table_layout
 from acidsql.delta.footprints import (
     DataFileSet, PartitionPredicate, PartitionReadFilter, RowCondition, RowConditionFilter, RowPositionSet, all_rows,
     as_bitmap64,
@@ -239,6 +239,9 @@ class OptimisticTransaction:
         self.storage = self.log.storage
         if snapshot is None and self.log.latest_version() >= 0:
             snapshot = self.log.snapshot()
+        if snapshot is not None:
+            # Refuse before any data file is written, not only at commit.
+            check_writer_protocol(snapshot.protocol)
         self.snapshot: Optional[Snapshot] = snapshot
         self.read_version: int = snapshot.version if snapshot is not None else -1
         self.max_retries = max_retries
@@ -517,6 +520,8 @@ class OptimisticTransaction:
         self._check_open()
         if self.read_version < 0 and (self._metadata is None or self._protocol is None):
             raise TransactionStateError(f"{self.table_name} has no table yet: the first commit needs metadata and protocol")
+        if self._protocol is not None:
+            check_writer_protocol(self._protocol)
         current = self.footprint(operation, kind, statement, changes_data, zorder)
         isolation = effective_isolation(current)
         blind = current.is_blind_append
@@ -612,7 +617,9 @@ class OptimisticTransaction:
         sources = sorted(self._removes.keys() & winner.removes.keys())
         if not sources:
             return
-        mapping = _RowMapping.of(self._adds.values(), self._removes, self)
+        # An earlier winner's rebase may have moved our removes to newer deletion vectors; the
+        # files as this compaction read them are in _read_files.
+        mapping = _RowMapping.of(self._adds.values(), self._removes, self, as_read=self._read_files.get)
         extra: dict[str, BitMap64] = {}
         for path in sources:
             mine = self._removes[path]
@@ -635,13 +642,27 @@ class OptimisticTransaction:
             merged = self.read_deletion_vector(add.deletion_vector) | rows
             self._adds[out_path] = replace(add, deletion_vector=self.write_deletion_vector(merged))
 
+    def _files_read_by(self, winner: _WinningCommit) -> Callable[[str], Optional[AddFile]]:
+        """The files as the winning commit read them (at its readVersion), loaded on demand."""
+        cache: list[Optional[Mapping[str, AddFile]]] = []
+
+        def lookup(path: str) -> Optional[AddFile]:
+            if not cache:
+                read_version = winner.commit_info.read_version if winner.commit_info is not None else None
+                cache.append(self.log.snapshot(read_version).files if read_version is not None else None)
+            files = cache[0]
+            return files.get(path) if files is not None else None
+
+        return lookup
+
     def _remap_onto_compaction(self, winner: _WinningCommit, state: _TableState, winner_fp: Footprint) -> None:
         """The winner compacted files this txn changed: re-apply our deletions on its output."""
         touched = sorted(self._removes.keys() & winner.removes.keys())
         read_only = sorted((self._read_rows.keys() & winner.removes.keys()) - set(touched))
         if not touched and not read_only:
             return
-        mapping = _RowMapping.of(winner.adds.values(), winner.removes, self)
+        mapping = _RowMapping.of(winner.adds.values(), winner.removes, self,
+                                 as_read=self._files_read_by(winner))
         extra: dict[str, BitMap64] = {}
         for path in touched:
             mine = self._removes[path]
@@ -673,10 +694,16 @@ class _RowMapping:
     def __init__(self) -> None:
         # source path -> list of (first live-row rank, count, output path, output first row)
         self.runs: dict[str, list[tuple[int, int, str, int]]] = {}
+        self.read_dv: dict[str, Optional[str]] = {}  # deletion vector the compaction read, by unique id
         self.live: dict[str, BitMap64] = {}
 
     @classmethod
-    def of(cls, outputs: Iterable[AddFile], removes: Mapping[str, RemoveFile], txn: OptimisticTransaction) -> "_RowMapping":
+    def of(cls, outputs: Iterable[AddFile], removes: Mapping[str, RemoveFile], txn: OptimisticTransaction,
+           as_read: Callable[[str], Optional[AddFile]] = lambda path: None) -> "_RowMapping":
+        """The mapping recorded on `outputs`. A source's live rows are ranked against the deletion
+        vector the compaction read (the tag names it): its remove in `removes` normally carries
+        it, but a rebase may have moved that remove to a newer vector, so `as_read(path)` gives
+        the file as read. A source whose read vector cannot be found is not covered."""
         mapping = cls()
         cursor: dict[str, int] = {}
         for add in outputs:
@@ -687,15 +714,23 @@ class _RowMapping:
             for src in sources:
                 start = cursor.get(src.path, 0)
                 mapping.runs.setdefault(src.path, []).append((start, src.live_rows, add.path, offset))
+                mapping.read_dv[src.path] = src.dv_unique_id
                 cursor[src.path] = start + src.live_rows
                 offset += src.live_rows
         for path in mapping.runs:
-            remove = removes.get(path)
-            if remove is None:
+            wanted = mapping.read_dv[path]
+            seen = None
+            for candidate in (removes.get(path), as_read(path)):
+                dv = candidate.deletion_vector if candidate is not None else None
+                if candidate is not None and (dv.unique_id if dv is not None else None) == wanted:
+                    seen = candidate
+                    break
+            if seen is None:
                 continue
-            deleted = txn.read_deletion_vector(remove.deletion_vector)
-            total = txn._num_records(path, remove)
-            mapping.live[path] = all_rows(total) - deleted
+            live = all_rows(txn._num_records(path, seen)) - txn.read_deletion_vector(seen.deletion_vector)
+            if len(live) != cursor[path]:
+                continue  # the runs do not account for exactly the rows read: do not guess
+            mapping.live[path] = live
         return mapping
 
     def covers(self, path: str) -> bool:

@@ -76,6 +76,15 @@ def lint_text(
 ) -> LintReport:
     """Lint one script. `catalog` (an `acidsql.analysis.Catalog`) defaults to the tables of
     `config`; it is copied, so the script's CREATE / ALTER statements do not leak out."""
+    from acidsql.sql.parser import fewer_gc_runs
+
+    # Parsing and analysis allocate many long-lived trees: collect cycles in larger batches
+    # (see acidsql.sql.parser) for the whole run, not only while parsing.
+    with fewer_gc_runs():
+        return _lint_text(text, file, config, params, catalog)
+
+
+def _lint_text(text, file, config, params, catalog) -> LintReport:
     from acidsql.sql import parse_script
 
     config = config or LintConfig()

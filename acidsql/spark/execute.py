@@ -288,6 +288,11 @@ class Executor:
             rows = self._insert_rows(s, snapshot, views)
             inserted = rows.localCheckpoint(eager=True)
             count = inserted.count()
+            if count and identity_columns(snapshot.schema_json):
+                # Identity values come from the high-water mark in the schema, so the insert
+                # also commits new metadata: concurrent inserts fail (MetadataChangedException).
+                inserted, schema_json = assign_identity_values(inserted, snapshot.schema_json, count)
+                txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(schema_json)))
             removed: list[RemoveFile] = []
             deletes = RowChanges({})
             ts = now_ms()
@@ -346,7 +351,13 @@ class Executor:
                                      "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA")
             mapping = {f: F.col(f"`{by_source[f.lower()]}`") for f in fields if f.lower() in by_source}
         else:
-            targets = [lower.get(c.lower()) for c in s.columns] if s.columns else [f for f in fields if f not in static]
+            generated = set(identity_columns(snapshot.schema_json, always_only=True))
+            given = [lower.get(c.lower()) for c in s.columns]
+            if generated & set(filter(None, given)):
+                raise StatementError(
+                    f"cannot insert explicit values into identity column(s) {', '.join(sorted(generated & set(given)))} "
+                    f"of {s.target}: they are GENERATED ALWAYS", "DELTA_IDENTITY_COLUMNS_EXPLICIT_INSERT_NOT_SUPPORTED")
+            targets = given if s.columns else [f for f in fields if f not in static and f not in generated]
             if None in targets:
                 missing = [c for c in s.columns if c.lower() not in lower]
                 raise StatementError(f"column(s) {', '.join(missing)} are not columns of {s.target}",
@@ -620,3 +631,41 @@ def _struct(schema_json: Mapping[str, Any]):
 def _live(add: AddFile) -> int:
     n = add.num_records or 0
     return n - (add.deletion_vector.cardinality if add.deletion_vector else 0)
+
+
+def identity_columns(schema_json: Mapping[str, Any], always_only: bool = False) -> list[str]:
+    """Names of the identity columns (GENERATED ... AS IDENTITY) of a Delta schema."""
+    out = []
+    for f in schema_json.get("fields", ()):
+        meta = f.get("metadata") or {}
+        if "delta.identity.start" in meta:
+            if always_only and meta.get("delta.identity.allowExplicitInsert", False):
+                continue
+            out.append(f["name"])
+    return out
+
+
+def assign_identity_values(rows: "DataFrame", schema_json: Mapping[str, Any], count: int) -> tuple["DataFrame", dict]:
+    """Number the new rows of each identity column after its high-water mark; returns the rows and
+    the schema with the advanced high-water marks. The numbering runs in one task: identity
+    tables are for modest insert volumes, as on Databricks where they serialize writers anyway."""
+    import copy
+
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    schema = copy.deepcopy(dict(schema_json))
+    columns = rows.columns
+    order = Window.orderBy(F.monotonically_increasing_id())
+    for f in schema["fields"]:
+        meta = f.get("metadata") or {}
+        if "delta.identity.start" not in meta:
+            continue
+        start, step = int(meta["delta.identity.start"]), int(meta.get("delta.identity.step", 1))
+        high = meta.get("delta.identity.highWaterMark")
+        first = int(high) + step if high is not None else start
+        position = F.row_number().over(order) - F.lit(1)
+        rows = rows.withColumn(f["name"], (F.lit(first) + position * F.lit(step)).cast("bigint"))
+        meta["delta.identity.highWaterMark"] = first + (count - 1) * step
+        f["metadata"] = meta
+    return rows.select(*columns), schema

@@ -101,13 +101,14 @@ class _Lines:
 # the whole parse). While any thread parses, the first threshold is raised; cycles are still
 # collected, just in larger batches.
 _GC_THRESHOLD0 = 20_000
+# (`fewer_gc_runs` nests: the linter holds it around parsing and analysis.)
 _gc_lock = threading.Lock()
 _gc_users = 0
 _gc_saved: Optional[tuple[int, ...]] = None
 
 
 @contextmanager
-def _fewer_gc_runs():
+def fewer_gc_runs():
     global _gc_users, _gc_saved
     with _gc_lock:
         if _gc_users == 0:
@@ -131,7 +132,7 @@ def parse_script(text: str, file: str = "<string>", params: Optional[Mapping[str
     """Parse a whole script. Never raises for bad SQL: each statement that does not parse
     becomes a `ParseError` (file, line, col in the script) and the rest still parses. With
     `params`, parameter markers (:name, ${name}, {{ name }}) are bound as SQL string literals."""
-    with _fewer_gc_runs():
+    with fewer_gc_runs():
         return _parse_script(text, file, params)
 
 

@@ -125,7 +125,13 @@ def test_metadata_and_protocol_changes(catalog):
     assert already.protocol_change is None  # the table has the feature already
     iso = run("ALTER TABLE events SET TBLPROPERTIES ('delta.isolationLevel' = 'Serializable')", catalog)
     assert iso.metadata_change and iso.protocol_change is None
+    # DVs on: DROP FEATURE's first commit unsets the property, so writers in flight see a metadata change.
     drop = run(NAMED["drop-feature"], catalog)
+    assert drop.protocol_change is None and "enableDeletionVectors" in drop.metadata_change
+    # DVs already off: the only commit writers can meet is the protocol downgrade.
+    dv_off = catalog.copy()
+    dv_off.apply(parse_statement("ALTER TABLE items SET TBLPROPERTIES ('delta.enableDeletionVectors' = false)"))
+    drop = run(NAMED["drop-feature"], dv_off)
     assert drop.protocol_change.removed_features == frozenset({"deletionVectors"})
     uni = run(NAMED["reorg-upgrade-uniform"], catalog)
     assert uni.metadata_change and uni.protocol_change.added_features

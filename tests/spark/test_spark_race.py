@@ -10,15 +10,6 @@ pytestmark = pytest.mark.spark
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "semantics.yaml"
 
-# Races where the engine and the scenario file disagree today, and why (see the report).
-KNOWN = {
-    "drop-feature-deletion-vectors-vs-update": (
-        "DeltaTable.drop_feature first commits UNSET delta.enableDeletionVectors (a metadata "
-        "change), so the in-flight UPDATE fails with MetadataChangedException at that commit"),
-    "identity-column-inserts-conflict": "identity columns (high-water mark updates) are not executed",
-}
-
-
 def _scenarios():
     from acidsql.analysis.predict import load_scenarios
 
@@ -47,8 +38,6 @@ def test_there_are_at_least_forty_races():
 def test_race_matches_expect_and_prediction(name, outcomes, predictions):
     outcome = outcomes[name]
     assert outcome.error is None, outcome.error
-    if name in KNOWN:
-        pytest.xfail(KNOWN[name])
     assert outcome.match, f"{name}: engine {outcome.outcome}, expected {outcome.expected}: {outcome.reason}"
     predicted = predictions[name]
     if predicted.certainty == "possible":

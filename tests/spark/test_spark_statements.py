@@ -171,3 +171,19 @@ def test_missing_table_is_a_clear_error(db):
 
     with pytest.raises(StatementError, match="does not exist"):
         db.sql("DELETE FROM nowhere WHERE id = 1")
+
+
+def test_identity_columns_number_rows_after_the_high_water_mark(db, table_rows):
+    from acidsql.spark.execute import StatementError
+
+    db.sql("CREATE TABLE ids (id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING) USING DELTA")
+    db.sql("INSERT INTO ids (v) VALUES ('a'), ('b')")
+    r = db.sql("INSERT INTO ids (v) VALUES ('c')")
+    assert table_rows(db.sql("SELECT id, v FROM ids")) == [(1, "a"), (2, "b"), (3, "c")]
+    from acidsql.delta import DeltaLog
+
+    schema = DeltaLog(db.executor.warehouse.location_of_name("ids")).snapshot().metadata.schema
+    assert schema["fields"][0]["metadata"]["delta.identity.highWaterMark"] == 3
+    assert r.rows_inserted == 1
+    with pytest.raises(StatementError, match="GENERATED ALWAYS"):
+        db.sql("INSERT INTO ids (id, v) VALUES (10, 'x')")

@@ -1,0 +1,202 @@
+"""The bank workload the torture and crash harnesses run against one Delta table.
+
+Rows are keyed by `key`: accounts (`acct:<n>`, money moves between them, the total never
+changes), uniquely-tagged inserts (`ins:<worker>:<n>`, present exactly once iff committed and
+not deleted since) and upsert counters (`ups:<n>`, a MERGE bumps the counter or inserts the
+row, so a lost update shows as a counter that is too low or a key that appears twice).
+
+Every operation is a `BankOp` (a frozen value, JSON-able so worker processes can report it),
+run against the engine's public API as one transaction, and replayed on `BankModel`, the
+in-memory serial model the table must agree with after every commit."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from acidsql.delta import DeltaTable, PreparedCommit, datafiles
+
+LAYOUTS = ("partitioned", "unpartitioned-dv", "clustered")
+ISOLATION_LEVELS = ("Serializable", "WriteSerializable")
+BUCKETS = 4
+INITIAL_BALANCE = 1000
+SCHEMA = pa.schema([
+    pa.field("key", pa.string(), nullable=False),
+    pa.field("bucket", pa.int32()),
+    pa.field("balance", pa.int64()),
+    pa.field("counter", pa.int64()),
+])
+OP_KINDS = ("transfer", "insert", "delete", "upsert", "optimize")
+# How each operation appears in the conflict matrix of SEMANTICS.md.
+MATRIX_KIND = {"transfer": "DML", "delete": "DML", "upsert": "DML", "insert": "INSERT", "optimize": "OPTIMIZE"}
+
+
+@dataclass(frozen=True)
+class BankOp:
+    """One transaction of the workload. `keys`/`buckets`: for transfer (from, to); for insert the
+    new rows; for delete and upsert the one row."""
+
+    kind: str
+    keys: tuple[str, ...] = ()
+    buckets: tuple[int, ...] = ()
+    amount: int = 0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "BankOp":
+        return cls(obj["kind"], tuple(obj["keys"]), tuple(obj["buckets"]), obj["amount"])
+
+
+def account_key(n: int) -> str:
+    return f"acct:{n}"
+
+
+def create_bank(root: str, layout: str, isolation: str, accounts: int, *,
+                checkpoint_interval: Optional[int] = None) -> DeltaTable:
+    """Version 0 creates the table in `layout`; version 1 opens `accounts` accounts."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")
+    properties = {"delta.isolationLevel": isolation}
+    if layout in ("unpartitioned-dv", "clustered"):
+        properties["delta.enableDeletionVectors"] = "true"
+    if checkpoint_interval is not None:
+        properties["delta.checkpointInterval"] = str(checkpoint_interval)
+    table = DeltaTable.create(
+        root, SCHEMA, partition_columns=["bucket"] if layout == "partitioned" else (),
+        clustering_columns=["bucket"] if layout == "clustered" else (), properties=properties)
+    table.append(pa.table({
+        "key": [account_key(n) for n in range(accounts)],
+        "bucket": [n % BUCKETS for n in range(accounts)],
+        "balance": [INITIAL_BALANCE] * accounts,
+        "counter": [0] * accounts,
+    }, schema=SCHEMA))
+    return table
+
+
+# ---- running an operation on the engine ------------------------------------------------------------
+
+def _keys_are(keys: tuple[str, ...]):
+    wanted = pa.array(list(keys), type=pa.string())
+    return lambda rows: pc.is_in(rows.column("key"), value_set=wanted)
+
+
+def _buckets_predicate(table: DeltaTable, buckets: tuple[int, ...]):
+    """The partition predicate a DML on these buckets records (None on unpartitioned tables:
+    there the rows themselves are the read set)."""
+    if not table.snapshot().partition_columns:
+        return None
+    wanted = {str(b) for b in buckets}
+    return lambda values: values.get("bucket") in wanted
+
+
+def prepare(table: DeltaTable, op: BankOp) -> Optional[PreparedCommit]:
+    """Read the snapshot and write the new files for `op`; the result commits with `.commit()`."""
+    where = f"key IN ({', '.join(op.keys)})"
+    if op.kind == "transfer":
+        source, target = op.keys
+        deltas = {source: -op.amount, target: op.amount}
+
+        def new_balance(matched: pa.Table) -> pa.Array:
+            change = pa.array([deltas[k] for k in matched.column("key").to_pylist()], type=pa.int64())
+            return pc.add(matched.column("balance"), change)
+
+        return table.start_update(_keys_are(op.keys), {"balance": new_balance},
+                                  _buckets_predicate(table, op.buckets), where)
+    if op.kind == "insert":
+        return table.start_append(_rows(op.keys, op.buckets, counter=0))
+    if op.kind == "delete":
+        return table.start_delete(_keys_are(op.keys), _buckets_predicate(table, op.buckets), where)
+    if op.kind == "upsert":
+        # MERGE INTO t USING (key) ON t.key = key WHEN MATCHED UPDATE counter = counter + 1
+        # WHEN NOT MATCHED INSERT: one transaction that reads the target and writes either way.
+        prepared = table.start_update(_keys_are(op.keys), {"counter": lambda m: pc.add(m.column("counter"), 1)},
+                                      _buckets_predicate(table, op.buckets), where)
+        if not prepared.metrics.get("numUpdatedRows"):
+            partitioned = bool(prepared.txn.snapshot.partition_columns)
+            values = {"bucket": str(op.buckets[0])} if partitioned else {}
+            prepared.txn.add(datafiles.write_data_file(table.log.storage, _rows(op.keys, op.buckets, counter=1), values))
+        prepared.operation = "MERGE"
+        prepared.parameters = {"predicate": json.dumps([f"t.key = {op.keys[0]}"])}
+        return prepared
+    if op.kind == "optimize":
+        return table.start_optimize()
+    raise ValueError(f"unknown operation {op.kind!r}")
+
+
+def _rows(keys: tuple[str, ...], buckets: tuple[int, ...], counter: int) -> pa.Table:
+    return pa.table({"key": list(keys), "bucket": list(buckets), "balance": [0] * len(keys),
+                     "counter": [counter] * len(keys)}, schema=SCHEMA)
+
+
+# ---- the serial model ----------------------------------------------------------------------------------
+
+Row = tuple[int, int, int]  # bucket, balance, counter
+
+
+class BankModel:
+    """The table as a serial execution of committed operations produces it."""
+
+    def __init__(self, accounts: int):
+        self.rows: dict[str, Row] = {account_key(n): (n % BUCKETS, INITIAL_BALANCE, 0) for n in range(accounts)}
+
+    def apply(self, op: BankOp) -> None:
+        if op.kind == "transfer":
+            for key, change in zip(op.keys, (-op.amount, op.amount)):
+                bucket, balance, counter = self.rows[key]
+                self.rows[key] = (bucket, balance + change, counter)
+        elif op.kind == "insert":
+            for key, bucket in zip(op.keys, op.buckets):
+                self.rows[key] = (bucket, 0, 0)
+        elif op.kind == "delete":
+            self.rows.pop(op.keys[0], None)
+        elif op.kind == "upsert":
+            key = op.keys[0]
+            if key in self.rows:
+                bucket, balance, counter = self.rows[key]
+                self.rows[key] = (bucket, balance, counter + 1)
+            else:
+                self.rows[key] = (op.buckets[0], 0, 1)
+
+    def digest(self) -> str:
+        return digest_rows(self.rows)
+
+
+@dataclass(frozen=True)
+class BankState:
+    """What a table version holds: rows by key, and the keys that appear more than once."""
+
+    rows: dict[str, Row]
+    duplicates: tuple[str, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(balance for key, (_b, balance, _c) in self.rows.items() if key.startswith("acct:"))
+
+    def digest(self) -> str:
+        return digest_rows(self.rows)
+
+
+def state_of(data: pa.Table) -> BankState:
+    rows: dict[str, Row] = {}
+    duplicates = []
+    cols = [data.column(c).to_pylist() for c in ("key", "bucket", "balance", "counter")]
+    for key, bucket, balance, counter in zip(*cols):
+        if key in rows:
+            duplicates.append(key)
+        rows[key] = (int(bucket), int(balance), int(counter))
+    return BankState(rows, tuple(sorted(duplicates)))
+
+
+def read_state(table: DeltaTable, version: Optional[int] = None) -> BankState:
+    return state_of(table.to_arrow(version))
+
+
+def digest_rows(rows: dict[str, Row]) -> str:
+    text = "\n".join(f"{k}|{b}|{bal}|{c}" for k, (b, bal, c) in sorted(rows.items()))
+    return hashlib.sha1(text.encode()).hexdigest()[:16]

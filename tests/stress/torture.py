@@ -1,0 +1,407 @@
+"""Concurrency torture: N worker processes run M random transactions each against one table
+while a reader process snapshots it throughout; then every guarantee is checked.
+
+    python -m tests.stress.torture --procs 4 --txns 50 --layout partitioned --isolation Serializable
+
+Workers run the bank workload (tests/stress/bank.py): transfers (UPDATE of two accounts in one
+commit), uniquely-tagged inserts, deletes of a worker's own inserts, MERGE-like upserts of
+shared counters, and OPTIMIZE. A transaction that fails with a concurrent-modification
+exception is run again from a fresh snapshot, at most --attempts times.
+
+Checks (a failed check is a violation; the exit status is 1 if there is any):
+- commits: every log version after the set-up was committed by exactly one worker transaction
+  that reported success, and each reported commit is in the log;
+- replay: the committed operations replayed in log order on the serial model give exactly the
+  final table (so each committed effect is present once, no failed one's, and the history is
+  serializable in log order); lost updates = rows where they differ (must be 0);
+- invariant: the account total is unchanged; no key appears twice;
+- reader: every snapshot the reader saw equals the model at that version (no partial commit);
+- log: a cold reader (no cache) loads every version; deltalake reads the same final rows;
+- conflicts: each observed (loser, winner, exception) is allowed by the matrix in SEMANTICS.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from acidsql.delta import DeltaConcurrentModificationException, DeltaTable, MaxCommitRetriesExceeded
+from acidsql.delta.log import DeltaLog
+
+from .bank import (
+    BankModel, BankOp, ISOLATION_LEVELS, LAYOUTS, MATRIX_KIND, BUCKETS, INITIAL_BALANCE, account_key, create_bank,
+    prepare, read_state,
+)
+
+SETUP_VERSIONS = 2  # version 0 creates the table, version 1 opens the accounts
+UPSERT_KEYS = 6  # few shared upsert keys: MERGEs race on them
+# The engine's words when it fails a transaction rather than guess where compacted rows went.
+UNMAPPABLE_REBASE = "record where"
+OP_WEIGHTS = {"transfer": 35, "insert": 20, "delete": 10, "upsert": 25, "optimize": 10}
+
+
+@dataclass(frozen=True)
+class TortureConfig:
+    procs: int = 4
+    txns: int = 50
+    layout: str = "partitioned"
+    isolation: str = "WriteSerializable"
+    accounts: int = 8
+    attempts: int = 8
+    seed: int = 0
+    reader: bool = True
+    deltalake_check: bool = True
+
+
+# ---- worker and reader processes ------------------------------------------------------------------
+
+def _next_op(rng: random.Random, worker: int, n: int, accounts: int, deletable: list[BankOp]) -> BankOp:
+    kind = rng.choices(list(OP_WEIGHTS), weights=list(OP_WEIGHTS.values()))[0]
+    if kind == "delete" and not deletable:
+        kind = "insert"
+    if kind == "transfer":
+        a, b = rng.sample(range(accounts), 2)
+        return BankOp("transfer", (account_key(a), account_key(b)), (a % BUCKETS, b % BUCKETS), rng.randint(1, 50))
+    if kind == "insert":
+        count = rng.randint(1, 3)
+        return BankOp("insert", tuple(f"ins:{worker}:{n}:{i}" for i in range(count)),
+                      tuple(rng.randrange(BUCKETS) for _ in range(count)))
+    if kind == "delete":
+        victim = deletable.pop(rng.randrange(len(deletable)))
+        return BankOp("delete", victim.keys[:1], victim.buckets[:1])
+    if kind == "upsert":
+        k = rng.randrange(UPSERT_KEYS)
+        return BankOp("upsert", (f"ups:{k}",), (k % BUCKETS,))
+    return BankOp("optimize")
+
+
+def worker_main(root: str, worker: int, config: TortureConfig, out_path: str, go: str) -> None:
+    """Run config.txns transactions; write a JSON report of every attempt to out_path."""
+    rng = random.Random(config.seed * 1000 + worker)
+    table = DeltaTable(root)
+    committed, failed, conflicts, errors = [], [], [], []
+    deletable: list[BankOp] = []  # this worker's committed inserts, deletable later
+    while not os.path.exists(go):  # start together: contention is the point
+        time.sleep(0.01)
+    for n in range(config.txns):
+        op = _next_op(rng, worker, n, config.accounts, deletable)
+        for attempt in range(1, config.attempts + 1):
+            prepared = None
+            try:
+                prepared = prepare(table, op)
+                result = prepared.commit()
+            except DeltaConcurrentModificationException as e:
+                conflicts.append({"op": op.kind, "exception": type(e).__name__, "winner": e.winner_operation,
+                                  "winner_version": e.winner_version, "reason": e.reason,
+                                  "read_version": prepared.txn.read_version, "op_json": op.to_json()})
+                continue
+            except MaxCommitRetriesExceeded as e:
+                conflicts.append({"op": op.kind, "exception": type(e).__name__, "winner": None,
+                                  "winner_version": None, "reason": str(e)})
+                continue
+            except Exception:
+                errors.append({"op": op.to_json(), "traceback": traceback.format_exc()})
+                failed.append({"op": op.to_json(), "attempts": attempt})
+                break
+            committed.append({"version": result.version, "op": op.to_json(), "worker": worker, "attempts": attempt,
+                              "commit_retries": result.retries, "rebases": len(result.rebases)})
+            if op.kind == "insert":
+                deletable.append(op)
+            break
+        else:
+            failed.append({"op": op.to_json(), "attempts": config.attempts})
+    Path(out_path).write_text(json.dumps({"committed": committed, "failed": failed, "conflicts": conflicts,
+                                          "errors": errors}))
+
+
+def reader_main(root: str, out_path: str, stop: str) -> None:
+    """Snapshot the table over and over until `stop` exists; record what each snapshot held."""
+    table = DeltaTable(root)
+    seen, errors = [], []
+    last_version = -1
+    while not os.path.exists(stop):
+        try:
+            snap = table.snapshot()
+            state = read_state(table, snap.version)
+        except Exception:
+            errors.append(traceback.format_exc())
+            time.sleep(0.05)
+            continue
+        if snap.version < last_version:
+            errors.append(f"the latest version went backwards: {last_version} then {snap.version}")
+        last_version = snap.version
+        seen.append({"version": snap.version, "digest": state.digest(), "total": state.total,
+                     "duplicates": list(state.duplicates)})
+    Path(out_path).write_text(json.dumps({"seen": seen, "errors": errors}))
+
+
+# ---- the run and its checks --------------------------------------------------------------------------
+
+@dataclass
+class TortureReport:
+    config: TortureConfig
+    attempted: int = 0
+    committed: int = 0
+    gave_up: int = 0
+    conflicts: Counter = field(default_factory=Counter)
+    conflict_retries: int = 0
+    commit_retries: int = 0  # lost the race for a version without conflicting, rebased inside commit
+    rebases: int = 0
+    lost_updates: int = 0
+    unmappable_rebases: int = 0  # conflicts the matrix does not predict, raised because a rebase was impossible
+    elapsed_s: float = 0.0
+    reader_snapshots: int = 0
+    by_op: Counter = field(default_factory=Counter)
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def throughput(self) -> float:
+        return self.committed / self.elapsed_s if self.elapsed_s else 0.0
+
+    def summary(self) -> str:
+        c = self.config
+        conflicts = ", ".join(f"{k} {v}" for k, v in sorted(self.conflicts.items())) or "none"
+        lines = [
+            f"torture {c.layout} {c.isolation}: {c.procs} procs x {c.txns} txns (seed {c.seed})",
+            f"  attempted {self.attempted}, committed {self.committed}, gave up {self.gave_up}",
+            f"  conflicts by exception: {conflicts}",
+            f"  conflict retries {self.conflict_retries}, commit retries (version races) {self.commit_retries}, "
+            f"rebases {self.rebases}",
+            f"  lost updates {self.lost_updates}, reader snapshots {self.reader_snapshots}",
+            f"  conflicts beyond the matrix (fail-safe, rebase not mappable): {self.unmappable_rebases}",
+            f"  {self.elapsed_s:.1f} s, {self.throughput:.1f} commits/s",
+            f"  violations: {len(self.violations)}",
+        ]
+        lines += [f"    - {v}" for v in self.violations[:20]]
+        return "\n".join(lines)
+
+
+def run(config: TortureConfig, workdir: Optional[str] = None) -> TortureReport:
+    """One torture run in a fresh table under `workdir` (a temporary directory by default)."""
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="acidsql-torture-") as tmp:
+            return run(config, tmp)
+    root = os.path.join(workdir, "bank")
+    create_bank(root, config.layout, config.isolation, config.accounts)
+    ctx = multiprocessing.get_context("spawn")
+    go, stop = os.path.join(workdir, "go"), os.path.join(workdir, "stop")
+    outs = [os.path.join(workdir, f"worker{w}.json") for w in range(config.procs)]
+    workers = [ctx.Process(target=worker_main, args=(root, w, config, outs[w], go)) for w in range(config.procs)]
+    reader_out = os.path.join(workdir, "reader.json")
+    reader = ctx.Process(target=reader_main, args=(root, reader_out, stop)) if config.reader else None
+    for p in workers + ([reader] if reader else []):
+        p.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    Path(go).touch()
+    for p in workers:
+        p.join()
+    elapsed = time.monotonic() - started
+    Path(stop).touch()
+    if reader:
+        reader.join()
+    report = TortureReport(config, elapsed_s=elapsed)
+    results = []
+    for w, (p, out) in enumerate(zip(workers, outs)):
+        if p.exitcode != 0 or not os.path.exists(out):
+            report.violations.append(f"worker {w} died (exit code {p.exitcode})")
+            continue
+        results.append(json.loads(Path(out).read_text()))
+    reader_result = json.loads(Path(reader_out).read_text()) if reader and os.path.exists(reader_out) else None
+    check(root, config, results, reader_result, report)
+    return report
+
+
+def check(root: str, config: TortureConfig, results: list[dict], reader: Optional[dict], report: TortureReport) -> None:
+    v = report.violations
+    committed = sorted((c for r in results for c in r["committed"]), key=lambda c: c["version"])
+    failed = [f for r in results for f in r["failed"]]
+    conflicts = [c for r in results for c in r["conflicts"]]
+    for r in results:
+        for e in r["errors"]:
+            v.append(f"unexpected error in {e['op']['kind']}: {e['traceback'].strip().splitlines()[-1]}")
+    report.attempted = config.procs * config.txns
+    report.committed = len(committed)
+    report.gave_up = len(failed)
+    report.conflicts = Counter(c["exception"] for c in conflicts)
+    report.conflict_retries = sum(c["attempts"] - 1 for c in committed) + sum(f["attempts"] - 1 for f in failed)
+    report.commit_retries = sum(c["commit_retries"] for c in committed)
+    report.rebases = sum(c["rebases"] for c in committed)
+    report.by_op = Counter(c["op"]["kind"] for c in committed)
+
+    # commits: the log versions are exactly the reported commits
+    table = DeltaTable(root)
+    latest = table.version
+    versions = [c["version"] for c in committed]
+    dupes = [x for x, n in Counter(versions).items() if n > 1]
+    if dupes:
+        v.append(f"versions reported committed by two transactions: {dupes[:5]}")
+    expected = list(range(SETUP_VERSIONS, latest + 1))
+    if sorted(set(versions)) != expected:
+        missing = sorted(set(expected) - set(versions))[:5]
+        extra = sorted(set(versions) - set(expected))[:5]
+        v.append(f"log versions and reported commits differ: in the log but not reported {missing}, "
+                 f"reported but not in the log {extra}")
+
+    # replay in log order; record the model digest at every version
+    model = BankModel(config.accounts)
+    digests = {SETUP_VERSIONS - 1: model.digest()}
+    for c in committed:
+        model.apply(BankOp.from_json(c["op"]))
+        digests[c["version"]] = model.digest()
+    final = read_state(table)
+    if final.duplicates:
+        v.append(f"keys present more than once: {list(final.duplicates)[:5]}")
+    lost = [k for k in set(model.rows) | set(final.rows) if model.rows.get(k) != final.rows.get(k)]
+    report.lost_updates = len(lost)
+    for k in sorted(lost)[:10]:
+        v.append(f"row {k}: the serial replay gives {model.rows.get(k)}, the table holds {final.rows.get(k)}")
+    committed_keys = {k for c in committed if c["op"]["kind"] == "insert" for k in c["op"]["keys"]}
+    for f in failed:
+        if f["op"]["kind"] == "insert":
+            for k in f["op"]["keys"]:
+                if k in final.rows or k in committed_keys:
+                    v.append(f"failed insert {k} is in the table")
+    total = config.accounts * INITIAL_BALANCE
+    if final.total != total:
+        v.append(f"account total is {final.total}, should be {total}")
+
+    # reader: each snapshot equals the model at its version
+    if reader is not None:
+        report.reader_snapshots = len(reader["seen"])
+        for e in reader["errors"][:5]:
+            v.append(f"reader error: {e.strip().splitlines()[-1]}")
+        for s in reader["seen"]:
+            want = digests.get(s["version"])
+            if s["version"] >= SETUP_VERSIONS - 1 and want != s["digest"]:
+                v.append(f"reader saw version {s['version']} holding something no serial prefix holds "
+                         f"(total {s['total']}, duplicates {s['duplicates'][:3]})")
+                break
+
+    # the log: a cold reader replays every version; deltalake reads the same final rows
+    cold = DeltaLog(root)
+    for version in range(latest + 1):
+        try:
+            cold.read_commit(version)
+        except Exception as e:  # a commit acidsql cannot read back is a violation, whatever the error
+            v.append(f"version {version} does not read back: {e}")
+    if read_state(DeltaTable(root)).digest() != final.digest():
+        v.append("a cold load of the latest version differs from the warm one")
+    if config.deltalake_check:
+        theirs = deltalake_state(root)
+        if theirs is not None and theirs != final.rows:
+            diff = sorted(k for k in set(theirs) | set(final.rows) if theirs.get(k) != final.rows.get(k))
+            v.append(f"deltalake reads different rows, e.g. {diff[:3]}")
+
+    # conflicts: each one is allowed by the matrix
+    row_level = config.layout in ("unpartitioned-dv", "clustered")
+    for c in conflicts:
+        why = conflict_disallowed(c["op"], c["winner"], c["exception"], row_level, config.isolation)
+        if why and UNMAPPABLE_REBASE in c["reason"]:
+            # The rules allowed a rebase the engine cannot do exactly: rows moved through two
+            # concurrent compactions and no single row mapping covers them. It fails safe.
+            report.unmappable_rebases += 1
+        elif why:
+            v.append(f"{c['exception']} for {c['op']} against {c['winner']} (v{c['winner_version']}): {why}; "
+                     f"engine said: {c['reason'][:160]}")
+
+
+def deltalake_state(root: str) -> Optional[dict]:
+    """The final rows as the deltalake package (delta-rs) reads them, or None if not installed."""
+    try:
+        import pyarrow as pa
+        from deltalake import DeltaTable as PeerTable, QueryBuilder
+    except ImportError:
+        return None
+    from .bank import state_of
+
+    data = pa.table(QueryBuilder().register("t", PeerTable(root)).execute(
+        "select key, bucket, balance, counter from t").read_all())
+    return state_of(data).rows
+
+
+_WINNER_KIND = {"WRITE": "INSERT", "UPDATE": "DML", "DELETE": "DML", "MERGE": "DML", "OPTIMIZE": "OPTIMIZE"}
+
+
+def conflict_disallowed(loser_op: str, winner_operation: Optional[str], exception: str, row_level: bool,
+                        isolation: str) -> Optional[str]:
+    """Why SEMANTICS.md's matrix says this pair cannot conflict this way, or None if it can.
+    Without ZORDER BY: INSERT never conflicts; DML vs INSERT only under Serializable; DML vs DML
+    always can; OPTIMIZE vs DML/OPTIMIZE only at file level (no row-level concurrency)."""
+    if exception == "MaxCommitRetriesExceeded":
+        return None  # losing the version race too often is not a conflict
+    loser = MATRIX_KIND[loser_op]
+    winner = _WINNER_KIND.get((winner_operation or "").upper())
+    if winner is None:
+        return f"unexpected winning operation {winner_operation!r}"
+    pair = {loser, winner}
+    if "INSERT" in pair:
+        if pair == {"INSERT"} or "OPTIMIZE" in pair:
+            return "INSERT cannot conflict with INSERT or OPTIMIZE"
+        if isolation != "Serializable":
+            return "INSERT and UPDATE/DELETE/MERGE cannot conflict under WriteSerializable"
+        if loser == "INSERT":
+            return "a blind INSERT reads nothing, so it cannot be the one that fails"
+        if exception != "ConcurrentAppendException":
+            return "a concurrent INSERT can only cause ConcurrentAppendException"
+        return None
+    if "OPTIMIZE" in pair and row_level:
+        return "with row-level concurrency OPTIMIZE conflicts only with ZORDER BY"
+    if exception not in ("ConcurrentAppendException", "ConcurrentDeleteReadException",
+                         "ConcurrentDeleteDeleteException"):
+        return f"{exception} is not a data conflict"
+    return None
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--procs", type=int, default=4)
+    parser.add_argument("--txns", type=int, default=50)
+    parser.add_argument("--layout", choices=LAYOUTS + ("all",), default="partitioned")
+    parser.add_argument("--isolation", choices=ISOLATION_LEVELS + ("all",), default="WriteSerializable")
+    parser.add_argument("--accounts", type=int, default=8)
+    parser.add_argument("--attempts", type=int, default=8, help="runs of a transaction before giving up")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-deltalake", action="store_true", help="skip the deltalake read-back")
+    parser.add_argument("--keep", metavar="DIR", help="run in DIR and keep the table")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per run")
+    args = parser.parse_args(argv)
+    layouts = LAYOUTS if args.layout == "all" else (args.layout,)
+    levels = ISOLATION_LEVELS if args.isolation == "all" else (args.isolation,)
+    bad = 0
+    for layout in layouts:
+        for isolation in levels:
+            config = TortureConfig(args.procs, args.txns, layout, isolation, args.accounts, args.attempts, args.seed,
+                                   deltalake_check=not args.no_deltalake)
+            if args.keep:
+                workdir = os.path.join(args.keep, f"{layout}-{isolation}")
+                os.makedirs(workdir, exist_ok=True)
+                report = run(config, workdir)
+            else:
+                report = run(config)
+            if args.json:
+                print(json.dumps({**config.__dict__, "attempted": report.attempted, "committed": report.committed,
+                                  "gave_up": report.gave_up, "conflicts": dict(report.conflicts),
+                                  "conflict_retries": report.conflict_retries, "commit_retries": report.commit_retries,
+                                  "rebases": report.rebases, "lost_updates": report.lost_updates,
+                                  "unmappable_rebases": report.unmappable_rebases,
+                                  "elapsed_s": round(report.elapsed_s, 2), "throughput": round(report.throughput, 2),
+                                  "reader_snapshots": report.reader_snapshots, "violations": report.violations}))
+            else:
+                print(report.summary(), flush=True)
+            bad += bool(report.violations)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
