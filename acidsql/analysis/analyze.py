@@ -453,9 +453,10 @@ class _Analyzer:
             meta = "adds column(s) " + ", ".join(f"{c.name} {c.type}" for c in s.columns)
         elif s.action is m.AlterAction.DROP_FEATURE:
             feature = s.feature or "?"
-            if feature.lower() == "deletionvectors" and self.info.layout.deletion_vectors:
-                # Delta drops deletion vectors in steps: unset the property (a metadata commit),
-                # purge, then downgrade the protocol. Writers in flight meet the first commit.
+            if feature.lower() == "deletionvectors" and self.info.get_property("delta.enableDeletionVectors") is not None:
+                # Delta drops deletion vectors in steps: unset the property if it is set at all
+                # (a metadata commit), purge, then downgrade the protocol. Writers in flight
+                # meet the first commit.
                 meta = "unsets delta.enableDeletionVectors (the first commit of DROP FEATURE deletionVectors)"
                 self.notes.append("DROP FEATURE deletionVectors first disables deletion vectors (a metadata commit), "
                                   "then purges them and removes the feature from the protocol: every concurrent write fails")

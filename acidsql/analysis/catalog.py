@@ -19,7 +19,6 @@ A table nobody described is still analyzed, with the defaults written in `assump
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -153,12 +152,14 @@ def _normalize_key(name: Union[str, m.TableRef, None]) -> str:
     return (name or "").strip().lower()
 
 
-def _short_keys(key: str) -> list[str]:
-    """`main.db.t` also answers to `db.t` and `t` when only the short name was described."""
+@lru_cache(maxsize=4096)
+def _short_keys(key: str) -> tuple[str, ...]:
+    """`main.db.t` also answers to `db.t` and `t` when only the short name was described.
+    (Memoized: every rule looks the same few targets up for every statement.)"""
     if key.startswith("delta.`"):
-        return [key]
+        return (key,)
     parts = key.split(".")
-    return [".".join(parts[i:]) for i in range(len(parts))]
+    return tuple(".".join(parts[i:]) for i in range(len(parts)))
 
 
 class Catalog:
@@ -174,6 +175,8 @@ class Catalog:
     def from_config(cls, path: Union[str, Path], loaders: Sequence[TableLoader] = ()) -> "Catalog":
         """Read table descriptions from pyproject.toml (`[tool.acidsql.tables]`) or acidsql.toml
         (`[tables]`). A missing file gives an empty catalog; a malformed one raises ValueError."""
+        import tomllib  # here, not at the top: most runs read no configuration file
+
         p = Path(path)
         if not p.exists():
             return cls(loaders=loaders)

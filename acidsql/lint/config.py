@@ -19,7 +19,6 @@ properties = { "delta.enableDeletionVectors" = "true" }
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -126,6 +125,8 @@ def config_from_mapping(raw: dict, source: Path) -> LintConfig:
 
 
 def read_config_file(path: Path) -> LintConfig:
+    import tomllib  # here, not at the top: most runs read no configuration file
+
     try:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:
@@ -151,6 +152,8 @@ def find_config(start: Optional[Path] = None) -> LintConfig:
             return read_config_file(candidate)
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
+            import tomllib
+
             try:
                 data = tomllib.loads(candidate.read_text())
             except tomllib.TOMLDecodeError as error:

@@ -27,9 +27,15 @@ class LintContext:
     config: LintConfig
     catalog: Catalog
     params: Mapping[str, str] = field(default_factory=dict)
+    # (statement, its target's description) while the runner checks that statement: the
+    # analyzer looked the target up already, and the catalog changes only between statements.
+    current: Optional[tuple[m.Statement, TableInfo]] = field(default=None, init=False, repr=False, compare=False)
 
     def table(self, statement: m.Statement) -> TableInfo:
         """The target's description (`known` is False when nobody described it)."""
+        current = self.current
+        if current is not None and current[0] is statement:
+            return current[1]
         if statement.target is None:
             return TableInfo.unknown("")
         return self.catalog.lookup(statement.target)

@@ -104,12 +104,15 @@ def _lint_text(text, file, config, params, catalog) -> LintReport:
                 found.append(finding)
     for statement in script.statements:
         analysis = _analyze(statement, catalog)
+        if analysis is not None:
+            context.current = (statement, analysis.table_info)  # what catalog.lookup answers now
         for rule in rules:
             for finding in rule.check(statement, analysis, context):
                 if suppressions.silences(finding.code, statement.span.line, statement.span.end_line):
                     suppressed += 1
                 else:
                     found.append(finding)
+        context.current = None
         catalog.apply(statement)
     return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), len(script.statements), suppressed)
 

@@ -11,7 +11,6 @@ expressions whichever parser read it.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
@@ -65,6 +64,8 @@ def _cache_file(grammar_text: str) -> Optional[str]:
         return None
     if not os.access(folder, os.W_OK):
         return None
+    import hashlib
+
     digest = hashlib.sha256(grammar_text.encode()).hexdigest()[:16]
     return os.path.join(folder, f"delta-lark-{digest}.lalr")
 

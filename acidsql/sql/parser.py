@@ -27,6 +27,7 @@ from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 
 from acidsql.sql.build import UnsupportedStatement, build, parse_one_sql, parse_sql
+from acidsql.sql.fast_grammar import fast_parse
 from acidsql.sql.grammar_parser import FIRST_WORDS, ExpressionError, GrammarStatementBuilder, grammar, prepare
 from acidsql.sql.model import AnyStatement, ParseError, Script, Span
 from acidsql.sql.scanner import scan, trim
@@ -227,13 +228,15 @@ def _parse_one(text: str, masked: str, span: Span, params, open_quote: Optional[
 
 def _parse_with_grammar(text: str, masked: str, first: str, span: Span, params,
                         open_quote: Optional[int] = None) -> AnyStatement:
-    from lark.exceptions import UnexpectedInput
-
     prepared = prepare(text, masked, first, open_quote)
-    try:
-        tree = grammar().parse(prepared.lark_text)
-    except UnexpectedInput as error:
-        raise _from_lark(error, text) from None
+    tree = fast_parse(prepared.lark_text)  # the plain forms, without Lark (same tree)
+    if tree is None:
+        from lark.exceptions import UnexpectedInput
+
+        try:
+            tree = grammar().parse(prepared.lark_text)
+        except UnexpectedInput as error:
+            raise _from_lark(error, text) from None
     try:
         return GrammarStatementBuilder(text, span, params).build(tree)
     except ExpressionError as error:

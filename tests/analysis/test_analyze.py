@@ -128,9 +128,9 @@ def test_metadata_and_protocol_changes(catalog):
     # DVs on: DROP FEATURE's first commit unsets the property, so writers in flight see a metadata change.
     drop = run(NAMED["drop-feature"], catalog)
     assert drop.protocol_change is None and "enableDeletionVectors" in drop.metadata_change
-    # DVs already off: the only commit writers can meet is the protocol downgrade.
+    # The property unset (the feature still listed): the only commit writers can meet is the protocol downgrade.
     dv_off = catalog.copy()
-    dv_off.apply(parse_statement("ALTER TABLE items SET TBLPROPERTIES ('delta.enableDeletionVectors' = false)"))
+    dv_off.apply(parse_statement("ALTER TABLE items UNSET TBLPROPERTIES ('delta.enableDeletionVectors')"))
     drop = run(NAMED["drop-feature"], dv_off)
     assert drop.protocol_change.removed_features == frozenset({"deletionVectors"})
     uni = run(NAMED["reorg-upgrade-uniform"], catalog)

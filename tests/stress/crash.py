@@ -278,16 +278,19 @@ def _hidden(rel: str) -> bool:
 
 
 def run(cycles: int, layout: str = "unpartitioned-dv", seed: int = 0, workdir: Optional[str] = None,
-        vacuum_every: int = 10) -> CrashReport:
-    """`cycles` crash cycles on a fresh table (about 80% of them end in a SIGKILL)."""
+        vacuum_every: int = 10, kills: Optional[int] = None) -> CrashReport:
+    """Up to `cycles` crash cycles on a fresh table (about two thirds end in a SIGKILL); with
+    `kills`, stop as soon as that many children were killed."""
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="acidsql-crash-") as tmp:
-            return run(cycles, layout, seed, tmp, vacuum_every)
+            return run(cycles, layout, seed, tmp, vacuum_every, kills)
     root = os.path.join(workdir, "bank")
     shutil.rmtree(root, ignore_errors=True)
     started = time.monotonic()
     crash_run = CrashRun(root, layout, seed, vacuum_every)
     for _ in range(cycles):
+        if kills is not None and crash_run.report.kills >= kills:
+            break
         crash_run.cycle()
     crash_run.finish()
     crash_run.report.elapsed_s = time.monotonic() - started
@@ -303,13 +306,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parser.parse_args(argv)
     bad = 0
     for layout in (LAYOUTS if args.layout == "all" else (args.layout,)):
-        # About 80% of cycles kill the child; aim for --kills.
-        cycles = max(1, round(args.kills / 0.8))
         workdir = None
         if args.keep:
             workdir = os.path.join(args.keep, layout)
             os.makedirs(workdir, exist_ok=True)
-        report = run(cycles, layout, args.seed, workdir)
+        report = run(4 * args.kills, layout, args.seed, workdir, kills=args.kills)
         print(report.summary(), flush=True)
         bad += bool(report.violations)
     return 1 if bad else 0
