@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -21,6 +22,24 @@ def add_catalog_option(parser: argparse.ArgumentParser) -> None:
         "--catalog", metavar="FILE",
         help="table descriptions (acidsql.toml or pyproject.toml); default: the nearest config",
     )
+    add_warehouse_lookup_option(parser)
+
+
+def add_warehouse_lookup_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--warehouse", metavar="DIR", default=os.environ.get("ACIDSQL_WAREHOUSE"),
+        help="read the layout of tables that exist there (db.t -> DIR/db/t; delta.`/path` too) "
+             "from their _delta_log; default: $ACIDSQL_WAREHOUSE",
+    )
+
+
+def live_loaders(warehouse: Optional[str]) -> tuple:
+    """Catalog loaders for --warehouse: tables that exist are described by their own log."""
+    if not warehouse:
+        return ()
+    from acidsql.cli.live_tables import warehouse_loader
+
+    return (warehouse_loader(warehouse),)
 
 
 def add_format_option(parser: argparse.ArgumentParser, choices=("text", "json")) -> None:
@@ -58,8 +77,9 @@ def read_sql_argument(value: str) -> tuple[str, str]:
     return value, "<sql>"
 
 
-def load_catalog(catalog_path: Optional[str], near: Optional[str] = None):
-    """The catalog: from --catalog, else from the nearest acidsql.toml / pyproject.toml."""
+def load_catalog(catalog_path: Optional[str], near: Optional[str] = None, warehouse: Optional[str] = None):
+    """The catalog: from --catalog, else from the nearest acidsql.toml / pyproject.toml; tables
+    not described there are read from their _delta_log under --warehouse."""
     from acidsql.lint.config import ConfigError, find_config, read_config_file
 
     try:
@@ -67,11 +87,14 @@ def load_catalog(catalog_path: Optional[str], near: Optional[str] = None):
             path = Path(catalog_path)
             if not path.exists():
                 raise UsageError(f"catalog file not found: {catalog_path}")
-            return read_config_file(path).catalog()
-        start = Path(near).parent if near and Path(near).exists() else None
-        return find_config(start).catalog()
+            catalog = read_config_file(path).catalog()
+        else:
+            start = Path(near).parent if near and Path(near).exists() else None
+            catalog = find_config(start).catalog()
     except ConfigError as error:
         raise UsageError(str(error)) from None
+    catalog.loaders = catalog.loaders + live_loaders(warehouse)
+    return catalog
 
 
 def to_plain(value):

@@ -40,6 +40,8 @@ class LintConfig:
     catalog_file: Optional[Path] = None
     source: Optional[Path] = None  # the file these settings came from
     root: Path = field(default_factory=Path.cwd)
+    # Catalog loaders for tables nobody described (e.g. a live `_delta_log` reader).
+    loaders: tuple = ()
 
     def enabled(self, code: str, file: str = "") -> bool:
         code = code.upper()
@@ -69,6 +71,7 @@ class LintConfig:
                 raise ConfigError(str(error)) from None
         else:
             catalog = Catalog()
+        catalog.loaders = catalog.loaders + tuple(self.loaders)
         for table in self.tables:
             catalog.put(table)
         return catalog

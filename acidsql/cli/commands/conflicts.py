@@ -95,7 +95,7 @@ def _jobs(args) -> int:
 
     if len(args.files) < 2:
         raise UsageError("--jobs needs at least two SQL scripts")
-    catalog = load_catalog(args.catalog, args.files[0])
+    catalog = load_catalog(args.catalog, args.files[0], args.warehouse)
     params = parse_params(args.param)
     scripts = [parse_script(Path(f).read_text(), f, params=params or None) for f in args.files]
     errors = [e for s in scripts for e in s.errors]

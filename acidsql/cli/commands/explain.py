@@ -58,7 +58,7 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
 
 def run(args) -> int:
     text, file = read_sql_argument(args.sql)
-    catalog = load_catalog(args.catalog, file)
+    catalog = load_catalog(args.catalog, file, args.warehouse)
     entries, errors = explain_script(text, file, parse_params(args.param), catalog)
     for error in errors:
         sys.stderr.write(error.format() + "\n")

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
-from acidsql.cli.common import add_param_option, parse_params
+from acidsql.cli.common import add_param_option, add_warehouse_lookup_option, live_loaders, parse_params
 from acidsql.cli.errors import UsageError
 
 HELP = "check SQL scripts for writes that will conflict when run concurrently"
@@ -31,6 +32,7 @@ def register(subparsers) -> None:
     p.add_argument("--config", metavar="FILE", help="acidsql.toml or pyproject.toml (default: nearest)")
     p.add_argument("--fix", action="store_true", help="show the rewritten statement under fixable findings")
     add_param_option(p)
+    add_warehouse_lookup_option(p)
 
 
 def _codes(value):
@@ -48,6 +50,7 @@ def run(args) -> int:
             first = Path(args.paths[0])
             config = find_config(first if first.exists() else None)
         config = config.with_overrides(_codes(args.select), _codes(args.ignore))
+        config = dataclasses.replace(config, loaders=config.loaders + live_loaders(args.warehouse))
         report = lint_paths(args.paths, config, params)
     except ConfigError as error:
         raise UsageError(str(error)) from None

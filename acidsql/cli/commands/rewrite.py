@@ -61,7 +61,7 @@ def run(args) -> int:
     text, file = read_sql_argument(args.sql)
     if args.write and file.startswith("<"):
         raise UsageError("--write needs a file, not SQL text")
-    catalog = load_catalog(args.catalog, file)
+    catalog = load_catalog(args.catalog, file, args.warehouse)
     rewritten, results, script = rewrite_script(text, file, params, catalog)
     for error in script.errors:
         sys.stderr.write(error.format() + "\n")
