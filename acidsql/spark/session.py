@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Mapping, Optional
+
+LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 
 def local_session(app_name: str = "acidsql", master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None):
@@ -15,7 +18,7 @@ def local_session(app_name: str = "acidsql", master: Optional[str] = None, conf:
 
     builder = (
         SparkSession.builder.appName(app_name)
-        .master(master or os.environ.get("ACIDSQL_SPARK_MASTER", "local[2]"))
+        .master(master or os.environ.get("ACIDSQL_SPARK_MASTER", "local[*]"))
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.default.parallelism", "4")
@@ -24,7 +27,8 @@ def local_session(app_name: str = "acidsql", master: Optional[str] = None, conf:
         .config("spark.sql.sources.partitionOverwriteMode", "static")
         .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.driver.extraJavaOptions", "-Dderby.system.home=/tmp/acidsql-derby")
+        .config("spark.driver.extraJavaOptions",
+                f"-Dderby.system.home=/tmp/acidsql-derby -Dlog4j2.configurationFile=file:{LOG4J2_CONFIG}")
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
