@@ -366,7 +366,9 @@ class Executor:
                 raise StatementError(
                     f"INSERT into {s.target}: the query has {len(df.columns)} column(s) but {len(targets)} are expected "
                     f"({', '.join(targets)})", "INSERT_COLUMN_ARITY_MISMATCH")
-            mapping = {t: F.col(f"`{src}`") for t, src in zip(targets, df.columns)}
+            # By position: the query's own names may repeat (`SELECT id, CAST(id AS STRING)` names both `id`).
+            df = df.toDF(*[f"_acidsql_c{i}" for i in range(len(df.columns))])
+            mapping = {t: F.col(src) for t, src in zip(targets, df.columns)}
         for c, v in static.items():
             mapping[c] = F.expr(v.sql(dialect="spark"))
         types = {f.name: f.dataType for f in _struct(snapshot.schema_json).fields}

@@ -1,6 +1,7 @@
 """SparkSession construction: the embedded default (local Spark) or a cluster (--master)."""
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Mapping, Optional
@@ -34,4 +35,8 @@ def local_session(app_name: str = "acidsql", master: Optional[str] = None, conf:
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    # pyspark logs every captured query error as JSON on stderr before raising it; acidsql
+    # reports the error itself (file:line:col and the reason), so the log is only noise.
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     return session

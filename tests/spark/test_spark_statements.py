@@ -81,6 +81,12 @@ def test_insert_forms(db, table_rows):
     assert table_rows(db.sql("SELECT * FROM t")) == [(0, "z", 0)]
 
 
+def test_insert_select_maps_columns_by_position_even_when_the_query_repeats_a_name(db, table_rows):
+    db.sql("CREATE TABLE t (id BIGINT, v STRING) USING DELTA")
+    db.sql("INSERT INTO t SELECT id, CAST(id AS STRING) FROM range(3)")  # both query columns are named `id`
+    assert table_rows(db.sql("SELECT * FROM t")) == [(0, "0"), (1, "1"), (2, "2")]
+
+
 def test_replace_where_rejects_rows_outside_the_predicate(db):
     from acidsql.spark.execute import StatementError
 

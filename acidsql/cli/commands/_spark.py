@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any, Optional
 
 
@@ -18,7 +17,6 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
 def session(args):
     """An acidsql Session for the command's options. pyspark is imported only here."""
     from acidsql.cli.errors import UsageError
-    from acidsql.cli.output import is_terminal
     from acidsql.spark.session_api import connect
 
     conf: dict[str, str] = {}
@@ -27,8 +25,8 @@ def session(args):
         if not sep or not key.strip():
             raise UsageError(f"--conf expects KEY=VALUE, got {pair!r}")
         conf[key.strip()] = value
-    # Spark's progress bar only on a terminal, and on stderr (Spark writes it there).
-    conf.setdefault("spark.ui.showConsoleProgress", "true" if is_terminal(sys.stderr) else "false")
+    # acidsql draws its own progress (acidsql.spark.progress): Spark's console bar would interleave.
+    conf.setdefault("spark.ui.showConsoleProgress", "false")
     return connect(warehouse=args.warehouse, master=args.master, conf=conf)
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from acidsql.cli.commands._spark import add_session_options, jsonable, print_rows, rows_of, session
 from acidsql.cli.common import add_format_option, add_param_option, parse_params
 from acidsql.cli.errors import EXIT_CLEAN, EXIT_FINDINGS, UsageError
+from acidsql.cli.output import is_terminal
 
 HELP = "run SQL scripts on Delta tables (PySpark + acidsql's transaction engine)"
 EPILOG = """\
@@ -73,7 +75,8 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
     where = str(statement.span)
     text = args.format == "text"
     try:
-        result = db.execute(statement)
+        with _progress(db, f"{where} {statement.kind.value}"):
+            result = db.execute(statement)
     except DeltaConcurrentModificationException as e:
         if text:
             print(f"{where}: {e.exception_name}: {e.reason}\n  {e.advice}", file=sys.stderr)
@@ -98,3 +101,30 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
         print_rows(columns, rows)
     return {"statement": statement.text, "at": where, "operation": statement.kind.value, "columns": columns,
             "rows": rows}, True
+
+
+@contextmanager
+def _progress(db, label: str):
+    """A transient progress bar on stderr, fed by Spark's status tracker, while a statement
+    runs; only on a terminal (CI logs get the per-statement summary lines only)."""
+    if not is_terminal(sys.stderr):
+        yield
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from acidsql.cli.output import console
+    from acidsql.spark.progress import StageProgress
+
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("tasks"), TimeElapsedColumn(), console=console(sys.stderr), transient=True)
+    task = bar.add_task(label, total=None)
+
+    def show(stages) -> None:
+        if stages is None:
+            bar.update(task, description=label)
+            return
+        bar.update(task, description=f"{label} · stage {stages.stages[-1]}", total=stages.tasks,
+                   completed=stages.completed)
+
+    with bar, StageProgress(db.spark, show):
+        yield
