@@ -11,7 +11,17 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.spark, pytest.mark.slow]
+pytestmark = pytest.mark.spark
+
+
+def _wait_for(log: Path, line: str, timeout: float = 120) -> None:
+    """Daemons start at their own pace: wait for the log line that says this one is ready."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if line in log.read_text(errors="replace"):
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"no {line!r} in {log} after {timeout} s:\n{log.read_text(errors='replace')[-3000:]}")
 
 
 def _free_port() -> int:
@@ -38,13 +48,13 @@ def standalone_cluster(tmp_path):
     procs = [subprocess.Popen([str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                                "--port", str(port), "--webui-port", str(_free_port())],
                               env=env, stdout=logs, stderr=subprocess.STDOUT)]
-    time.sleep(5)
+    _wait_for(tmp_path / "daemons.log", "I have been elected leader")
     procs.append(subprocess.Popen([str(spark_class), "org.apache.spark.deploy.worker.Worker", master, "--cores", "1",
                                    "--memory", "1g", "--webui-port", str(_free_port())],
                                   env=env, stdout=logs, stderr=subprocess.STDOUT))
-    time.sleep(5)
+    _wait_for(tmp_path / "daemons.log", "Successfully registered with master")
     try:
-        yield master, env
+        yield master, env, tmp_path / "daemons.log"
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -56,7 +66,7 @@ def standalone_cluster(tmp_path):
 
 
 def test_run_on_a_standalone_master(standalone_cluster, tmp_path):
-    master, env = standalone_cluster
+    master, env, daemons_log = standalone_cluster
     script = tmp_path / "job.sql"
     script.write_text(
         "CREATE TABLE t (id BIGINT, p STRING) USING DELTA PARTITIONED BY (p);\n"
@@ -72,3 +82,5 @@ def test_run_on_a_standalone_master(standalone_cluster, tmp_path):
     results = json.loads(out.stdout)
     assert results[-1]["rows"] == [[2, "b"]]
     assert results[2]["rows_deleted"] == 1
+    # The data files were written on the worker's executor, not in the driver.
+    assert "Launching executor" in daemons_log.read_text(errors="replace")
