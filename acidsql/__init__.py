@@ -15,6 +15,8 @@ Every result has `to_dict()` giving stable, JSON-serializable output.
 """
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
@@ -40,20 +42,21 @@ def parse(sql: str, file: str = "<sql>", params: Optional[Mapping[str, str]] = N
 
 
 def analyze(
-    sql: Union[str, "Statement"], catalog: Optional["Catalog"] = None, params: Optional[Mapping[str, str]] = None
+    sql: Union[str, "Script", "Statement"], catalog: Optional["Catalog"] = None, params: Optional[Mapping[str, str]] = None
 ) -> tuple["Analysis", ...]:
-    """Analyze every statement of `sql` (or one parsed statement): read and write sets,
+    """Analyze every statement of `sql` (text, a parsed Script, or one parsed statement): read and write sets,
     blind append, row-level concurrency, metadata/protocol changes, error classes. CREATE
     and ALTER statements update a copy of `catalog` as the script goes."""
     from acidsql.analysis import analyze as analyze_statement
     from acidsql.analysis.catalog import Catalog
-    from acidsql.sql.model import Statement
+    from acidsql.sql.model import Script, Statement
 
     catalog = catalog.copy() if catalog is not None else Catalog()
     if isinstance(sql, Statement):
         return (analyze_statement(sql, catalog),)
+    script = sql if isinstance(sql, Script) else parse(sql, params=params)
     out = []
-    for statement in parse(sql, params=params).statements:
+    for statement in script.statements:
         out.append(analyze_statement(statement, catalog))
         catalog.apply(statement)
     return tuple(out)
@@ -108,3 +111,22 @@ def __getattr__(name: str) -> Any:
 
         return connect
     raise AttributeError(f"module 'acidsql' has no attribute {name!r}")
+
+
+class _Facade(types.ModuleType):
+    """`acidsql.lint` and `acidsql.rewrite` are both functions of this facade and subpackages.
+    Importing a subpackage makes Python set it as an attribute of its parent, which would
+    replace the function after its first call (which imports the subpackage). The names stay
+    the functions; the subpackages stay importable by their full names (`from acidsql.lint
+    import lint_text`, `from acidsql.lint import runner`; not `import acidsql.lint.runner as
+    runner`, which looks the name up on this module). Eager imports would also fix it, but
+    cost every `import acidsql` about half a second of sqlglot."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _FUNCTIONS_SHADOWING_PACKAGES and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_FUNCTIONS_SHADOWING_PACKAGES = frozenset({"lint", "rewrite"})
+sys.modules[__name__].__class__ = _Facade

@@ -94,7 +94,9 @@ def unified_diff(original: str, rewritten: str, file: str = "<sql>") -> str:
         return ""
     a = [line if line.endswith("\n") else line + "\n" for line in original.splitlines(keepends=True)]
     b = [line if line.endswith("\n") else line + "\n" for line in rewritten.splitlines(keepends=True)]
-    return "".join(difflib.unified_diff(a, b, fromfile=f"a/{file}", tofile=f"b/{file}"))
+    # git's a/ b/ prefixes (so `git apply -p1` takes the diff) only make sense on relative paths.
+    before, after = (file, file) if file.startswith("/") else (f"a/{file}", f"b/{file}")
+    return "".join(difflib.unified_diff(a, b, fromfile=before, tofile=after))
 
 
 def _parse(text: str) -> exp.Expression:

@@ -1,0 +1,69 @@
+"""The library facade (`import acidsql`) as a user calls it: typed results that serialize to
+JSON. (That none of it imports pyspark is tests/test_layers.py's job, in a fresh process.)"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import acidsql
+
+CREATE = "CREATE TABLE events (id BIGINT, date DATE, v INT) USING DELTA PARTITIONED BY (date);\n"
+
+
+def test_parse_then_analyze_the_script():
+    script = acidsql.parse(CREATE + "DELETE FROM events WHERE date = '2024-01-01';\nUPDATE events SET v = 1;")
+    assert not script.errors and len(script.statements) == 3
+    create, delete, update = acidsql.analyze(script)
+    assert delete.read.partitions != update.read.partitions  # one partition vs the whole table
+    assert update.to_dict()["read"]["partitions"] == "TRUE"
+    json.dumps([a.to_dict() for a in (create, delete, update)])
+
+
+def test_analyze_text_and_bad_sql_stays_an_error_not_an_exception():
+    script = acidsql.parse("DELETE FROM t WHERE;\nINSERT INTO t VALUES (1);")
+    assert len(script.errors) == 1 and script.errors[0].line == 1
+    (insert,) = acidsql.analyze(script)
+    assert insert.blind_append is True
+
+
+def test_lint_returns_findings_with_positions():
+    report = acidsql.lint(CREATE + "MERGE INTO events t USING s ON s.id = t.id WHEN MATCHED THEN DELETE;")
+    codes = [(f.code, f.line) for f in report.findings]
+    assert ("DL001", 2) in codes
+    json.dumps(report.to_dict())
+
+
+def test_rewrite_binds_values_as_literals():
+    from acidsql.analysis.catalog import Catalog
+
+    catalog = Catalog()
+    catalog.apply(acidsql.parse(CREATE).statements[0])
+    result = acidsql.rewrite("MERGE INTO events t USING s ON s.id = t.id AND s.date = t.date WHEN MATCHED THEN DELETE",
+                             {"date": "2024-01-01'; DROP TABLE x --"}, catalog)
+    assert result.refused and not result.changed  # not a date: nothing pasted
+    result = acidsql.rewrite("MERGE INTO events t USING s ON s.id = t.id AND s.date = t.date WHEN MATCHED THEN DELETE",
+                             {"date": "2024-01-01"}, catalog)
+    assert result.changed and "DATE '2024-01-01'" in result.rewritten
+    json.dumps(result.to_dict())
+
+
+def test_predict_jobs_matrix(tmp_path: Path):
+    a, b = tmp_path / "a.sql", tmp_path / "b.sql"
+    a.write_text(CREATE + "DELETE FROM events WHERE date = '2024-01-01';")
+    b.write_text(CREATE + "UPDATE events SET v = 2 WHERE date = '2024-01-01';")
+    matrix = acidsql.predict_jobs([a, b])
+    data = matrix.to_dict()
+    json.dumps(data)
+    assert "ConcurrentDeleteReadException" in json.dumps(data) or "ConcurrentAppendException" in json.dumps(data)
+
+
+
+def test_facade_functions_survive_the_import_of_their_subpackages():
+    # `acidsql.lint` and `acidsql.rewrite` are also subpackages; the first call imports them.
+    for _ in range(2):
+        report = acidsql.lint(CREATE + "UPDATE events SET v = 1;")
+        assert [f.code for f in report.findings] == ["DL001"]
+        assert acidsql.rewrite("UPDATE events SET v = 1").refused
+    from acidsql.lint import lint_text
+
+    assert lint_text("UPDATE t SET v = 1;", "x.sql").files == ("x.sql",)
