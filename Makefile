@@ -19,5 +19,29 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
 
-bench: install
+# The benchmarks also need the `bench` extra (sqlfluff, for the side-by-side in lint_throughput).
+$(VENV)/.bench-installed: $(BIN)/acidsql
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	touch $@
+
+bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks
+
+# Reliability harnesses (docs/reliability.md). Long runs: not part of `make test` or .ci/run.
+TORTURE_ARGS ?= --procs 4 --txns 50 --layout all --isolation all
+CRASH_ARGS ?= --kills 200 --layout unpartitioned-dv
+FUZZ_ARGS ?= --examples 20000 --seed 0
+.PHONY: torture crash fuzz corrupt reliability
+torture: install
+	$(BIN)/python -m tests.stress.torture $(TORTURE_ARGS)
+
+crash: install
+	$(BIN)/python -m tests.stress.crash $(CRASH_ARGS)
+
+fuzz: install
+	$(BIN)/python -m tests.stress.fuzz $(FUZZ_ARGS)
+
+corrupt: install
+	$(BIN)/python -m tests.stress.corrupt
+
+reliability: torture crash fuzz corrupt

@@ -56,7 +56,7 @@ def table_info_from_log(name: str, root: str) -> Optional[TableInfo]:
 
 def warehouse_loader(root: str) -> Callable[[str], Optional[TableInfo]]:
     """A catalog loader: `db.t` → `<root>/db/t`, delta.`/path` → the path."""
-    warehouse = Warehouse.at(root)
+    warehouse = Warehouse.at(root, allow_external_paths=True)  # reads the log's metadata only
 
     def load(key: str) -> Optional[TableInfo]:
         if key.lower().startswith("delta.`") and key.endswith("`"):

@@ -97,6 +97,13 @@ class Metadata:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Metadata":
+        try:
+            schema = json.loads(d["schemaString"])
+        except (TypeError, json.JSONDecodeError) as e:
+            raise ValueError(f"schemaString is not JSON ({e})") from None
+        if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list) or not all(
+                isinstance(f, dict) and isinstance(f.get("name"), str) for f in schema["fields"]):
+            raise ValueError("schemaString is not a struct type with named fields")
         return cls(
             id=d["id"], schema_string=d["schemaString"],
             partition_columns=tuple(d.get("partitionColumns") or ()),
@@ -159,7 +166,7 @@ class AddFile:
         tags = d.get("tags")
         stats = d.get("stats")
         return cls(
-            path=d["path"], partition_values=tuple(sorted((d.get("partitionValues") or {}).items())),
+            path=_path(d), partition_values=tuple(sorted((d.get("partitionValues") or {}).items())),
             size=int(d.get("size") or 0), modification_time=int(d.get("modificationTime") or 0),
             data_change=bool(d.get("dataChange", True)),
             stats=stats if isinstance(stats, str) or stats is None else json.dumps(stats),
@@ -218,7 +225,7 @@ class RemoveFile:
         tags = d.get("tags")
         stats = d.get("stats")
         return cls(
-            path=d["path"], deletion_timestamp=d.get("deletionTimestamp"), data_change=bool(d.get("dataChange", True)),
+            path=_path(d), deletion_timestamp=d.get("deletionTimestamp"), data_change=bool(d.get("dataChange", True)),
             extended_file_metadata=d.get("extendedFileMetadata"),
             partition_values=tuple(sorted(pv.items())) if pv is not None else None,
             size=d.get("size"), stats=stats if isinstance(stats, str) or stats is None else json.dumps(stats),
@@ -315,6 +322,13 @@ _READERS = {
 IGNORABLE_ACTIONS = frozenset({"cdc", "checkpointMetadata", "sidecar"})
 
 
+def _path(d: dict[str, Any]) -> str:
+    path = d["path"]
+    if not isinstance(path, str) or not path:
+        raise ValueError(f"path must be a non-empty string, found {path!r}")
+    return path
+
+
 def action_from_json(obj: dict[str, Any]) -> Optional[Action]:
     """Read one commit line's object. Returns None for actions that do not affect table state
     (cdc, sidecar...); raises ValueError naming an unknown action."""
@@ -326,7 +340,14 @@ def action_from_json(obj: dict[str, Any]) -> Optional[Action]:
         if key in IGNORABLE_ACTIONS:
             return None
         raise ValueError(f"unknown log action {key!r}")
-    return reader(body)
+    if not isinstance(body, dict):
+        raise ValueError(f"malformed {key} action: a JSON object is expected, found {type(body).__name__}")
+    try:
+        return reader(body)
+    except KeyError as e:  # str(KeyError('path')) alone would say just "'path'"
+        raise ValueError(f"{key} action without its required field {e.args[0]!r}") from None
+    except (TypeError, AttributeError, ValueError) as e:
+        raise ValueError(f"malformed {key} action ({e})") from None
 
 
 def action_to_line(action: Action) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from acidsql.delta.actions import Action, Protocol, Txn, action_from_json
@@ -147,10 +148,11 @@ def _to_json_value(v: Any) -> Any:
     return v
 
 
-def read_checkpoint(log: "DeltaLog", version: int) -> list[Action]:
+def read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]] = None) -> list[Action]:
     """The actions (protocol, metaData, txn, add, remove, domainMetadata) of the checkpoint at
-    `version`. Raises CorruptLogError if it is missing, torn or unreadable."""
-    files = log.checkpoint_files(version) or [checkpoint_path(version)]
+    `version` (`files`: its file(s), when the caller has already listed the log). Raises
+    CorruptLogError if it is missing, torn or unreadable."""
+    files = files or log.checkpoint_files(version) or [checkpoint_path(version)]
     tables = [_read_checkpoint_file(log, rel) for rel in files]
     table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
     rel = files[0]
@@ -161,6 +163,11 @@ def read_checkpoint(log: "DeltaLog", version: int) -> list[Action]:
     actions: list[Action] = []
     for kind in kinds:
         column = table.column(kind)
+        if kind in _FILE_ACTIONS:
+            fast = _file_actions(kind, column, where)
+            if fast is not None:
+                actions.extend(fast)
+                continue
         for i, body in enumerate(column.to_pylist()):
             if body is None or not _present(kind, body):
                 continue
@@ -191,7 +198,12 @@ def _read_checkpoint_file(log: "DeltaLog", rel: str) -> pa.Table:
     where = log.storage.local_path(rel) or rel
     try:
         local = log.storage.local_path(rel)
-        return pq.read_table(local if local is not None else io.BytesIO(log.storage.read_bytes(rel)))
+        # ParquetFile, not pq.read_table: read_table goes through pyarrow.dataset, whose first
+        # use imports pandas (most of a cold process's first snapshot load). Only the action
+        # columns are read (not e.g. a V2 checkpoint's checkpointMetadata/sidecar columns).
+        pf = pq.ParquetFile(local if local is not None else io.BytesIO(log.storage.read_bytes(rel)))
+        names = [n for n in pf.schema_arrow.names if n in _REQUIRED]
+        return pf.read(columns=names)
     except FileNotFoundError:
         raise CorruptLogError(f"{where}: checkpoint is missing") from None
     except (pa.ArrowException, OSError) as e:
@@ -205,3 +217,198 @@ _REQUIRED = {"add": "path", "remove": "path", "txn": "appId", "metaData": "id",
 def _present(kind: str, body: dict[str, Any]) -> bool:
     # Some writers emit a non-null struct with all-null fields for absent actions.
     return body.get(_REQUIRED[kind]) is not None
+
+
+# ---- the vectorized reader for add and remove columns ----------------------------------------
+# A checkpoint holds one row per live file (and per recent tombstone): turning each row into a
+# Python dict (to_pylist) and then into an action was most of a snapshot load. The add and remove
+# columns are instead read field by field (one to_pylist per field), and the actions built from
+# those lists. Any layout this reader does not expect (other field types, stats only in
+# stats_parsed) goes to the row-by-row reader above, which is the reference behaviour.
+
+_FILE_ACTIONS = ("add", "remove")
+_INT_FIELDS = {"add": ("size", "modificationTime", "baseRowId", "defaultRowCommitVersion"),
+               "remove": ("deletionTimestamp", "size", "baseRowId", "defaultRowCommitVersion")}
+_BOOL_FIELDS = {"add": ("dataChange",), "remove": ("dataChange", "extendedFileMetadata")}
+_STR_FIELDS = {"add": ("path", "stats", "clusteringProvider"), "remove": ("path", "stats")}
+_MAP_FIELDS = ("partitionValues", "tags")
+
+
+def _is_str(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _str_map(t: pa.DataType) -> bool:
+    return pa.types.is_map(t) and _is_str(t.key_type) and _is_str(t.item_type)
+
+
+def _fast_layout(kind: str, t: pa.DataType) -> bool:
+    """Whether the vectorized reader understands this add/remove struct type."""
+    if not pa.types.is_struct(t):
+        return False
+    for f in t:
+        if f.name in _INT_FIELDS[kind]:
+            ok = pa.types.is_integer(f.type) or pa.types.is_null(f.type)
+        elif f.name in _BOOL_FIELDS[kind]:
+            ok = pa.types.is_boolean(f.type) or pa.types.is_null(f.type)
+        elif f.name in _STR_FIELDS[kind]:
+            ok = _is_str(f.type) or pa.types.is_null(f.type)
+        elif f.name in _MAP_FIELDS:
+            ok = _str_map(f.type) or pa.types.is_null(f.type)
+        elif f.name == "deletionVector":
+            ok = pa.types.is_struct(f.type) or pa.types.is_null(f.type)
+        elif f.name == "stats_parsed" and kind == "add":
+            ok = False  # stats may exist only in struct form: the row reader handles that
+        else:
+            ok = True  # fields the actions do not keep (e.g. a remove's stats_parsed) are ignored
+        if not ok:
+            return False
+    return "path" in t.names
+
+
+def _map_values(arr: pa.Array) -> list[Optional[tuple[tuple[str, Optional[str]], ...]]]:
+    """A map<string,string> column as one sorted items tuple per row (None for a null map);
+    equal maps share one tuple (most files of a partition have the same partition values)."""
+    n = len(arr)
+    if pa.types.is_null(arr.type) or arr.null_count == n:
+        return [None] * n
+    if arr.null_count:
+        # Null maps (the rows of other actions) are set aside, the rest read as one array.
+        valid = arr.is_valid()
+        it = iter(_map_values(arr.filter(valid)))
+        return [next(it) if ok else None for ok in valid.to_pylist()]
+    shared: dict[Any, tuple] = {}
+    offset_array = arr.offsets
+    offsets = offset_array.to_pylist()
+    first, last = offsets[0], offsets[-1]
+    if last - first == n and pc.max(
+            pc.subtract(offset_array.slice(1), offset_array.slice(0, n))).as_py() == 1:
+        # One entry per row (one partition column, the common case): dictionary-encode the keys
+        # and the values, so each distinct (key, value) pair becomes one tuple, shared by its rows.
+        # (No Python scalars go into pyarrow compute here: converting one imports pandas, which
+        # would cost a cold process more than the whole load.)
+        kd = arr.keys.slice(first, n).dictionary_encode()
+        vd = arr.items.slice(first, n).dictionary_encode()
+        kdict, vdict = kd.dictionary.to_pylist(), vd.dictionary.to_pylist()
+        out = []
+        for pair in zip(kd.indices.to_pylist(), vd.indices.to_pylist()):
+            value = shared.get(pair)
+            if value is None:
+                k, v = pair
+                value = shared[pair] = ((kdict[k], vdict[v] if v is not None else None),)
+            out.append(value)
+        return out
+    if last == first:
+        return [()] * n
+    keys, items = arr.keys.to_pylist(), arr.items.to_pylist()
+    out = []
+    start = first
+    for end in offsets[1:]:
+        raw = tuple(zip(keys[start:end], items[start:end]))
+        value = shared.get(raw)
+        if value is None:
+            value = shared[raw] = tuple(sorted(dict(raw).items()))
+        out.append(value)
+        start = end
+    return out
+
+
+def _deletion_vectors(arr: pa.Array, kind: str, first_row: int, paths: list[Optional[str]],
+                      where: str) -> list[Optional[Any]]:
+    """The deletionVector field as descriptors (None where absent); rows without a path are
+    not actions and are skipped. Errors name the row as the row-by-row reader does."""
+    from acidsql.delta.actions import DeletionVectorDescriptor
+
+    n = len(arr)
+    if pa.types.is_null(arr.type) or arr.null_count == n:
+        return [None] * n
+    fields = dict(zip(arr.type.names, arr.flatten()))
+    if "storageType" not in fields:
+        return [None] * n
+    cols = {k: fields[k].to_pylist() if k in fields else [None] * n
+            for k in ("storageType", "pathOrInlineDv", "offset", "sizeInBytes", "cardinality")}
+    out: list[Optional[DeletionVectorDescriptor]] = []
+    for i, st in enumerate(cols["storageType"]):
+        if not st or paths[i] is None:  # an all-null struct means "no deletion vector"
+            out.append(None)
+            continue
+        path, size, card = cols["pathOrInlineDv"][i], cols["sizeInBytes"][i], cols["cardinality"][i]
+        missing = next((k for k, v in (("pathOrInlineDv", path), ("sizeInBytes", size), ("cardinality", card))
+                        if v is None), None)
+        if missing is not None:
+            raise CorruptLogError(f"{where}: row {first_row + i} of column {kind}: {missing!r}")
+        try:
+            out.append(DeletionVectorDescriptor(st, path, int(size), int(card), cols["offset"][i]))
+        except (ValueError, TypeError) as e:
+            raise CorruptLogError(f"{where}: row {first_row + i} of column {kind}: {e}") from None
+    return out
+
+
+def _file_actions(kind: str, column: pa.ChunkedArray, where: str) -> Optional[list[Action]]:
+    """The add (or remove) actions of a checkpoint column, in row order; None when its layout
+    is not one this reader handles (the caller then reads it row by row)."""
+    from acidsql.delta.actions import AddFile, RemoveFile
+
+    if not _fast_layout(kind, column.type):
+        return None
+    out: list[Action] = []
+    base = 0
+    for chunk in column.chunks:
+        n = len(chunk)
+        # flatten() folds the struct's own nulls into each field. Rows of other actions (null
+        # path) are skipped below rather than filtered out here: they are few.
+        fields = dict(zip(chunk.type.names, chunk.flatten()))
+        rows_base, base = base, base + n
+        if fields["path"].null_count == n:
+            continue
+        nones = [None] * n
+
+        def col(name: str, default: Any = None) -> list[Any]:
+            arr = fields.get(name)
+            if arr is None or pa.types.is_null(arr.type):
+                return [default] * n if default is not None else nones
+            values = arr.to_pylist()
+            if default is not None and arr.null_count:
+                values = [default if v is None else v for v in values]
+            return values
+
+        def maps(name: str) -> list[Any]:
+            arr = fields.get(name)
+            return _map_values(arr) if arr is not None else nones
+
+        paths = col("path")
+        dvs = (_deletion_vectors(fields["deletionVector"], kind, rows_base, paths, where)
+               if "deletionVector" in fields else nones)
+        # dataChange: a missing value means true, as in from_json.
+        columns = [paths, maps("partitionValues"), col("size", 0) if kind == "add" else col("size"),
+                   col("dataChange", True), col("stats"), maps("tags"), dvs,
+                   col("baseRowId"), col("defaultRowCommitVersion")]
+        if kind == "add":
+            columns += [col("modificationTime", 0), col("clusteringProvider")]
+            new = object.__new__
+            for path, pv, size, dc, stats, tags, dv, row_id, row_version, mtime, provider in zip(*columns):
+                if path is None:
+                    continue
+                # What AddFile.from_json does with the row's dict, without building that dict.
+                # AddFile is a frozen dataclass without __post_init__: filling __dict__ directly
+                # gives an equal object at half the cost of its __init__ (one
+                # object.__setattr__ per field).
+                add = new(AddFile)
+                add.__dict__.update({
+                    "path": path, "partition_values": pv or (), "size": size, "modification_time": mtime,
+                    "data_change": dc, "stats": stats, "tags": tags or None, "deletion_vector": dv,
+                    "base_row_id": row_id, "default_row_commit_version": row_version,
+                    "clustering_provider": provider,
+                })
+                out.append(add)
+        else:
+            columns += [col("deletionTimestamp"), col("extendedFileMetadata")]
+            for path, pv, size, dc, stats, tags, dv, row_id, row_version, deleted_at, extended in zip(*columns):
+                if path is None:
+                    continue
+                out.append(RemoveFile(
+                    path=path, deletion_timestamp=deleted_at, data_change=dc, extended_file_metadata=extended,
+                    partition_values=pv, size=size, stats=stats, tags=tags or None, deletion_vector=dv,
+                    base_row_id=row_id, default_row_commit_version=row_version,
+                ))
+    return out

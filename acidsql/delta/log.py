@@ -4,6 +4,7 @@ A snapshot is the newest readable checkpoint at or below the wanted version plus
 commits after it, so loading cost follows checkpoint size + tail length, not history length."""
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import re
 import threading
@@ -47,11 +48,16 @@ class DeltaLog:
     # ---- listing -----------------------------------------------------------------------------
     def versions(self) -> list[int]:
         """All commit versions present as JSON files, ascending."""
+        return self._versions_in(self.storage.list_dir(LOG_DIR))
+
+    @staticmethod
+    def _versions_in(names: Sequence[str]) -> list[int]:
         out = []
-        for name in self.storage.list_dir(LOG_DIR):
-            m = _COMMIT_NAME.match(name)
-            if m:
-                out.append(int(m.group(1)))
+        for name in names:
+            if name.endswith(".json"):
+                m = _COMMIT_NAME.match(name)
+                if m:
+                    out.append(int(m.group(1)))
         return out
 
     def checkpoint_versions(self) -> list[int]:
@@ -63,10 +69,13 @@ class DeltaLog:
         """The checkpoint file(s) of `version`, relative to the table root ([] if none)."""
         return self._checkpoint_files().get(version, [])
 
-    def _checkpoint_files(self) -> dict[int, list[str]]:
+    def _checkpoint_files(self, names: Optional[Sequence[str]] = None) -> dict[int, list[str]]:
+        """Checkpoint files by version, from `names` (a listing of the log) or a new listing."""
         single: dict[int, list[str]] = {}
         parts: dict[tuple[int, int], list[str]] = {}
-        for name in self.storage.list_dir(LOG_DIR):
+        for name in (self.storage.list_dir(LOG_DIR) if names is None else names):
+            if ".checkpoint." not in name:
+                continue
             m = _CHECKPOINT_NAME.match(name)
             if m:
                 single[int(m.group(1))] = [f"{LOG_DIR}/{name}"]
@@ -74,10 +83,10 @@ class DeltaLog:
             m = _MULTIPART_CHECKPOINT_NAME.match(name)
             if m:
                 parts.setdefault((int(m.group(1)), int(m.group(3))), []).append(f"{LOG_DIR}/{name}")
-        for (version, count), names in parts.items():
+        for (version, count), names_ in parts.items():
             # Readers must ignore incomplete multi-part checkpoints (a writer may have died).
-            if len(names) == count and version not in single:
-                single[version] = sorted(names)
+            if len(names_) == count and version not in single:
+                single[version] = sorted(names_)
         return single
 
     def latest_version(self) -> int:
@@ -150,14 +159,15 @@ class DeltaLog:
         return None
 
     def commit_timestamp(self, version: int) -> int:
-        """commitInfo.timestamp (inCommitTimestamp when present) of `version`, else the file mtime."""
+        """When `version` was committed, as the protocol defines it for time travel: its
+        inCommitTimestamp when the table has them, else the commit file's modification time
+        (what Delta and delta-rs use; commitInfo.timestamp is when the writer started the
+        commit, which can precede the previous commit's file when writers race)."""
         info = self.commit_info(version)
         if info is not None:
             ict = info.extra.get("inCommitTimestamp")
             if ict is not None:
                 return int(ict)
-            if info.timestamp:
-                return info.timestamp
         return self.storage.mtime_ms(commit_path(version))
 
     def history(self, limit: int | None = None) -> list[tuple[int, CommitInfo]]:
@@ -182,8 +192,8 @@ class DeltaLog:
             if self.commit_timestamp(v) <= timestamp_ms:
                 return v
         first = versions[0]
-        raise DeltaError(f"timestamp {timestamp_ms} is before the earliest available commit "
-                         f"(version {first} at {self.commit_timestamp(first)}) of {self.table_root}")
+        raise DeltaError(f"timestamp {_iso(timestamp_ms)} is before the earliest available commit "
+                         f"(version {first} at {_iso(self.commit_timestamp(first))}) of {self.table_root}")
 
     # ---- snapshots ---------------------------------------------------------------------------
     def snapshot(self, version: int | None = None, timestamp_ms: int | None = None) -> Snapshot:
@@ -191,7 +201,10 @@ class DeltaLog:
         or the latest. Raises TableNotFoundError, UnsupportedProtocolError, CorruptLogError."""
         if version is not None and timestamp_ms is not None:
             raise ValueError("give either version or timestamp_ms, not both")
-        versions = self.versions()
+        # One listing of the log serves the versions and the checkpoints: listing costs one
+        # entry per commit, the only part of a load that grows with history length.
+        names = self.storage.list_dir(LOG_DIR)
+        versions = self._versions_in(names)
         if not versions:
             raise TableNotFoundError(f"no Delta table at {self.table_root} (no {LOG_DIR} commits)")
         latest = versions[-1]
@@ -206,10 +219,12 @@ class DeltaLog:
             cached = self._cached
         if cached is not None and cached.version == version:
             return cached
-        if cached is not None and cached.version < version and not self._checkpoint_between(cached.version, version):
+        checkpoints = self._checkpoint_files(names)
+        if cached is not None and cached.version < version and not self._checkpoint_between(
+                cached.version, version, checkpoints):
             builder = SnapshotBuilder.from_snapshot(cached)
         else:
-            builder = self._builder_from_checkpoint(version)
+            builder = self._builder_from_checkpoint(version, checkpoints)
         for v in range(builder.version + 1, version + 1):
             builder.apply_commit(v, self.read_commit(v))
         snap = builder.build(self.commit_timestamp(version))
@@ -218,14 +233,21 @@ class DeltaLog:
                 self._cached = snap
         return snap
 
-    def _checkpoint_between(self, after: int, upto: int) -> bool:
+    def _checkpoint_between(self, after: int, upto: int,
+                            checkpoints: Optional[dict[int, list[str]]] = None) -> bool:
         # A long tail past a newer checkpoint is cheaper read from that checkpoint.
-        return upto - after > 20 and any(after < c <= upto for c in self.checkpoint_versions())
+        if upto - after <= 20:
+            return False
+        found = checkpoints if checkpoints is not None else self._checkpoint_files()
+        return any(after < c <= upto for c in found)
 
-    def _builder_from_checkpoint(self, version: int) -> SnapshotBuilder:
+    def _builder_from_checkpoint(self, version: int,
+                                 checkpoints: Optional[dict[int, list[str]]] = None) -> SnapshotBuilder:
         from acidsql.delta.checkpoint import read_checkpoint
 
-        candidates = [c for c in self.checkpoint_versions() if c <= version]
+        if checkpoints is None:
+            checkpoints = self._checkpoint_files()
+        candidates = sorted(c for c in checkpoints if c <= version)
         hint = self.read_last_checkpoint()
         if hint is not None and hint.get("version") in candidates:
             # Try the hinted checkpoint first; it is normally also the newest.
@@ -234,7 +256,7 @@ class DeltaLog:
         failures = []
         for c in reversed(candidates):
             try:
-                actions = read_checkpoint(self, c)
+                actions = read_checkpoint(self, c, checkpoints[c])
             except CorruptLogError as e:
                 failures.append(str(e))  # torn or partial checkpoint: an older one or the JSON log will do
                 continue
@@ -259,3 +281,8 @@ class DeltaLog:
     def _where(self, rel: str) -> str:
         local = self.storage.local_path(rel)
         return local if local is not None else rel
+
+
+def _iso(ms: int) -> str:
+    """Epoch milliseconds as a UTC timestamp a person can read in an error message."""
+    return _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " UTC"

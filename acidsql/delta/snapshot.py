@@ -159,10 +159,11 @@ class SnapshotBuilder:
         self.timestamp_ms = 0
 
     def apply(self, actions: Iterable[Action]) -> None:
+        files, tombstones = self.files, self.tombstones
         for a in actions:
             if isinstance(a, AddFile):
-                self.files[a.path] = a
-                tomb = self.tombstones.pop(a.path, None)
+                files[a.path] = a
+                tomb = tombstones.pop(a.path, None) if tombstones else None
                 if tomb is not None and tomb.deletion_vector is not None and tomb.key != a.key:
                     self.dv_tombstones[tomb.deletion_vector.unique_id] = tomb
             elif isinstance(a, RemoveFile):
@@ -190,9 +191,8 @@ class SnapshotBuilder:
         """Apply one commit. Within a commit, removes are applied before adds so that a
         remove(path, oldDV) + add(path, newDV) pair leaves the new add live in any line order."""
         removes = [a for a in actions if isinstance(a, RemoveFile)]
-        others = [a for a in actions if not isinstance(a, RemoveFile)]
         self.apply(removes)
-        self.apply(others)
+        self.apply([a for a in actions if not isinstance(a, RemoveFile)] if removes else actions)
         self.version = version
 
     def build(self, timestamp_ms: int, min_tombstone_ms: Optional[int] = None) -> Snapshot:

@@ -17,7 +17,7 @@ import json
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Union
 from urllib.parse import unquote
@@ -186,21 +186,31 @@ def describe_protocol_change(old: Optional[Protocol], new: Protocol) -> Protocol
 
 
 class _TableState:
-    """The table as the transaction knows it while walking winners: live files, metadata, protocol."""
+    """The table as the transaction knows it while walking winners: live files, metadata, protocol.
+
+    The winners' file changes are kept over the read snapshot's files, not applied to a copy of
+    them: checking winners costs what they changed, not the size of the table."""
 
     def __init__(self, snapshot: Optional[Snapshot]):
-        self.files: dict[str, AddFile] = dict(snapshot.files) if snapshot else {}
+        self._base: Mapping[str, AddFile] = snapshot.files if snapshot else {}
+        self._changed: dict[str, Optional[AddFile]] = {}  # path -> live file, None once removed
         self.metadata = snapshot.metadata if snapshot else None
         self.protocol = snapshot.protocol if snapshot else None
+
+    def file(self, path: str) -> Optional[AddFile]:
+        """The live file at `path` after the winners applied so far, if any."""
+        if path in self._changed:
+            return self._changed[path]
+        return self._base.get(path)
 
     def apply(self, actions: Iterable[Action]) -> None:
         actions = list(actions)
         for a in actions:
             if isinstance(a, RemoveFile):
-                self.files.pop(a.path, None)
+                self._changed[a.path] = None
         for a in actions:
             if isinstance(a, AddFile):
-                self.files[a.path] = a
+                self._changed[a.path] = a
             elif isinstance(a, Metadata):
                 self.metadata = a
             elif isinstance(a, Protocol):
@@ -255,6 +265,10 @@ class OptimisticTransaction:
         self._read_files: dict[str, AddFile] = {}
         self._read_whole_table = False
         self._read_rows: dict[str, BitMap64] = {}
+        # Rows of a winner's compaction output this transaction deleted when a rebase moved its
+        # own deletions there (output path -> output row -> the file and row as this transaction
+        # read them): a later winner deleting such a row is carried back through it.
+        self._remapped: dict[str, dict[int, tuple[str, int]]] = {}
         self._row_filter: Optional[RowConditionFilter] = None
         self.rlc_fallbacks: list[str] = []
         self._read_app_ids: set[str] = set()
@@ -479,7 +493,7 @@ class OptimisticTransaction:
             new_rows = RowPositionSet.of({}, new_files, self._row_reader())
             deleted = {}
             for path, remove in winner.removes.items():
-                rows = self._deleted_rows_of(remove, winner.adds.get(path), state.files.get(path))
+                rows = self._deleted_rows_of(remove, winner.adds.get(path), state.file(path))
                 if rows:
                     deleted[path] = rows
             deleted_rows = RowPositionSet.of(deleted)
@@ -624,15 +638,34 @@ class OptimisticTransaction:
         for path in sources:
             mine = self._removes[path]
             w_remove, w_add = winner.removes[path], winner.adds.get(path)
-            deleted = self._deleted_rows_of(w_remove, w_add, state.files.get(path))
+            deleted = self._deleted_rows_of(w_remove, w_add, state.file(path))
             deleted -= self.read_deletion_vector(mine.deletion_vector)
             if not deleted:
                 pass
-            elif not mapping.covers(path):
-                raise self._unmappable(winner, winner_fp, path, "this compaction did not record where its rows went")
-            else:
+            elif mapping.covers(path):
                 for out_path, rows in mapping.map(path, deleted).items():
                     extra[out_path] = extra.get(out_path, BitMap64()) | rows
+            elif path in self._remapped and path in self._adds and w_add is not None:
+                # `path` is an earlier winner's compaction output; this compaction changed it
+                # only by deleting (through its DV) the rows it had itself compacted. Rows the
+                # winner deleted among those are followed back to the source row as read and
+                # on into our output; the winner's other deletions stay in the file's DV.
+                back = self._remapped[path]
+                for row in deleted:
+                    source = back.get(row)
+                    if source is None:
+                        continue  # not a row this compaction moved: the merged DV below has it
+                    src_path, src_row = source
+                    if not mapping.covers(src_path):
+                        raise self._unmappable(winner, winner_fp, path,
+                                               "this compaction did not record where its rows went")
+                    for out_path, rows in mapping.map(src_path, BitMap64([src_row])).items():
+                        extra[out_path] = extra.get(out_path, BitMap64()) | rows
+                merged = self.read_deletion_vector(w_add.deletion_vector) | self.read_deletion_vector(
+                    self._adds[path].deletion_vector)
+                self._adds[path] = replace(self._adds[path], deletion_vector=self.write_deletion_vector(merged))
+            else:
+                raise self._unmappable(winner, winner_fp, path, "this compaction did not record where its rows went")
             if w_add is not None:
                 self._removes[path] = w_add.to_remove(mine.deletion_timestamp or int(time.time() * 1000), data_change=mine.data_change)
             else:
@@ -666,12 +699,15 @@ class OptimisticTransaction:
         extra: dict[str, BitMap64] = {}
         for path in touched:
             mine = self._removes[path]
-            deleted = self._deleted_rows_of(mine, self._adds.get(path), state.files.get(path))
+            deleted = self._deleted_rows_of(mine, self._adds.get(path), state.file(path))
             if deleted:
                 if not mapping.covers(path):
                     raise self._unmappable(winner, winner_fp, path, "it did not record where the rows went")
-                for out_path, rows in mapping.map(path, deleted).items():
-                    extra[out_path] = extra.get(out_path, BitMap64()) | rows
+                # where each moved row came from, as this transaction read it (through earlier remaps)
+                earlier = self._remapped.pop(path, {})
+                for row, out_path, out_row in mapping.map_each(path, deleted):
+                    extra[out_path] = extra.get(out_path, BitMap64()) | BitMap64([out_row])
+                    self._remapped.setdefault(out_path, {})[out_row] = earlier.get(row, (path, row))
             del self._removes[path]
             self._adds.pop(path, None)
         # Rows this transaction read now live in the winner's files: keep tracking them there.
@@ -708,7 +744,9 @@ class _RowMapping:
         cursor: dict[str, int] = {}
         for add in outputs:
             sources = compaction_sources(add)
-            if sources is None:
+            if sources is None or add.path in removes:
+                # (a file both removed and added is a deletion-vector update of an existing
+                # file, e.g. an earlier compaction's output a rebase changed: not this one's output)
                 continue
             offset = 0
             for src in sources:
@@ -737,14 +775,19 @@ class _RowMapping:
         return path in self.runs and path in self.live
 
     def map(self, path: str, rows: BitMap64) -> dict[str, BitMap64]:
-        live = self.live[path]
         out: dict[str, BitMap64] = {}
+        for _row, out_path, out_row in self.map_each(path, rows):
+            out.setdefault(out_path, BitMap64()).add(out_row)
+        return out
+
+    def map_each(self, path: str, rows: BitMap64) -> Iterator[tuple[int, str, int]]:
+        """(source row, output path, output row) for each of `rows` the compaction moved."""
+        live = self.live[path]
         for row in rows:
             if row not in live:
                 continue  # already deleted before the compaction read the file
             i = live.rank(row) - 1  # its position among the live rows
             for start, count, out_path, out_first in self.runs[path]:
                 if start <= i < start + count:
-                    out.setdefault(out_path, BitMap64()).add(out_first + i - start)
+                    yield row, out_path, out_first + i - start
                     break
-        return out

@@ -64,12 +64,14 @@ def _rows_equal(actual: list[list[Any]], expected: list[list[Any]]) -> bool:
     return a == e
 
 
-def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optional[str] = None) -> RaceOutcome:
-    """Race one scenario in `warehouse` (a fresh temp folder when None, removed afterwards)."""
+def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optional[str] = None,
+                 allow_external_paths: bool = False) -> RaceOutcome:
+    """Race one scenario in `warehouse` (a fresh temp folder when None, removed afterwards).
+    Its delta.`/path` tables must lie in that warehouse unless `allow_external_paths`."""
     own = warehouse is None
     root = tempfile.mkdtemp(prefix="acidsql-race-") if own else warehouse
     try:
-        return _race(Session(spark, root), scenario)
+        return _race(Session(spark, root, allow_external_paths), scenario)
     finally:
         if own:
             shutil.rmtree(root, ignore_errors=True)

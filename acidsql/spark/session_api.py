@@ -26,9 +26,11 @@ if TYPE_CHECKING:
 class Session:
     """A SparkSession and a warehouse folder. Each write statement is one transaction on its table."""
 
-    def __init__(self, spark: "SparkSession", warehouse: Union[str, os.PathLike[str]] = "spark-warehouse"):
+    def __init__(self, spark: "SparkSession", warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
+                 allow_external_paths: bool = False):
         self.spark = spark
-        self.warehouse = Warehouse.at(warehouse)
+        # delta.`/path` tables outside the warehouse are refused unless allowed
+        self.warehouse = Warehouse.at(warehouse, allow_external_paths)
         self.executor = Executor(spark, self.warehouse)
 
     def statements(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> tuple[m.AnyStatement, ...]:
@@ -66,10 +68,12 @@ class Session:
 
 
 def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
-            master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None) -> Session:
-    """A Session on `spark` (the user's own SparkSession) or on a new one (`master`, `conf`)."""
+            master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None,
+            allow_external_paths: bool = False) -> Session:
+    """A Session on `spark` (the user's own SparkSession) or on a new one (`master`, `conf`).
+    Path tables (delta.`/path`) must lie inside `warehouse` unless `allow_external_paths`."""
     if spark is None:
         from acidsql.spark.session import local_session
 
         spark = local_session(master=master, conf=conf)
-    return Session(spark, warehouse)
+    return Session(spark, warehouse, allow_external_paths)

@@ -11,36 +11,68 @@ DEFAULT_DATABASE = "default"
 
 
 class TableLocationError(ValueError):
-    """A table reference that names no usable location (an empty name, a path that is a file)."""
+    """A table reference that names no usable location (an empty name, a path that is a file,
+    a path table outside the warehouse when external paths are not allowed)."""
 
 
 @dataclass(frozen=True)
 class Warehouse:
-    """A folder holding one sub-folder per database and one per table below it."""
+    """A folder holding one sub-folder per database and one per table below it.
+
+    Path tables (delta.`/path`) must lie inside the warehouse unless `allow_external_paths`:
+    a script, a parameter or a scenario file must not write `delta.`../../x`` somewhere the
+    user did not mean to give it. Relative paths resolve against the working directory, as
+    Spark resolves them."""
 
     root: str
+    allow_external_paths: bool = False
 
     @staticmethod
-    def at(root: str | os.PathLike[str]) -> "Warehouse":
-        return Warehouse(os.path.abspath(os.fspath(root)))
+    def at(root: str | os.PathLike[str], allow_external_paths: bool = False) -> "Warehouse":
+        return Warehouse(os.path.abspath(os.fspath(root)), allow_external_paths)
 
     def location(self, ref: TableRef) -> str:
         """The table's root directory: the path for path tables, `<warehouse>/<db>/<table>` for names."""
         if ref.path is not None:
             path = ref.path
-            if path.startswith("file:"):
-                path = path[len("file:"):]
-                while path.startswith("//"):
-                    path = path[1:]
-            return os.path.abspath(path)
-        return self.location_of_name(ref.name or "")
+        elif ref.name and ref.name.lower().startswith("delta.") and _looks_like_path(ref.name[len("delta."):]):
+            # delta.`../x`, delta.`data/t`: the SQL layer keeps a relative path as the name
+            # `delta.<path>` (only absolute paths and URLs are path tables there)
+            path = ref.name[len("delta."):]
+        else:
+            return self.location_of_name(ref.name or "")
+        shown = path
+        if path.startswith("file:"):
+            path = path[len("file:"):]
+            while path.startswith("//"):
+                path = path[1:]
+        if not path.strip():
+            raise TableLocationError("delta.`` names no path")
+        location = os.path.abspath(path)
+        if not self.allow_external_paths and not self.contains(location):
+            raise TableLocationError(
+                f"delta.`{shown}` resolves to {location}, outside the warehouse {self.root}: path tables "
+                "outside the warehouse are refused unless allowed (acidsql run/race --allow-external-paths, "
+                "acidsql.connect(..., allow_external_paths=True))")
+        return location
+
+    def contains(self, location: str) -> bool:
+        """Whether `location` is the warehouse or below it, after resolving symbolic links
+        (a link inside the warehouse that points out of it is outside)."""
+        root, real = os.path.realpath(self.root), os.path.realpath(location)
+        return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
     def location_of_name(self, name: str) -> str:
-        parts = [p.strip("`").lower() for p in name.split(".") if p.strip("`")]
-        if not parts:
+        parts = [p.strip("`").lower() for p in name.split(".")]
+        if not all(parts):  # `..`.t arrives as '...t': no part may be empty
             raise TableLocationError(f"not a table name: {name!r}")
         # A three-part catalog.db.table keeps db.table: the warehouse is the one catalog.
         db, table = (parts[-2], parts[-1]) if len(parts) >= 2 else (DEFAULT_DATABASE, parts[0])
+        for part in (db, table):
+            if _looks_like_path(part) or "\x00" in part:
+                raise TableLocationError(
+                    f"not a table name: {name!r} ({part!r} holds a path separator); a path table is "
+                    "written delta.`/path/to/table`")
         return os.path.join(self.root, db, table)
 
     def display_name(self, ref: TableRef) -> str:
@@ -59,6 +91,10 @@ class Warehouse:
                 if os.path.isdir(os.path.join(db_dir, t, "_delta_log")):
                     out.append(f"{db}.{t}")
         return out
+
+
+def _looks_like_path(text: str) -> bool:
+    return "/" in text or "\\" in text or text.startswith(".") or text.startswith("~")
 
 
 def table_ref_from_text(text: str) -> TableRef:

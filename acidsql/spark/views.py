@@ -35,10 +35,16 @@ def timestamp_ms(value: exp.Expression) -> int:
     """A TIMESTAMP AS OF value (a literal or simple cast) in epoch milliseconds (UTC)."""
     text = value.name if isinstance(value, exp.Literal) else (value.this.name if isinstance(value, exp.Cast) else value.sql())
     text = text.strip().strip("'")
-    if text.isdigit() and len(text) == 17:  # t@yyyyMMddHHmmssSSS
-        t = _dt.datetime.strptime(text[:14], "%Y%m%d%H%M%S").replace(microsecond=int(text[14:]) * 1000)
-    else:
-        t = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    try:
+        if text.isdigit() and len(text) == 17:  # t@yyyyMMddHHmmssSSS
+            t = _dt.datetime.strptime(text[:14], "%Y%m%d%H%M%S").replace(microsecond=int(text[14:]) * 1000)
+        else:
+            t = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        from acidsql.spark.execute import StatementError
+
+        raise StatementError(f"TIMESTAMP AS OF {value.sql()}: not a timestamp (expected e.g. '2024-01-31 12:00:00')",
+                             "DELTA_TIME_TRAVEL_INVALID_TIMESTAMP") from None
     if t.tzinfo is None:
         t = t.replace(tzinfo=_dt.timezone.utc)
     return int(t.timestamp() * 1000)

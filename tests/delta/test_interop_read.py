@@ -253,7 +253,7 @@ def test_time_travel_by_timestamp_matches_deltalake(tmp_path):
 
     path = str(tmp_path / "tt")
     write_deltalake(path, events(0, 5))
-    time.sleep(0.01)
+    time.sleep(0.05)  # the two commit files' times must differ by more than a millisecond
     write_deltalake(path, events(5, 5), mode="append")
     log = DeltaLog(path)
     t1 = log.commit_timestamp(1)

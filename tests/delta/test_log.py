@@ -72,15 +72,16 @@ def test_missing_version_in_the_middle_is_corruption(create_table, table_dir):
         DeltaLog(table_dir).snapshot()
 
 
-def test_snapshot_replays_adds_removes_txns_domains(create_table):
+def test_snapshot_replays_adds_removes_txns_domains(create_table, table_dir):
     log = create_table(SCHEMA, ["p"])
     log.write_commit(1, [CommitInfo(T0 + 10, "WRITE"), add("p=a/1", 3), add("p=b/2", 4, "b"),
                          Txn("stream", 5, T0), DomainMetadata("d1", "{}")])
     log.write_commit(2, [CommitInfo(T0 + 20, "DELETE"), add("p=a/1", 3).to_remove(T0 + 20),
                          add("p=a/3", 2), Txn("stream", 6), DomainMetadata("d1", "", removed=True),
                          DomainMetadata("d2", '{"x":1}')])
+    os.utime(os.path.join(table_dir, commit_path(2)), ((T0 + 25) / 1000, (T0 + 25) / 1000))
     s = log.snapshot()
-    assert s.version == 2 and s.timestamp_ms == T0 + 20
+    assert s.version == 2 and s.timestamp_ms == T0 + 25  # the newest commit file's time
     assert sorted(s.files) == ["p=a/3", "p=b/2"]
     assert list(s.tombstones) == ["p=a/1"]
     assert dict(s.app_txns) == {"stream": 6}
@@ -115,10 +116,14 @@ def test_remove_then_readd_with_new_dv_in_one_commit_stays_live(create_table):
     assert s.files["f1"].deletion_vector is not None and s.num_records() == 9
 
 
-def test_time_travel_by_timestamp(create_table):
+def test_time_travel_by_timestamp(create_table, table_dir):
     log = create_table(SCHEMA, timestamp_ms=T0)
-    log.write_commit(1, [CommitInfo(T0 + 1000, "WRITE"), add("f1")])
+    # commitInfo.timestamp is when the writer started; the commit file's time is when it landed.
+    log.write_commit(1, [CommitInfo(T0 + 900, "WRITE"), add("f1")])
     log.write_commit(2, [CommitInfo(T0 + 2000, "WRITE", extra={"inCommitTimestamp": T0 + 2500}), add("f2")])
+    for version, ms in ((0, T0), (1, T0 + 1000), (2, T0 + 2000)):
+        os.utime(os.path.join(table_dir, commit_path(version)), (ms / 1000, ms / 1000))
+    assert log.commit_timestamp(1) == T0 + 1000  # the file's time, not commitInfo's
     assert log.snapshot(timestamp_ms=T0 + 999).version == 0
     assert log.snapshot(timestamp_ms=T0 + 1000).version == 1
     assert log.snapshot(timestamp_ms=T0 + 2400).version == 1

@@ -172,6 +172,22 @@ def test_create_table_as_select_and_path_tables(db, warehouse, table_rows):
     assert table_rows(db.sql("SELECT * FROM copy")) == [(50,), (60,)]
 
 
+def test_path_tables_outside_the_warehouse_need_the_switch(spark, db, warehouse, table_rows):
+    from acidsql.spark.session_api import Session
+    from acidsql.spark.tables import TableLocationError
+
+    outside = os.path.join(os.path.dirname(str(warehouse)), "outside")
+    with pytest.raises(TableLocationError, match="allow_external_paths"):
+        db.sql(f"CREATE TABLE delta.`{outside}` (id BIGINT) USING DELTA")
+    assert not os.path.exists(outside)
+    with pytest.raises(TableLocationError, match="outside the warehouse"):
+        db.sql("SELECT * FROM delta.`../../x`")
+    free = Session(spark, warehouse, allow_external_paths=True)
+    free.sql(f"CREATE TABLE delta.`{outside}` (id BIGINT) USING DELTA")
+    free.sql(f"INSERT INTO delta.`{outside}` VALUES (7)")
+    assert table_rows(free.sql(f"SELECT * FROM delta.`{outside}`")) == [(7,)]
+
+
 def test_missing_table_is_a_clear_error(db):
     from acidsql.spark.execute import StatementError
 
@@ -193,3 +209,26 @@ def test_identity_columns_number_rows_after_the_high_water_mark(db, table_rows):
     assert r.rows_inserted == 1
     with pytest.raises(StatementError, match="GENERATED ALWAYS"):
         db.sql("INSERT INTO ids (id, v) VALUES (10, 'x')")
+
+
+def test_select_timestamp_as_of_reads_the_version_committed_by_then(db, table_rows):
+    import datetime as dt
+    import time
+
+    from acidsql.delta.errors import DeltaError
+    from acidsql.delta.log import DeltaLog
+    from acidsql.spark.execute import StatementError
+
+    db.sql("CREATE TABLE t (id BIGINT) USING DELTA")
+    db.sql("INSERT INTO t VALUES (1)")
+    time.sleep(0.05)
+    db.sql("INSERT INTO t VALUES (2)")
+    log = DeltaLog(db.table_location("t"))
+    between = dt.datetime.fromtimestamp((log.commit_timestamp(2) - 1) / 1000, tz=dt.timezone.utc)
+    at = between.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    assert table_rows(db.sql(f"SELECT id FROM t TIMESTAMP AS OF '{at}'")) == [(1,)]
+    assert table_rows(db.sql("SELECT id FROM t TIMESTAMP AS OF '2999-01-01 00:00:00'")) == [(1,), (2,)]
+    with pytest.raises(DeltaError, match=r"2000-01-01 00:00:00.000 UTC is before the earliest available commit"):
+        db.sql("SELECT id FROM t TIMESTAMP AS OF '2000-01-01'")
+    with pytest.raises(StatementError, match="not a timestamp"):
+        db.sql("SELECT id FROM t TIMESTAMP AS OF 'yesterday'")

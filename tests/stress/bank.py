@@ -31,8 +31,7 @@ SCHEMA = pa.schema([
     pa.field("counter", pa.int64()),
 ])
 OP_KINDS = ("transfer", "insert", "delete", "upsert", "optimize")
-# How each operation appears in the conflict matrix of SEMANTICS.md.
-MATRIX_KIND = {"transfer": "DML", "delete": "DML", "upsert": "DML", "insert": "INSERT", "optimize": "OPTIMIZE"}
+TABLE = "bank"  # the table's name in the SQL of the operations (`BankOp.sql`)
 
 
 @dataclass(frozen=True)
@@ -51,6 +50,49 @@ class BankOp:
     @classmethod
     def from_json(cls, obj: dict) -> "BankOp":
         return cls(obj["kind"], tuple(obj["keys"]), tuple(obj["buckets"]), obj["amount"])
+
+    def sql(self, partitioned: bool) -> str:
+        """The operation as the SQL statement it stands for, with the read predicate `prepare`
+        gives the engine: on a partitioned table the condition names the buckets (partitions)
+        it reads, as `_buckets_predicate` does; elsewhere the keys are the whole condition."""
+        keys = ", ".join(_quote(k) for k in self.keys)
+        buckets = sorted(set(self.buckets))
+        on_buckets = (f"bucket IN ({', '.join(map(str, buckets))}) AND " if len(buckets) > 1 else
+                      f"bucket = {buckets[0]} AND ") if partitioned and buckets else ""
+        if self.kind == "transfer":
+            source, target = (_quote(k) for k in self.keys)
+            return (f"UPDATE {TABLE} SET balance = balance + CASE WHEN key = {source} THEN -{self.amount} "
+                    f"ELSE {self.amount} END WHERE {on_buckets}key IN ({keys})")
+        if self.kind == "insert":
+            rows = ", ".join(f"({_quote(k)}, {b}, 0, 0)" for k, b in zip(self.keys, self.buckets))
+            return f"INSERT INTO {TABLE} VALUES {rows}"
+        if self.kind == "delete":
+            return f"DELETE FROM {TABLE} WHERE {on_buckets}key = {_quote(self.keys[0])}"
+        if self.kind == "upsert":
+            key, bucket = _quote(self.keys[0]), self.buckets[0]
+            target_bucket = f" AND t.bucket = {bucket}" if partitioned else ""
+            return (f"MERGE INTO {TABLE} t USING (SELECT {key} AS key, {bucket} AS bucket) s "
+                    f"ON t.key = s.key{target_bucket} "
+                    "WHEN MATCHED THEN UPDATE SET counter = t.counter + 1 "
+                    "WHEN NOT MATCHED THEN INSERT (key, bucket, balance, counter) VALUES (s.key, s.bucket, 0, 1)")
+        if self.kind == "optimize":
+            return f"OPTIMIZE {TABLE}"
+        raise ValueError(f"unknown operation {self.kind!r}")
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def bank_ddl(layout: str, isolation: str) -> str:
+    """The CREATE TABLE statement for the table `create_bank` makes."""
+    properties = {"delta.isolationLevel": isolation}
+    if layout in ("unpartitioned-dv", "clustered"):
+        properties["delta.enableDeletionVectors"] = "true"
+    layout_sql = {"partitioned": " PARTITIONED BY (bucket)", "clustered": " CLUSTER BY (bucket)"}.get(layout, "")
+    props = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
+    return (f"CREATE TABLE {TABLE} (key STRING NOT NULL, bucket INT, balance BIGINT, counter BIGINT) "
+            f"USING DELTA{layout_sql} TBLPROPERTIES ({props})")
 
 
 def account_key(n: int) -> str:

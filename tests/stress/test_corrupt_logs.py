@@ -216,3 +216,15 @@ def test_last_checkpoint_pointing_nowhere_is_only_a_hint(table):
     assert DeltaTable(table.root).to_arrow().num_rows == expected
     (Path(table.root) / "_delta_log" / "_last_checkpoint").write_text("{{{ not json")
     assert DeltaTable(table.root).to_arrow().num_rows == expected
+
+
+# ---- the script behind docs/reliability.md's table ---------------------------------------------------
+
+def test_every_case_of_the_corrupt_log_script_is_clear_and_refuses_harmful_writes(tmp_path):
+    from .corrupt import CASES, run_case
+
+    for i, (name, damage) in enumerate(CASES):
+        result = run_case(name, damage, str(tmp_path / str(i)))
+        assert result["problems"] == [], (name, result)
+        if result["read_ok"] is None:
+            assert "Error: " in result["read"] and len(result["read"]) > 30, (name, result["read"])

@@ -114,12 +114,61 @@ def test_valid_values_of_the_same_properties_are_accepted(tmp_path):
 
 # ---- table paths that escape the warehouse --------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="acidsql.spark.tables.Warehouse.location resolves delta.`../../x` "
-                   "outside the warehouse and has no allow-absolute-paths switch (reported to the Spark layer)")
-def test_path_table_escaping_the_warehouse_is_refused(tmp_path):
+@pytest.mark.parametrize("path", ["../../x", "/etc/acidsql-x", "file:///tmp/elsewhere", "wh/../../x", "wh/../x"])
+def test_path_table_escaping_the_warehouse_is_refused(tmp_path, monkeypatch, path):
     from acidsql.spark.tables import TableLocationError, Warehouse
 
-    (statement,) = parse_script("DELETE FROM delta.`../../x` WHERE id = 1").statements
-    warehouse = Warehouse.at(tmp_path / "warehouse")
-    with pytest.raises(TableLocationError):
+    monkeypatch.chdir(tmp_path)
+    (statement,) = parse_script(f"DELETE FROM delta.`{path}` WHERE id = 1").statements
+    warehouse = Warehouse.at(tmp_path / "wh")
+    with pytest.raises(TableLocationError) as err:
         warehouse.location(statement.target)
+    message = str(err.value)
+    assert path in message and "outside the warehouse" in message and "--allow-external-paths" in message
+    assert "allow_external_paths=True" in message
+    allowed = Warehouse.at(tmp_path / "wh", allow_external_paths=True).location(statement.target)
+    assert os.path.isabs(allowed) and not allowed.startswith(str(tmp_path / "wh") + os.sep)
+
+
+@pytest.mark.parametrize("path", ["wh/db/t", "{wh}/db/t", "file://{wh}/t", "wh/a/../t", "{wh}"])
+def test_path_table_inside_the_warehouse_is_accepted(tmp_path, monkeypatch, path):
+    from acidsql.spark.tables import Warehouse
+
+    monkeypatch.chdir(tmp_path)
+    wh = tmp_path / "wh"
+    (statement,) = parse_script(f"DELETE FROM delta.`{path.format(wh=wh)}` WHERE id = 1").statements
+    location = Warehouse.at(wh).location(statement.target)
+    assert location == str(wh) or location.startswith(str(wh) + os.sep)
+
+
+def test_symbolic_link_out_of_the_warehouse_is_outside(tmp_path):
+    from acidsql.spark.tables import TableLocationError, Warehouse
+
+    (tmp_path / "wh").mkdir()
+    (tmp_path / "outside").mkdir()
+    os.symlink(tmp_path / "outside", tmp_path / "wh" / "link")
+    (statement,) = parse_script(f"DELETE FROM delta.`{tmp_path / 'wh' / 'link' / 't'}` WHERE id = 1").statements
+    with pytest.raises(TableLocationError, match="outside the warehouse"):
+        Warehouse.at(tmp_path / "wh").location(statement.target)
+
+
+@pytest.mark.parametrize("name", ["`..`.t", "db.`../../x`", "`a/b`", "db.`..`", "`/etc`.passwd"])
+def test_table_name_holding_a_path_is_refused(tmp_path, name):
+    """Before: `db`.`../../x` joined to <warehouse>/db/../../x, and a part starting with / replaced
+    the warehouse altogether."""
+    from acidsql.spark.tables import TableLocationError, Warehouse
+
+    (statement,) = parse_script(f"DELETE FROM {name} WHERE id = 1").statements
+    assert statement.target.path is None
+    with pytest.raises(TableLocationError, match="not a table name"):
+        Warehouse.at(tmp_path / "wh", allow_external_paths=True).location(statement.target)
+
+
+@pytest.mark.parametrize("command", ["run", "race"])
+def test_run_and_race_offer_the_switch(command):
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "acidsql", command, "--help"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and "--allow-external-paths" in out.stdout

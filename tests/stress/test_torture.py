@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from .torture import TortureConfig, TortureReport, check, conflict_disallowed, run
+from .bank import BankOp
+from .torture import Predictor, TortureConfig, TortureReport, check, check_conflicts, run
 
 SHORT = [("partitioned", "Serializable"), ("unpartitioned-dv", "WriteSerializable"), ("clustered", "Serializable")]
 
@@ -50,15 +51,55 @@ def test_checks_catch_a_lost_commit_a_phantom_insert_and_a_torn_read(tmp_path):
     assert any("reader saw version 2" in v for v in rerun_check(tmp_path, config, reader_saw_garbage).violations)
 
 
-@pytest.mark.parametrize("loser, winner, exception, row_level, isolation, allowed", [
-    ("transfer", "UPDATE", "ConcurrentDeleteReadException", False, "WriteSerializable", True),
-    ("upsert", "WRITE", "ConcurrentAppendException", True, "Serializable", True),
-    ("upsert", "WRITE", "ConcurrentAppendException", True, "WriteSerializable", False),
-    ("insert", "DELETE", "ConcurrentAppendException", False, "Serializable", False),
-    ("optimize", "UPDATE", "ConcurrentDeleteReadException", False, "Serializable", True),
-    ("optimize", "UPDATE", "ConcurrentDeleteReadException", True, "Serializable", False),
-    ("optimize", "WRITE", "ConcurrentAppendException", False, "Serializable", False),
-    ("delete", "MERGE", "MetadataChangedException", False, "Serializable", False),
+TRANSFER = BankOp("transfer", ("acct:0", "acct:1"), (0, 1), 5)
+TRANSFER_ELSEWHERE = BankOp("transfer", ("acct:2", "acct:3"), (2, 3), 5)
+INSERT = BankOp("insert", ("ins:0:1:0",), (1,))
+UPSERT = BankOp("upsert", ("ups:1",), (1,))
+DELETE = BankOp("delete", ("ins:0:1:0",), (1,))
+OPTIMIZE = BankOp("optimize")
+
+
+@pytest.mark.parametrize("layout, isolation, loser, winner, outcome", [
+    # SEMANTICS.md, file level (partitioned)
+    ("partitioned", "WriteSerializable", TRANSFER, TRANSFER, "ConcurrentAppendException"),
+    ("partitioned", "WriteSerializable", TRANSFER, TRANSFER_ELSEWHERE, None),  # disjoint partitions
+    ("partitioned", "WriteSerializable", UPSERT, INSERT, None),  # blind INSERT under WriteSerializable
+    ("partitioned", "Serializable", UPSERT, INSERT, "ConcurrentAppendException"),
+    ("partitioned", "Serializable", INSERT, DELETE, None),  # a blind INSERT reads nothing
+    ("partitioned", "Serializable", OPTIMIZE, TRANSFER, "ConcurrentDeleteReadException"),
+    ("partitioned", "Serializable", OPTIMIZE, INSERT, None),
+    # row level (deletion vectors): OPTIMIZE without ZORDER BY never conflicts
+    ("unpartitioned-dv", "Serializable", OPTIMIZE, TRANSFER, None),
+    ("clustered", "WriteSerializable", TRANSFER, OPTIMIZE, None),
+    ("unpartitioned-dv", "WriteSerializable", DELETE, INSERT, None),
+    ("clustered", "Serializable", DELETE, INSERT, "ConcurrentAppendException"),
 ])
-def test_conflict_matrix_of_semantics_md(loser, winner, exception, row_level, isolation, allowed):
-    assert (conflict_disallowed(loser, winner, exception, row_level, isolation) is None) is allowed
+def test_predictor_on_the_workload_sql_agrees_with_semantics_md(layout, isolation, loser, winner, outcome):
+    predicted = Predictor(layout, isolation).pair(loser, winner)
+    assert (predicted.exception if predicted else None) == outcome
+
+
+def _fake_conflict(loser: BankOp, winner_version: int, exception: str, reason: str = "made up") -> dict:
+    return {"op": loser.kind, "exception": exception, "winner": "?", "winner_version": winner_version,
+            "reason": reason, "read_version": winner_version - 1, "op_json": loser.to_json()}
+
+
+def test_conflict_check_flags_what_the_predictor_calls_impossible():
+    committed = [{"version": 2, "read_version": 1, "op": TRANSFER.to_json()},
+                 {"version": 3, "read_version": 2, "op": INSERT.to_json()}]
+    config = TortureConfig(layout="unpartitioned-dv", isolation="WriteSerializable")
+    report = TortureReport(config)
+    check_conflicts(config, committed, [
+        _fake_conflict(TRANSFER, 2, "ConcurrentAppendException"),  # possible: counted, no violation
+        _fake_conflict(UPSERT, 3, "ConcurrentAppendException"),  # a blind INSERT under WriteSerializable
+        _fake_conflict(OPTIMIZE, 2, "ConcurrentDeleteReadException"),  # OPTIMIZE on a DV table
+        _fake_conflict(OPTIMIZE, 2, "ConcurrentDeleteReadException", "no single record where ..."),  # fail-safe
+        _fake_conflict(TRANSFER, 9, "ConcurrentAppendException"),  # a winner nobody committed
+        {"op": "delete", "exception": "MaxCommitRetriesExceeded", "winner": None, "winner_version": None,
+         "reason": "too many"},
+    ], report)
+    assert report.predicted_same == 1 and report.unmappable_rebases == 1
+    assert len(report.violations) == 3, report.violations
+    assert "MERGE INTO bank" in report.violations[0] and "INSERT INTO bank" in report.violations[0]
+    assert "OPTIMIZE bank" in report.violations[1] and "the predictor says it commits" in report.violations[1]
+    assert "winner version 9" in report.violations[2]

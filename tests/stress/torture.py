@@ -17,7 +17,10 @@ Checks (a failed check is a violation; the exit status is 1 if there is any):
 - invariant: the account total is unchanged; no key appears twice;
 - reader: every snapshot the reader saw equals the model at that version (no partial commit);
 - log: a cold reader (no cache) loads every version; deltalake reads the same final rows;
-- conflicts: each observed (loser, winner, exception) is allowed by the matrix in SEMANTICS.md.
+- conflicts: each observed (loser, winner, exception) is one the static predictor (`acidsql
+  conflicts --jobs`, `acidsql.analysis.predict_jobs`) allows for the two operations' SQL on the
+  same table (layout and isolation level): a conflict it calls impossible, or a different
+  exception where it is certain, is a violation.
 """
 from __future__ import annotations
 
@@ -39,7 +42,7 @@ from acidsql.delta import DeltaConcurrentModificationException, DeltaTable, MaxC
 from acidsql.delta.log import DeltaLog
 
 from .bank import (
-    BankModel, BankOp, ISOLATION_LEVELS, LAYOUTS, MATRIX_KIND, BUCKETS, INITIAL_BALANCE, account_key, create_bank,
+    BankModel, BankOp, ISOLATION_LEVELS, LAYOUTS, BUCKETS, INITIAL_BALANCE, account_key, bank_ddl, create_bank,
     prepare, read_state,
 )
 
@@ -113,7 +116,8 @@ def worker_main(root: str, worker: int, config: TortureConfig, out_path: str, go
                 errors.append({"op": op.to_json(), "traceback": traceback.format_exc()})
                 failed.append({"op": op.to_json(), "attempts": attempt})
                 break
-            committed.append({"version": result.version, "op": op.to_json(), "worker": worker, "attempts": attempt,
+            committed.append({"version": result.version, "read_version": prepared.txn.read_version,
+                              "op": op.to_json(), "worker": worker, "attempts": attempt,
                               "commit_retries": result.retries, "rebases": len(result.rebases)})
             if op.kind == "insert":
                 deletable.append(op)
@@ -158,7 +162,9 @@ class TortureReport:
     commit_retries: int = 0  # lost the race for a version without conflicting, rebased inside commit
     rebases: int = 0
     lost_updates: int = 0
-    unmappable_rebases: int = 0  # conflicts the matrix does not predict, raised because a rebase was impossible
+    unmappable_rebases: int = 0  # conflicts the predictor does not predict, raised because a rebase was impossible
+    predicted_same: int = 0  # observed conflicts the predictor predicts with the same exception
+    predicted_other: int = 0  # ... predicts as possible, with another exception first in its order of checks
     elapsed_s: float = 0.0
     reader_snapshots: int = 0
     by_op: Counter = field(default_factory=Counter)
@@ -178,7 +184,9 @@ class TortureReport:
             f"  conflict retries {self.conflict_retries}, commit retries (version races) {self.commit_retries}, "
             f"rebases {self.rebases}",
             f"  lost updates {self.lost_updates}, reader snapshots {self.reader_snapshots}",
-            f"  conflicts beyond the matrix (fail-safe, rebase not mappable): {self.unmappable_rebases}",
+            f"  predictor: {self.predicted_same} conflicts predicted with the same exception, "
+            f"{self.predicted_other} as possible with another; {self.unmappable_rebases} beyond it (fail-safe, "
+            f"rebase not mappable)",
             f"  {self.elapsed_s:.1f} s, {self.throughput:.1f} commits/s",
             f"  violations: {len(self.violations)}",
         ]
@@ -303,17 +311,75 @@ def check(root: str, config: TortureConfig, results: list[dict], reader: Optiona
             diff = sorted(k for k in set(theirs) | set(final.rows) if theirs.get(k) != final.rows.get(k))
             v.append(f"deltalake reads different rows, e.g. {diff[:3]}")
 
-    # conflicts: each one is allowed by the matrix
-    row_level = config.layout in ("unpartitioned-dv", "clustered")
+    # conflicts: each one is what the static predictor allows for the two statements
+    check_conflicts(config, committed, conflicts, report)
+
+
+def check_conflicts(config: TortureConfig, committed: list[dict], conflicts: list[dict], report: TortureReport) -> None:
+    """Observed conflicts against `acidsql.analysis.predict_jobs`
+    for the two operations' SQL on a table of the same layout and isolation level."""
+    v = report.violations
+    predictor = Predictor(config.layout, config.isolation)
+    by_version = {c["version"]: c for c in committed}
     for c in conflicts:
-        why = conflict_disallowed(c["op"], c["winner"], c["exception"], row_level, config.isolation)
-        if why and UNMAPPABLE_REBASE in c["reason"]:
-            # The rules allowed a rebase the engine cannot do exactly: rows moved through two
-            # concurrent compactions and no single row mapping covers them. It fails safe.
-            report.unmappable_rebases += 1
-        elif why:
-            v.append(f"{c['exception']} for {c['op']} against {c['winner']} (v{c['winner_version']}): {why}; "
-                     f"engine said: {c['reason'][:160]}")
+        if c["exception"] == "MaxCommitRetriesExceeded":
+            continue  # losing the race for a version too often is not a conflict
+        winner = by_version.get(c["winner_version"])
+        if winner is None:
+            v.append(f"{c['exception']} names winner version {c['winner_version']}, which no worker committed")
+            continue
+        loser_op, winner_op = BankOp.from_json(c["op_json"]), BankOp.from_json(winner["op"])
+        predicted = predictor.pair(loser_op, winner_op)
+        said = f"engine said: {c['reason'][:160]}"
+        if predicted is None:
+            if UNMAPPABLE_REBASE in c["reason"]:
+                # The rules allow a rebase the engine cannot do exactly: rows moved through two
+                # concurrent compactions and no single row mapping covers them. It fails safe.
+                report.unmappable_rebases += 1
+            else:
+                v.append(f"{c['exception']} for [{predictor.sql(loser_op)}] against [{predictor.sql(winner_op)}] "
+                         f"(v{c['winner_version']}): the predictor says it commits; {said}")
+        elif predicted.exception == c["exception"]:
+            report.predicted_same += 1
+        elif predicted.certainty == "certain":
+            v.append(f"{c['exception']} for [{predictor.sql(loser_op)}] against [{predictor.sql(winner_op)}]: the "
+                     f"predictor is certain of {predicted.exception}; {said}")
+        else:
+            report.predicted_other += 1
+
+
+class Predictor:
+    """What `acidsql conflicts --jobs` says for two bank operations, each as a one-statement job,
+    on the bank table in `layout` under `isolation` (contents unknown to it)."""
+
+    def __init__(self, layout: str, isolation: str):
+        from acidsql.analysis import Catalog
+        from acidsql.sql import parse_script
+
+        (ddl,) = parse_script(bank_ddl(layout, isolation)).statements
+        self.catalog = Catalog()
+        self.catalog.apply(ddl)
+        self.partitioned = layout == "partitioned"
+        self._cache: dict[tuple[str, str], object] = {}
+
+    def sql(self, op: BankOp) -> str:
+        return op.sql(self.partitioned)
+
+    def pair(self, loser: BankOp, winner: BankOp):
+        """The predictor's PairConflict for `loser` committing after `winner`, None if it commits."""
+        from acidsql.analysis import predict_jobs
+        from acidsql.sql import parse_script
+
+        key = (self.sql(loser), self.sql(winner))
+        if key not in self._cache:
+            scripts = [parse_script(key[0], "loser"), parse_script(key[1], "winner")]
+            for script in scripts:
+                if script.errors or len(script.statements) != 1:
+                    raise AssertionError(f"the workload's SQL does not parse: {script.text}: {script.errors}")
+            matrix = predict_jobs(scripts, self.catalog)
+            found = [p for p in matrix.conflicts if p.loser == "loser" and p.winner == "winner"]
+            self._cache[key] = found[0] if found else None
+        return self._cache[key]
 
 
 def deltalake_state(root: str) -> Optional[dict]:
@@ -328,39 +394,6 @@ def deltalake_state(root: str) -> Optional[dict]:
     data = pa.table(QueryBuilder().register("t", PeerTable(root)).execute(
         "select key, bucket, balance, counter from t").read_all())
     return state_of(data).rows
-
-
-_WINNER_KIND = {"WRITE": "INSERT", "UPDATE": "DML", "DELETE": "DML", "MERGE": "DML", "OPTIMIZE": "OPTIMIZE"}
-
-
-def conflict_disallowed(loser_op: str, winner_operation: Optional[str], exception: str, row_level: bool,
-                        isolation: str) -> Optional[str]:
-    """Why SEMANTICS.md's matrix says this pair cannot conflict this way, or None if it can.
-    Without ZORDER BY: INSERT never conflicts; DML vs INSERT only under Serializable; DML vs DML
-    always can; OPTIMIZE vs DML/OPTIMIZE only at file level (no row-level concurrency)."""
-    if exception == "MaxCommitRetriesExceeded":
-        return None  # losing the version race too often is not a conflict
-    loser = MATRIX_KIND[loser_op]
-    winner = _WINNER_KIND.get((winner_operation or "").upper())
-    if winner is None:
-        return f"unexpected winning operation {winner_operation!r}"
-    pair = {loser, winner}
-    if "INSERT" in pair:
-        if pair == {"INSERT"} or "OPTIMIZE" in pair:
-            return "INSERT cannot conflict with INSERT or OPTIMIZE"
-        if isolation != "Serializable":
-            return "INSERT and UPDATE/DELETE/MERGE cannot conflict under WriteSerializable"
-        if loser == "INSERT":
-            return "a blind INSERT reads nothing, so it cannot be the one that fails"
-        if exception != "ConcurrentAppendException":
-            return "a concurrent INSERT can only cause ConcurrentAppendException"
-        return None
-    if "OPTIMIZE" in pair and row_level:
-        return "with row-level concurrency OPTIMIZE conflicts only with ZORDER BY"
-    if exception not in ("ConcurrentAppendException", "ConcurrentDeleteReadException",
-                         "ConcurrentDeleteDeleteException"):
-        return f"{exception} is not a data conflict"
-    return None
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -395,6 +428,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                                   "conflict_retries": report.conflict_retries, "commit_retries": report.commit_retries,
                                   "rebases": report.rebases, "lost_updates": report.lost_updates,
                                   "unmappable_rebases": report.unmappable_rebases,
+                                  "predicted_same": report.predicted_same, "predicted_other": report.predicted_other,
                                   "elapsed_s": round(report.elapsed_s, 2), "throughput": round(report.throughput, 2),
                                   "reader_snapshots": report.reader_snapshots, "violations": report.violations}))
             else:

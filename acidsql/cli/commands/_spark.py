@@ -12,6 +12,8 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
                    help="folder holding the tables: db.t lives in DIR/db/t (default: spark-warehouse)")
     p.add_argument("--master", metavar="URL", help="Spark master, e.g. spark://host:7077 (default: local[2])")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting; repeatable")
+    p.add_argument("--allow-external-paths", action="store_true",
+                   help="let delta.`/path` tables lie outside --warehouse (refused by default)")
 
 
 def session(args):
@@ -27,7 +29,8 @@ def session(args):
         conf[key.strip()] = value
     # acidsql draws its own progress (acidsql.spark.progress): Spark's console bar would interleave.
     conf.setdefault("spark.ui.showConsoleProgress", "false")
-    return connect(warehouse=args.warehouse, master=args.master, conf=conf)
+    return connect(warehouse=args.warehouse, master=args.master, conf=conf,
+                   allow_external_paths=getattr(args, "allow_external_paths", False))
 
 
 def rows_of(df, limit: Optional[int] = None) -> tuple[list[str], list[list[Any]]]:

@@ -27,7 +27,8 @@ def run(args) -> int:
     from acidsql.spark.tables import Warehouse, table_ref_from_text
     from acidsql.spark.views import has_delta_log
 
-    location = Warehouse.at(args.warehouse).location(table_ref_from_text(args.table))
+    # read-only, and the user typed the path: a table outside the warehouse is fine here
+    location = Warehouse.at(args.warehouse, allow_external_paths=True).location(table_ref_from_text(args.table))
     if not has_delta_log(location):
         raise UsageError(f"no Delta table {args.table} (looked in {location})")
     rows = history_rows(DeltaTable(location), args.limit)

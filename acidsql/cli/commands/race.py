@@ -43,7 +43,8 @@ def run(args) -> int:
     if args.only:
         scenarios = [s for s in scenarios if any(o in s.name for o in args.only)]
     db = session(args)
-    outcomes = [run_scenario(db.spark, sc) for sc in scenarios]
+    outcomes = [run_scenario(db.spark, sc, allow_external_paths=db.warehouse.allow_external_paths)
+                for sc in scenarios]
     if args.format == "json":
         sys.stdout.write(json.dumps(jsonable([o.to_dict() for o in outcomes]), indent=2) + "\n")
     else:

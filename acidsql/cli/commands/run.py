@@ -71,6 +71,7 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
     from acidsql.delta.exceptions import DeltaConcurrentModificationException
     from acidsql.spark.execute import StatementError
     from acidsql.spark.results import StatementResult
+    from acidsql.spark.tables import TableLocationError
 
     where = str(statement.span)
     text = args.format == "text"
@@ -82,7 +83,7 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
             print(f"{where}: {e.exception_name}: {e.reason}\n  {e.advice}", file=sys.stderr)
         return {"statement": statement.text, "at": where, "error": e.exception_name, "error_class": e.error_class,
                 "reason": e.reason}, False
-    except (StatementError, DeltaError) as e:
+    except (StatementError, DeltaError, TableLocationError) as e:
         if text:
             print(f"{where}: error: {e}\n  the statement was not committed; the script stops here", file=sys.stderr)
         return {"statement": statement.text, "at": where, "error": type(e).__name__, "reason": str(e)}, False
