@@ -2,8 +2,8 @@
 is a blind append, whether row-level concurrency can apply, which metadata or protocol change
 it makes, and which conflict error classes it can meet.
 
-`analyze(statement, catalog)` is pure (the catalog is only read) and cached per statement
-text and table description; `Analysis.to_dict()` is stable JSON for goldens and `explain`.
+`analyze(statement, catalog)` is pure (the catalog is only read); `Analysis.to_dict()` is
+stable JSON for goldens and `explain`.
 """
 from __future__ import annotations
 
@@ -114,23 +114,11 @@ class Analysis:
 
 # ---------------------------------------------------------------------------------------------
 
-_CACHE: dict[tuple, Analysis] = {}
-_CACHE_LIMIT = 4096
-
-
 def analyze(statement: m.AnyStatement, catalog: Optional[Catalog] = None) -> Analysis:
     """Analyze one statement against the catalog's description of its target table."""
     catalog = catalog if catalog is not None else Catalog()
     info = catalog.lookup(statement.target) if statement.target is not None else TableInfo.unknown("")
-    key = (type(statement), statement.text, statement.target, info)
-    hit = _CACHE.get(key)
-    if hit is not None and hit.statement is statement:
-        return hit
-    result = _Analyzer(statement, info).run()
-    if len(_CACHE) > _CACHE_LIMIT:
-        _CACHE.clear()
-    _CACHE[key] = result
-    return result
+    return _Analyzer(statement, info).run()
 
 
 def analyze_sql(text: str, catalog: Optional[Catalog] = None) -> Analysis:
@@ -150,26 +138,14 @@ class _Analyzer:
 
     # --- entry ------------------------------------------------------------------------------------
     def run(self) -> Analysis:
-        s = self.s
-        handler = {
-            m.Update: self._update_delete,
-            m.Delete: self._update_delete,
-            m.Merge: self._merge,
-            m.Insert: self._insert,
-            m.Optimize: self._optimize,
-            m.Reorg: self._reorg,
-            m.AlterTable: self._alter,
-            m.CreateTable: self._create,
-            m.Vacuum: self._vacuum,
-            m.Restore: self._restore,
-        }.get(type(s))
+        handler = _HANDLERS.get(type(self.s))
         if handler is None:
             return self._make(
                 operation="", op_kind=OpKind.OTHER, read=ReadSet(False, why="not a write to a Delta table"),
                 write=WriteSet(), is_write=False, changes_data=False,
                 blind=False, blind_why="not a write",
             )
-        return handler()
+        return handler(self)
 
     def _make(self, *, operation: str, op_kind: OpKind, read: ReadSet, write: WriteSet, is_write: bool = True,
               blind: bool = False, blind_why: str = "", changes_data: bool = True, metadata: Optional[str] = None,
@@ -261,7 +237,7 @@ class _Analyzer:
         resolver = self._resolver()
         where = s.where
         self.fallbacks += fallbacks_in(where, resolver, "condition")
-        if where is not None and reads_table(where, s.target):
+        if where is not None and reads_table(where, s.target, resolver=resolver):
             self.notes.append("a subquery in the condition reads the target table")
         read = read_set_for_condition(where, self.info, resolver, "rows matching the WHERE condition" if where is not None else "")
         partition_only = where is not None and bool(self.info.partition_columns) and read.rows.columns <= set(self.info.partition_columns) and read.rows.exact and not self.fallbacks
@@ -285,7 +261,8 @@ class _Analyzer:
             self.notes.append(f"target predicate {w}")
         self.fallbacks += fallbacks_in(s.on, resolver, "MERGE condition")
         for c in s.clauses:
-            self.fallbacks += fallbacks_in(c.condition, resolver, f"WHEN {c.match.value} condition")
+            if c.condition is not None:
+                self.fallbacks += fallbacks_in(c.condition, resolver, f"WHEN {c.match.value} condition")
         if not target_preds:
             self.fallbacks.append(MERGE_142_LIMIT)
         if reads_table(s.source, s.target, s.ctes):
@@ -318,7 +295,7 @@ class _Analyzer:
         source = s.source
         literal_rows = self._literal_rows(s)
         written = self._written_partitions(s, literal_rows)
-        reads_target = reads_table(source, s.target) or reads_table(s.replace_where, s.target)
+        reads_target = reads_table(source, s.target) or reads_table(s.replace_where, s.target, resolver=resolver)
         if s.mode is m.InsertMode.OVERWRITE or s.replace_where is not None or s.replace_on is not None or s.replace_using:
             if s.replace_where is not None:
                 cond = s.replace_where
@@ -493,3 +470,24 @@ class _Analyzer:
         return self._make(operation="RESTORE", op_kind=OpKind.RESTORE, read=ReadSet(True, whole_table=True, why="RESTORE replaces the whole table state"),
                           write=WriteSet(adds_files=True, removes_files=True, rewrite="copy-on-write"),
                           blind_why="RESTORE reads the whole table")
+
+
+# Statement type -> the _Analyzer method that analyzes it (built once, not per statement).
+_HANDLERS = {
+    m.Update: _Analyzer._update_delete,
+    m.Delete: _Analyzer._update_delete,
+    m.Merge: _Analyzer._merge,
+    m.Insert: _Analyzer._insert,
+    m.Optimize: _Analyzer._optimize,
+    m.Reorg: _Analyzer._reorg,
+    m.AlterTable: _Analyzer._alter,
+    m.CreateTable: _Analyzer._create,
+    m.Vacuum: _Analyzer._vacuum,
+    m.Restore: _Analyzer._restore,
+}
+
+
+# Frozen dataclasses built per statement: a faster __init__, same signature and result.
+from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+
+fast_frozen_inits(globals())

@@ -303,3 +303,9 @@ def table_from_config(name: str, spec: Mapping, source: str = "config") -> Table
         known=True,
         source=source,
     )
+
+
+# Frozen dataclasses built per statement: a faster __init__, same signature and result.
+from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+
+fast_frozen_inits(globals())

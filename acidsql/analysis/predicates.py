@@ -16,11 +16,14 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import math
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from sqlglot import exp
+
+from acidsql.sql.build import tree_nodes
 
 # ---------------------------------------------------------------------------------------------
 # Column types and values
@@ -243,11 +246,11 @@ class ColumnConstraint:
 
     @staticmethod
     def only_null() -> "ColumnConstraint":
-        return ColumnConstraint(nulls=True, non_null=False)
+        return _ONLY_NULL  # immutable: one shared instance (building a frozen dataclass is not cheap)
 
     @staticmethod
     def not_null() -> "ColumnConstraint":
-        return ColumnConstraint(nulls=False)
+        return _NOT_NULL
 
     def intersect(self, other: "ColumnConstraint") -> "ColumnConstraint":
         points = self.points if other.points is None else (
@@ -349,6 +352,9 @@ class ColumnConstraint:
 
 
 # A conjunction of per-column constraints, sorted by column. () is TRUE.
+_ONLY_NULL = ColumnConstraint(nulls=True, non_null=False)
+_NOT_NULL = ColumnConstraint(nulls=False)
+
 Conjunction = tuple[tuple[str, ColumnConstraint], ...]
 MAX_DISJUNCTS = 64
 
@@ -616,11 +622,25 @@ class Region:
 # ---------------------------------------------------------------------------------------------
 
 
-def _simplified(e: exp.Expression) -> Optional[exp.Expression]:
-    from sqlglot.optimizer.simplify import simplify
+_per_thread = threading.local()
 
+
+def _simplifier():
+    """`sqlglot.optimizer.simplify.simplify(e)` is `Simplifier().simplify(e)`: building the
+    Simplifier (a dialect, a type annotator, an empty schema) costs more than simplifying a
+    small condition, so each thread keeps one (it resets its annotator before each use)."""
     try:
-        out = simplify(e.copy())
+        return _per_thread.simplifier
+    except AttributeError:
+        from sqlglot.optimizer.simplify import Simplifier
+
+        _per_thread.simplifier = Simplifier()
+        return _per_thread.simplifier
+
+
+def _simplified(e: exp.Expression) -> Optional[exp.Expression]:
+    try:
+        out = _simplifier().simplify(e.copy(), constant_propagation=False, coalesce_simplification=False)
     except Exception:  # the simplifier is an optimisation here, never a reason to fail
         return None
     return None if out == e else out
@@ -662,11 +682,20 @@ def _simplifier_cannot_help(e: exp.Expression) -> bool:
 
 
 def split_conjuncts(condition: exp.Expression) -> list[exp.Expression]:
-    while isinstance(condition, exp.Paren):
-        condition = condition.this
-    if isinstance(condition, exp.And):
-        return split_conjuncts(condition.this) + split_conjuncts(condition.expression)
-    return [condition]
+    # iterative, left to right: a generated `a AND b AND ...` of thousands of terms is a
+    # left-deep tree thousands of levels deep
+    out: list[exp.Expression] = []
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        while isinstance(node, exp.Paren):
+            node = node.this
+        if isinstance(node, exp.And):
+            stack.append(node.expression)
+            stack.append(node.this)
+        else:
+            out.append(node)
+    return out
 
 
 def default_resolve(column: exp.Column) -> Optional[str]:
@@ -728,7 +757,12 @@ class _Builder:
     def build(self, e: exp.Expression) -> tuple[DNF, DNF, bool, set[str]]:
         """(true-region, false-region, exact, referenced columns)."""
         cols: set[str] = set()
-        t, f, exact = self._build(e, cols)
+        try:
+            t, f, exact = self._build(e, cols)
+        except RecursionError:  # e.g. thousands of ORs, a left-deep tree: anywhere, inexactly
+            cols = set()
+            self._refs(e, cols)
+            return None, None, False, cols
         return t, f, exact, cols
 
     def _column(self, node: exp.Expression, cols: set[str]) -> Optional[str]:
@@ -746,10 +780,11 @@ class _Builder:
         return coerce(v, self.types.get(col, "unknown")) if v is not None else None
 
     def _refs(self, e: exp.Expression, cols: set[str]) -> None:
-        for c in e.find_all(exp.Column):
-            name = self.resolve(c)
-            if name is not None:
-                cols.add(name)
+        for c in tree_nodes(e):
+            if isinstance(c, exp.Column):
+                name = self.resolve(c)
+                if name is not None:
+                    cols.add(name)
 
     def _build(self, e: exp.Expression, cols: set[str]) -> tuple[DNF, DNF, bool]:
         if isinstance(e, exp.Paren):
@@ -1168,3 +1203,9 @@ def to_arrow_filter(condition: Optional[exp.Expression], schema: Any) -> Optiona
         return pc.fill_null(result.combine_chunks(), False)
 
     return apply
+
+
+# Frozen dataclasses built per statement: a faster __init__, same signature and result.
+from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+
+fast_frozen_inits(globals())

@@ -9,6 +9,7 @@ Reads are described at Delta's three levels:
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -18,6 +19,7 @@ from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.predicates import Region, split_conjuncts, type_category
 from acidsql.sql import model as m
 from acidsql.sql.build import SQL_DIALECT as _SQL_DIALECT
+from acidsql.sql.build import tree_nodes
 
 NON_DETERMINISTIC_FUNCTIONS = {
     "rand", "random", "randn", "uuid", "shuffle", "monotonically_increasing_id", "spark_partition_id",
@@ -97,7 +99,7 @@ class TargetColumns:
 
     def __init__(self, target: Optional[m.TableRef], info: TableInfo, unqualified_is_target: bool = True):
         self.info = info
-        self.types = {k: v for k, v in info.columns}
+        self.types = dict(info.columns)
         names = set()
         if target is not None:
             if target.alias:
@@ -108,7 +110,7 @@ class TargetColumns:
         self.qualifiers = names
         self.unqualified_is_target = unqualified_is_target
         self.struct_access: list[str] = []
-        self._target_only: dict[int, tuple[exp.Expression, bool]] = {}
+        self._walked: dict[int, tuple[exp.Expression, Walk]] = {}
 
     def __call__(self, col: exp.Column) -> Optional[str]:
         name = col.name.lower() if col.name else None
@@ -127,24 +129,102 @@ class TargetColumns:
             return None
         return None
 
-    def is_target_only(self, e: exp.Expression) -> bool:
-        """Whether `e` references columns, all of them the target's, and no subquery.
-        Remembered per expression for this resolver (MERGE asks twice for each conjunct)."""
-        seen = self._target_only.get(id(e))
+    def walk(self, e: exp.Expression) -> "Walk":
+        """`Walk.of(e)`, remembered per expression for this resolver: the analyses of one
+        statement ask about the same conjuncts several times."""
+        seen = self._walked.get(id(e))
         if seen is not None and seen[0] is e:
             return seen[1]
-        cols = []
-        result = None
-        for node in e.walk():  # one walk for both questions
-            if isinstance(node, _SUBQUERY_NODES):
-                result = False
-                break
-            if isinstance(node, exp.Column):
-                cols.append(node)
-        if result is None:
-            result = bool(cols) and all(self(c) is not None for c in cols)
-        self._target_only[id(e)] = (e, result)  # keeps `e` alive, so its id is not reused
-        return result
+        walk = Walk.of(e)
+        self._walked[id(e)] = (e, walk)  # keeps `e` alive, so its id is not reused
+        return walk
+
+    def walk_condition(self, condition: exp.Expression) -> "Walk":
+        """What a walk of `condition` finds, put together from the walks of its conjuncts
+        (which `is_target_only` and MERGE's predicates ask about too)."""
+        conjuncts = split_conjuncts(condition)
+        if len(conjuncts) == 1:
+            return self.walk(conjuncts[0])
+        return Walk.joined([self.walk(c) for c in conjuncts])
+
+    def is_target_only(self, e: exp.Expression) -> bool:
+        """Whether `e` references columns, all of them the target's, and no subquery."""
+        walk = self.walk(e)
+        if walk.target_only is None:
+            walk.target_only = not walk.subquery and bool(walk.columns) and all(self(c) is not None for c in walk.columns)
+        return walk.target_only
+
+
+# Node kinds a Walk collects, by node class (bits; computed once per class).
+_COLUMN, _FUNC, _SELECT, _SUBQUERY, _ELEMENT, _TABLE = 1, 2, 4, 8, 16, 32
+_KINDS: dict[type, int] = {}
+
+
+def _kind(cls: type) -> int:
+    kind = ((_COLUMN if issubclass(cls, exp.Column) else 0)
+            | (_FUNC if issubclass(cls, exp.Func) else 0)
+            | (_SELECT if issubclass(cls, exp.Select) else 0)
+            | (_SUBQUERY if issubclass(cls, _SUBQUERY_NODES) else 0)
+            | (_ELEMENT if issubclass(cls, (exp.Bracket, exp.Dot)) else 0)
+            | (_TABLE if issubclass(cls, exp.Table) else 0))
+    _KINDS[cls] = kind
+    return kind
+
+
+class Walk:
+    """What one walk of an expression finds, in walk order: its columns, functions, SELECTs
+    and tables, whether it has a subquery (a Subquery, Select or Exists node) and an element
+    access (`a[0]`, `a.b.c`). One walk answers what the read-set, fallback and self-read
+    questions each used to walk the tree for. `target_only` is `is_target_only`'s answer,
+    once asked."""
+
+    __slots__ = ("columns", "funcs", "selects", "tables", "subquery", "element_access", "target_only")
+
+    def __init__(self) -> None:
+        self.columns: list[exp.Column] = []
+        self.funcs: list[exp.Func] = []
+        self.selects: list[exp.Select] = []
+        self.tables: list[exp.Table] = []
+        self.subquery = False
+        self.element_access = False
+        self.target_only: Optional[bool] = None
+
+    @staticmethod
+    def of(e: exp.Expression) -> "Walk":
+        walk = Walk()
+        kinds = _KINDS
+        for node in tree_nodes(e):
+            kind = kinds.get(type(node))
+            if kind is None:
+                kind = _kind(type(node))
+            if kind:
+                if kind & _COLUMN:
+                    walk.columns.append(node)
+                if kind & _FUNC:
+                    walk.funcs.append(node)
+                if kind & _SELECT:
+                    walk.selects.append(node)
+                if kind & _TABLE:
+                    walk.tables.append(node)
+                if kind & _SUBQUERY:
+                    walk.subquery = True
+                if kind & _ELEMENT:
+                    walk.element_access = True
+        return walk
+
+    @staticmethod
+    def joined(walks: list["Walk"]) -> "Walk":
+        """The walks of a condition's conjuncts as one (the AND nodes between them are
+        functions of no interest here)."""
+        out = Walk()
+        for walk in walks:
+            out.columns += walk.columns
+            out.funcs += walk.funcs
+            out.selects += walk.selects
+            out.tables += walk.tables
+            out.subquery = out.subquery or walk.subquery
+            out.element_access = out.element_access or walk.element_access
+        return out
 
 
 def fallbacks_in(condition: Optional[exp.Expression], resolver: TargetColumns, where: str) -> list[str]:
@@ -152,42 +232,29 @@ def fallbacks_in(condition: Optional[exp.Expression], resolver: TargetColumns, w
     if condition is None:
         return []
     out: list[str] = []
-    # One walk (breadth-first, the order of find_all) collects what the checks below need.
-    columns: list[exp.Column] = []
-    funcs: list[exp.Func] = []
-    subqueries: list[exp.Select] = []
-    element_access = False
-    for node in condition.walk():
-        if isinstance(node, exp.Column):
-            columns.append(node)
-        if isinstance(node, exp.Func):
-            funcs.append(node)
-        if isinstance(node, exp.Select):
-            subqueries.append(node)
-        if isinstance(node, (exp.Bracket, exp.Dot)):
-            element_access = True
+    walk = resolver.walk_condition(condition)
     resolver.struct_access.clear()
     complex_set = set()
-    for c in columns:
+    for c in walk.columns:
         name = resolver(c)
         if name is not None and type_category(resolver.types.get(name)) == "complex":
             complex_set.add(c.sql())
     complex_cols = sorted(complex_set)
     complex_cols += sorted(set(resolver.struct_access))
-    if element_access:
+    if walk.element_access:
         complex_cols.append("an element of an array or map value")
     if complex_cols:
         out.append(f"the {where} uses a complex-type value ({', '.join(dict.fromkeys(complex_cols))}: struct, array or map)")
     nd = set()
-    for node in funcs:
+    for node in walk.funcs:
         if isinstance(node, _NON_DETERMINISTIC_NODES):
             nd.add(node.sql(dialect=_SQL_DIALECT))
         elif isinstance(node, exp.Anonymous) and str(node.this).lower() in NON_DETERMINISTIC_FUNCTIONS:
             nd.add(node.sql(dialect=_SQL_DIALECT))
     if nd:
         out.append(f"the {where} uses a non-deterministic expression ({', '.join(sorted(nd))})")
-    if subqueries:
-        correlated = any(_is_correlated(s, resolver) for s in subqueries)
+    if walk.selects:
+        correlated = any(_is_correlated(s, resolver) for s in walk.selects)
         if correlated:
             out.append(f"the {where} has a correlated subquery")
         else:
@@ -203,8 +270,14 @@ def _is_correlated(select: exp.Select, resolver: TargetColumns) -> bool:
     return False
 
 
-def reads_table(node: Optional[exp.Expression], target: Optional[m.TableRef], ctes: tuple = ()) -> bool:
-    """Whether a query (or condition) reads the target table, directly or through a CTE."""
+def _tables_in(e: exp.Expression) -> list[exp.Table]:
+    return [node for node in tree_nodes(e) if isinstance(node, exp.Table)]
+
+
+def reads_table(node: Optional[exp.Expression], target: Optional[m.TableRef], ctes: tuple = (),
+                resolver: Optional[TargetColumns] = None) -> bool:
+    """Whether a query (or condition) reads the target table, directly or through a CTE.
+    With `resolver`, a condition's tables come from its walk there (see `walk_condition`)."""
     if node is None or target is None:
         return False
     want = {target.key.lower()}
@@ -212,13 +285,12 @@ def reads_table(node: Optional[exp.Expression], target: Optional[m.TableRef], ct
         want.add(target.name.split(".")[-1].lower())
     if target.path:
         want.add(target.path.lower())
-    nodes = [node] + [c for c in ctes]
-    for n in nodes:
-        for t in n.find_all(exp.Table):
-            parts = [p.name.lower() for p in t.parts if isinstance(p, exp.Identifier)]
-            full = ".".join(parts)
-            if full in want or t.name.lower() in want:
-                return True
+    tables = resolver.walk_condition(node).tables if resolver is not None else _tables_in(node)
+    for t in itertools.chain(tables, *map(_tables_in, ctes)):
+        parts = [p.name.lower() for p in t.parts if isinstance(p, exp.Identifier)]
+        full = ".".join(parts)
+        if full in want or t.name.lower() in want:
+            return True
     return False
 
 
@@ -272,8 +344,9 @@ def merge_target_predicates(on: Optional[exp.Expression], resolver: TargetColumn
     for c in conjuncts:
         if c in target_only:
             continue
-        cols = list(c.find_all(exp.Column))
-        if len({key(x) for x in cols}) != 1 or c.find(exp.Select) is not None:
+        walk = resolver.walk(c)
+        cols = walk.columns
+        if len({key(x) for x in cols}) != 1 or walk.selects:
             continue
         inner = c.unnest() if isinstance(c, exp.Paren) else c
         if isinstance(inner, exp.EQ) and isinstance(inner.this, exp.Column) and isinstance(inner.expression, exp.Column):
@@ -321,3 +394,9 @@ def read_set_for_condition(condition: Optional[exp.Expression], info: TableInfo,
         condition_expression=condition,
         why=why,
     )
+
+
+# Frozen dataclasses built per statement: a faster __init__, same signature and result.
+from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+
+fast_frozen_inits(globals())

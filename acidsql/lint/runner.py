@@ -6,12 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
+from acidsql.analysis.analyze import analyze
 from acidsql.lint.config import LintConfig
 from acidsql.lint.context import LintContext
 from acidsql.lint.finding import Finding, Severity
 from acidsql.lint.rules import all_rules
 from acidsql.lint.rules.parse_error import findings_for_errors
 from acidsql.lint.suppression import Suppressions
+from acidsql.sql.model import ParseError
+from acidsql.sql.parser import fewer_gc_runs, parse_statements
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,6 @@ def _analyze(statement, catalog):
     """The analyzer's view of the statement, or None when it cannot analyze it; rules then
     judge from the statement and the catalog alone."""
     try:
-        from acidsql.analysis import analyze
-    except ImportError:
-        return None
-    try:
         return analyze(statement, catalog)
     except Exception:  # an analyzer gap must not hide the other rules' findings
         return None
@@ -76,8 +75,6 @@ def lint_text(
 ) -> LintReport:
     """Lint one script. `catalog` (an `acidsql.analysis.Catalog`) defaults to the tables of
     `config`; it is copied, so the script's CREATE / ALTER statements do not leak out."""
-    from acidsql.sql.parser import fewer_gc_runs
-
     # Parsing and analysis allocate many long-lived trees: collect cycles in larger batches
     # (see acidsql.sql.parser) for the whole run, not only while parsing.
     with fewer_gc_runs():
@@ -85,24 +82,27 @@ def lint_text(
 
 
 def _lint_text(text, file, config, params, catalog) -> LintReport:
-    from acidsql.sql import parse_script
-
     config = config or LintConfig()
     params = dict(params or {})
     catalog = (catalog.copy() if catalog is not None else config.catalog())
-    script = parse_script(text, file, params=params or None)
     suppressions = Suppressions.scan(text)
     context = LintContext(file=file, text=text, config=config, catalog=catalog, params=params)
     rules = [r for r in all_rules() if config.enabled(r.CODE, file)]
+    report_errors = config.enabled("DL000", file)
     found: list[Finding] = []
-    suppressed = 0
-    if config.enabled("DL000", file):
-        for finding in findings_for_errors(script.errors, file):
-            if suppressions.silences(finding.code, finding.line, finding.line):
-                suppressed += 1
-            else:
-                found.append(finding)
-    for statement in script.statements:
+    suppressed = statements = 0
+    # One statement at a time: each is parsed, analyzed, checked and applied to the catalog,
+    # then let go (no rule looks back at earlier statements; the catalog keeps what they did).
+    for statement in parse_statements(text, file, params=params or None):
+        if type(statement) is ParseError:
+            if report_errors:
+                for finding in findings_for_errors((statement,), file):
+                    if suppressions.silences(finding.code, finding.line, finding.line):
+                        suppressed += 1
+                    else:
+                        found.append(finding)
+            continue
+        statements += 1
         analysis = _analyze(statement, catalog)
         if analysis is not None:
             context.current = (statement, analysis.table_info)  # what catalog.lookup answers now
@@ -114,7 +114,7 @@ def _lint_text(text, file, config, params, catalog) -> LintReport:
                     found.append(finding)
         context.current = None
         catalog.apply(statement)
-    return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), len(script.statements), suppressed)
+    return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), statements, suppressed)
 
 
 def sql_files(paths: Iterable[Union[str, Path]]) -> list[Path]:

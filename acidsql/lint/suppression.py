@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 _NOQA = re.compile(r"--\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9_,\s-]+))?", re.IGNORECASE)
 _TOGGLE = re.compile(r"--\s*acidsql\s*:\s*(?P<verb>disable|enable)\s*=\s*(?P<codes>[A-Za-z0-9_,\s-]+)", re.IGNORECASE)
+# Where either could start: most scripts have none, and then no line needs looking at.
+_ANY = re.compile(r"--\s*(?:noqa|acidsql)", re.IGNORECASE)
 
 ALL = "*"
 
@@ -29,6 +31,8 @@ class Suppressions:
     @classmethod
     def scan(cls, text: str) -> "Suppressions":
         noqa, toggles = [], []
+        if _ANY.search(text) is None:
+            return cls((), ())
         for number, line in enumerate(text.splitlines(), start=1):
             if "--" not in line:
                 continue

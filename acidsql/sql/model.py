@@ -301,3 +301,9 @@ class Script:
     statements: tuple[AnyStatement, ...]
     errors: tuple[ParseError, ...]
     parameters: tuple[str, ...] = ()  # names of the parameter markers found (:name, ${name}, {{ name }})
+
+
+# Frozen dataclasses built per statement: a faster __init__, same signature and result.
+from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+
+fast_frozen_inits(globals())

@@ -20,7 +20,7 @@ import gc
 import re
 import threading
 from contextlib import contextmanager
-from typing import Mapping, Optional
+from typing import Iterator, Mapping, Optional, Union
 
 from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
@@ -29,10 +29,11 @@ from sqlglot.errors import TokenError
 from acidsql.sql.build import UnsupportedStatement, build, parse_one_sql, parse_sql
 from acidsql.sql.fast_grammar import fast_parse
 from acidsql.sql.grammar_parser import FIRST_WORDS, ExpressionError, GrammarStatementBuilder, grammar, prepare
-from acidsql.sql.model import AnyStatement, ParseError, Script, Span
-from acidsql.sql.scanner import scan, trim
+from acidsql.sql.model import AnyStatement, ParseError, Script, Span, StatementKind
+from acidsql.sql.scanner import ScannedScript, scan, trim
 
-_WORDS = re.compile(r"[A-Za-z_]+")
+# The first two words within a statement's first 80 characters (of its masked text).
+_FIRST_TWO_WORDS = re.compile(r"[^A-Za-z_]*([A-Za-z_]+)(?:[^A-Za-z_]+([A-Za-z_]+))?")
 _EVOLUTION = re.compile(r"^\s*(MERGE|INSERT)\s+(WITH\s+SCHEMA\s+EVOLUTION)\b", re.IGNORECASE)
 _REPLACE_TABLE = re.compile(r"^\s*(REPLACE)\s+TABLE\b", re.IGNORECASE)
 _REPLACE_ON = re.compile(r"\bREPLACE\s+ON\b", re.IGNORECASE)
@@ -139,9 +140,27 @@ def parse_script(text: str, file: str = "<string>", params: Optional[Mapping[str
 
 def _parse_script(text: str, file: str, params: Optional[Mapping[str, str]]) -> Script:
     scanned = scan(text)
-    lines = _Lines(text)
     statements: list[AnyStatement] = []
     errors: list[ParseError] = []
+    for item in _parse_each(scanned, file, params):
+        (errors if type(item) is ParseError else statements).append(item)
+    names = tuple(dict.fromkeys(marker.name for marker in scanned.markers))
+    return Script(file=file, text=text, statements=tuple(statements), errors=tuple(errors), parameters=names)
+
+
+def parse_statements(text: str, file: str = "<string>",
+                     params: Optional[Mapping[str, str]] = None) -> Iterator[Union[AnyStatement, ParseError]]:
+    """The statements of a script and the errors of those that do not parse, one at a time in
+    script order: what `parse_script` collects. A caller done with each before it takes the next
+    keeps one statement's tree alive at a time, not the whole script's (less memory, and less
+    for the garbage collector to go over)."""
+    return _parse_each(scan(text), file, params)
+
+
+def _parse_each(scanned: ScannedScript, file: str,
+                params: Optional[Mapping[str, str]]) -> Iterator[Union[AnyStatement, ParseError]]:
+    text = scanned.text
+    lines = _Lines(text)
     for raw_start, raw_end in scanned.statements:
         start, end = trim(scanned.masked, raw_start, raw_end)
         if start >= end:
@@ -153,17 +172,38 @@ def _parse_script(text: str, file: str, params: Optional[Mapping[str, str]]) -> 
         try:
             open_quote = scanned.unterminated
             open_quote = open_quote - start if open_quote is not None and start <= open_quote < end else None
-            statements.append(_parse_one(statement_text, scanned.masked[start:end], span, params, open_quote))
+            try:
+                item: Union[AnyStatement, ParseError] = _parse_one(
+                    statement_text, scanned.masked[start:end], span, params, open_quote)
+            except RecursionError:  # sqlglot recurses once per level of nesting
+                raise _too_deep(scanned.masked[start:end]) from None
         except _StatementError as failure:
             offset = start + min(max(failure.offset, 0), len(statement_text) - 1)
             err_line, err_col = lines.position(offset)
-            errors.append(ParseError(
+            item = ParseError(
                 message=failure.message, file=file, line=err_line, col=err_col,
                 source_line=lines.line_around(offset), statement_text=statement_text, span=span,
                 note=failure.note,
-            ))
-    names = tuple(dict.fromkeys(marker.name for marker in scanned.markers))
-    return Script(file=file, text=text, statements=tuple(statements), errors=tuple(errors), parameters=names)
+            )
+        yield item
+
+
+def _too_deep(masked: str) -> _StatementError:
+    """The error for a statement nested deeper than the parser can follow, placed at the
+    parenthesis where the nesting passes 100 levels (or at the statement's start)."""
+    depth = deepest = 0
+    offset = None
+    for i, ch in enumerate(masked):
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth == 100 and offset is None:
+                offset = i
+        elif ch == ")":
+            depth -= 1
+    levels = f" ({deepest} levels of parentheses)" if deepest >= 100 else ""
+    return _StatementError(f"the statement is nested too deeply to parse{levels}", offset or 0,
+                           "flatten the expression or split the statement")
 
 
 def parse_statement(text: str, params: Optional[Mapping[str, str]] = None) -> AnyStatement:
@@ -184,9 +224,9 @@ def parse_statement(text: str, params: Optional[Mapping[str, str]] = None) -> An
 
 def _parse_one(text: str, masked: str, span: Span, params, open_quote: Optional[int] = None) -> AnyStatement:
     """Parse one statement. `open_quote`: where in it a quote opens that is never closed."""
-    words = _WORDS.findall(masked[:80])
-    first = words[0].upper() if words else ""
-    second = words[1].upper() if len(words) > 1 else ""
+    words = _FIRST_TWO_WORDS.match(masked, 0, 80)
+    first = words.group(1).upper() if words else ""
+    second = (words.group(2) or "").upper() if words else ""
     if first in FIRST_WORDS or (first in ("DESCRIBE", "DESC") and second in ("HISTORY", "DETAIL")) or (
             first == "ALTER" and _GRAMMAR_ALTER.match(masked)) or (
             first in ("CREATE", "REPLACE") and _CLONE.match(masked)):
@@ -305,9 +345,12 @@ def _depth0_word(masked: str, word: str) -> Optional[int]:
     return None
 
 
+_NO_TIME_TRAVEL = (StatementKind.MERGE, StatementKind.UPDATE)
+
+
 def _check_target(statement, masked: str) -> None:
     target = statement.target
-    if statement.kind.value in ("MERGE", "UPDATE") and target is not None and (
+    if statement.kind in _NO_TIME_TRAVEL and target is not None and (
             target.version_as_of is not None or target.timestamp_as_of is not None):
         match = _TIME_TRAVEL.search(masked)
         raise _StatementError(

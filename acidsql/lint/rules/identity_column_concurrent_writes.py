@@ -18,12 +18,11 @@ SEVERITY = Severity.WARNING
 
 
 def check(statement, analysis, context) -> list[Finding]:
-    here = sys.modules[__name__]
     if isinstance(statement, m.CreateTable):
         identity = [c.name for c in statement.columns if c.identity]
         if identity and context.config.concurrent:
             target = statement.target.key if statement.target else "the table"
-            return [context.finding(here, statement,
+            return [context.finding(sys.modules[__name__], statement,
                                     f"{target} has identity column(s) {', '.join(identity)}: tables with identity columns "
                                     f"do not support concurrent transactions", hint="generate keys upstream (e.g. uuid()) "
                                     "if several jobs write this table at once, or run its writers one at a time")]
@@ -31,7 +30,7 @@ def check(statement, analysis, context) -> list[Finding]:
     if isinstance(statement, (m.Insert, m.Merge, m.Update)):
         table = context.table(statement)
         if table.known and table.identity_columns and context.config.concurrent:
-            return [context.finding(here, statement,
+            return [context.finding(sys.modules[__name__], statement,
                                     f"{statement.kind.value} into {table.name}, which has identity column(s) "
                                     f"{', '.join(table.identity_columns)}: concurrent writers to it conflict",
                                     hint="run writers of this table one at a time")]

@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from acidsql.lint.finding import Finding, Severity
 from acidsql.sql import model as m
+from acidsql.sql.build import tree_nodes
 
 CODE = "DL003"
 NAME = "insert-reads-target"
@@ -32,7 +33,9 @@ def check(statement, analysis, context) -> list[Finding]:
     for node in (statement.source,):
         if node is None:
             continue
-        for table in node.find_all(exp.Table):
+        for table in tree_nodes(node):
+            if not isinstance(table, exp.Table):
+                continue
             key = _key(table)
             if key == target or (key.split(".")[-1] == short and "." not in key) or key == short:
                 reads = True

@@ -25,17 +25,16 @@ def _sets_serializable(properties) -> bool:
 
 
 def check(statement, analysis, context) -> list[Finding]:
-    here = sys.modules[__name__]
     hint = "keep WriteSerializable unless readers need serial order; then run appends and DML on this table one at a time"
     if isinstance(statement, (m.AlterTable, m.CreateTable)) and _sets_serializable(statement.properties):
         target = statement.target.key if statement.target else "the table"
-        return [context.finding(here, statement,
+        return [context.finding(sys.modules[__name__], statement,
                                 f"{target} becomes Serializable: concurrent blind INSERTs will make its UPDATE/DELETE/MERGE "
                                 f"fail with ConcurrentAppendException (they cannot under WriteSerializable)", hint=hint)]
     if isinstance(statement, (m.Merge, m.Update, m.Delete)):
         table = context.table(statement)
         if table.known and is_serializable(table):
-            return [context.finding(here, statement,
+            return [context.finding(sys.modules[__name__], statement,
                                     f"{statement.kind.value} on Serializable table {table.name}: any concurrent append, "
                                     f"even a blind INSERT, to what it reads makes it fail with ConcurrentAppendException",
                                     hint=hint)]
