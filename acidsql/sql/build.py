@@ -246,6 +246,10 @@ def build(tree: exp.Expression, text: str, span: Span, extras: dict):
     if isinstance(tree, exp.Merge):
         if not isinstance(tree.args.get("whens"), exp.Whens):
             raise UnsupportedStatement("expected WHEN [NOT] MATCHED ... THEN ... in MERGE")
+        if not isinstance(tree.args.get("on"), exp.Expression):  # sqlglot reads `USING s (cond)` without ON
+            raise UnsupportedStatement("expected ON <merge condition> after MERGE INTO ... USING ...")
+        if not isinstance(tree.args.get("using"), exp.Expression):
+            raise UnsupportedStatement("expected USING <source> in MERGE")
         return _merge(tree, common, extras)
     if isinstance(tree, exp.Update):
         target = table_ref(tree.this)
@@ -343,6 +347,8 @@ def _insert(tree: exp.Insert, common: dict, extras: dict) -> Insert:
     source = tree.expression
     if source is None and tree.args.get("source") is not None:
         source = tree.args["source"]
+    if not isinstance(source, exp.Expression):  # sqlglot leaves False for a cut-off INSERT
+        raise UnsupportedStatement("expected a query, VALUES or TABLE after INSERT ... <table>")
     if extras.get("source_alias") and isinstance(source, exp.Query):
         source = source.subquery(extras["source_alias"])
     where = tree.args.get("where")

@@ -270,7 +270,7 @@ class GrammarStatementBuilder:
             retain = _find(tree, "retain")
             mode = _find(tree, "vacuum_mode")
             return Vacuum(
-                target=target, retain_hours=float(retain.children[1].value) if retain is not None else None,
+                target=target, retain_hours=_hours(retain.children[1]) if retain is not None else None,
                 dry_run=_find(tree, "dry_run") is not None,
                 lite=mode is not None and _has(mode, "LITE"), **common,
             )
@@ -350,3 +350,11 @@ class GrammarStatementBuilder:
             location=_unquote(location.children[1].value) if location is not None else None,
             clone_of=clone_of, **common,
         )
+
+
+def _hours(token) -> float:
+    """RETAIN n HOURS: the grammar's NUMBER also lexes `0a` (a number glued to a word)."""
+    try:
+        return float(token.value)
+    except ValueError:
+        raise ExpressionError(f"RETAIN expects a number of hours, not {token.value!r}", token.start_pos or 0) from None
