@@ -207,13 +207,18 @@ class Executor:
         return txn, snapshot, analyze(statement, catalog), name
 
     def record_read(self, txn: OptimisticTransaction, snapshot: "Snapshot", analysis: Analysis,
-                    statement: m.AnyStatement) -> list[AddFile]:
-        """Record what the analyzer says the statement reads; return the files to scan."""
+                    statement: m.AnyStatement) -> "FilesRead":
+        """Record what the analyzer says the statement reads; return the files to scan.
+
+        Under row-level concurrency the read set also holds the rows the read condition selects.
+        For a DELETE or UPDATE whose WHERE is that condition, those are exactly the rows the
+        statement matches: the result's `rows_pending` is then set and the caller records them
+        (`record_matched_rows`) from its own scan instead of this method scanning the files twice."""
         read = analysis.read
         info = analysis.table_info
         types = info.column_types
         if not read.reads:
-            return []
+            return FilesRead()
         if read.whole_table:
             txn.record_read_whole_table()
             files = select_files(snapshot)
@@ -223,6 +228,7 @@ class Executor:
                 to_partition_callable(read.partitions, types) if not read.partitions.is_true else None, description)
             files = select_files(snapshot, to_partition_callable(read.partitions, types),
                                  to_stats_callable(read.files, types))
+        files = FilesRead(files)
         txn.record_read_files(files)
         for reason in analysis.row_level.fallbacks:
             txn.add_rlc_fallback(reason)
@@ -233,8 +239,19 @@ class Executor:
                 txn.add_rlc_fallback(f"acidsql cannot evaluate the condition {read.condition} on rows")
             else:
                 txn.set_row_filter(row_filter, read.condition or "TRUE")
-                self._record_read_rows(txn, snapshot, files, statement, read.condition)
+                if _matches_its_read_condition(statement, condition):
+                    files.rows_pending = True
+                else:
+                    self._record_read_rows(txn, snapshot, files, statement, read.condition)
         return files
+
+    @staticmethod
+    def record_matched_rows(txn: OptimisticTransaction, files: "FilesRead", touched: Mapping[str, Any]) -> None:
+        """Record the rows a DELETE / UPDATE matched as its row-level read set, when
+        `record_read` left them to it (`files.rows_pending`)."""
+        if files.rows_pending:
+            for path, rows in touched.items():
+                txn.record_read_rows(path, rows)
 
     def _record_read_rows(self, txn: OptimisticTransaction, snapshot: "Snapshot", files: Sequence[AddFile],
                           statement: m.AnyStatement, condition: Optional[str]) -> None:
@@ -409,6 +426,7 @@ class Executor:
         views = TableViews(self.spark, self.warehouse)
         try:
             changes = self._matching_rows(s, snapshot, files, s.where, views)
+            self.record_matched_rows(txn, files, changes.touched)
             file_changes = apply_row_changes(self.spark, snapshot, changes, deletion_vectors=deletion_vectors_on(snapshot))
         finally:
             views.drop()
@@ -441,6 +459,7 @@ class Executor:
                     f"SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols} FROM {view} AS `{alias}`{where}"
                 ).localCheckpoint(eager=True)
                 touched = collect_positions(df)
+                self.record_matched_rows(txn, files, touched)
                 changes = RowChanges(touched, df.drop(FILE_COLUMN, ROW_COLUMN), updated=sum(len(b) for b in touched.values()))
                 file_changes = apply_row_changes(self.spark, snapshot, changes, deletion_vectors=deletion_vectors_on(snapshot))
         finally:
@@ -585,6 +604,27 @@ class Executor:
 
 
 # ---- helpers ------------------------------------------------------------------------------------
+
+class FilesRead(list):
+    """The files a statement reads (a list of AddFile). `rows_pending`: the statement must
+    record the rows it matches as its row-level read set (Executor.record_matched_rows)."""
+
+    rows_pending: bool = False
+
+
+def _matches_its_read_condition(statement: m.AnyStatement, condition: Optional[exp.Expression]) -> bool:
+    """Whether `statement` is a DELETE or UPDATE that selects its rows with exactly the read
+    condition (the same Spark SQL, no subquery): the rows it matches are then the rows the
+    condition selects, and one scan serves both."""
+    if not isinstance(statement, (m.Delete, m.Update)):
+        return False
+    where = statement.where
+    if where is None or condition is None:
+        return where is None and condition is None
+    if where.find(exp.Subquery, exp.Select, exp.Exists) is not None:
+        return False
+    return where.sql(dialect="spark") == condition.sql(dialect="spark")
+
 
 def target_alias(ref: Optional[m.TableRef]) -> str:
     if ref is None:
