@@ -47,10 +47,7 @@ def parse_one_sql(sql: str) -> exp.Expression:
     return exp.Block(expressions=result) if len(result) > 1 else result[0]
 
 
-def tree_nodes(expression: exp.Expression) -> list[exp.Expression]:
-    """Every node of the tree, in the order of `expression.walk()` (breadth first, children
-    in argument order). One loop filling a list: about twice as fast as sqlglot's nested
-    generators on the small trees of conditions, which the analysis walks a lot."""
+def _tree_nodes_python(expression: exp.Expression) -> list[exp.Expression]:
     nodes = [expression]
     for node in nodes:  # grows while it is read: a queue
         for value in node.args.values():
@@ -59,6 +56,17 @@ def tree_nodes(expression: exp.Expression) -> list[exp.Expression]:
             elif isinstance(value, exp.Expr):
                 nodes.append(value)
     return nodes
+
+
+def _tree_nodes_compiled(expression: exp.Expression) -> list[exp.Expression]:
+    return list(expression.walk())
+
+
+# Every node of the tree, in the order of `expression.walk()` (breadth first, children in
+# argument order); the analysis walks conditions a lot. With the compiled sqlglot (sqlglotc)
+# its own walk is fastest (about 1.4x this loop); with pure-Python sqlglot, one loop filling
+# a list is about twice as fast as its nested generators.
+tree_nodes = _tree_nodes_compiled if type(exp.Expression.walk).__name__ == "method_descriptor" else _tree_nodes_python
 
 
 _AT_VERSION = re.compile(r"^(.*)@v(\d+)$", re.IGNORECASE)
