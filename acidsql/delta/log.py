@@ -5,6 +5,7 @@ commits after it, so loading cost follows checkpoint size + tail length, not his
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import replace as _replace
 import json
 import re
 import threading
@@ -171,15 +172,18 @@ class DeltaLog:
         return self.storage.mtime_ms(commit_path(version))
 
     def history(self, limit: int | None = None) -> list[tuple[int, CommitInfo]]:
-        """(version, commitInfo) newest first; commits without commitInfo get a synthetic one
-        (operation "UNKNOWN", timestamp = file mtime)."""
+        """(version, commitInfo) newest first, each `timestamp` the commit's time as time travel
+        sees it (`commit_timestamp`), as DESCRIBE HISTORY shows it: a time copied from the
+        history into TIMESTAMP AS OF finds that version. Commits without commitInfo get a
+        synthetic one (operation "UNKNOWN")."""
         out = []
         for v in reversed(self.versions()):
             if limit is not None and len(out) >= limit:
                 break
             info = self.commit_info(v)
-            if info is None:
-                info = CommitInfo(timestamp=self.storage.mtime_ms(commit_path(v)), operation="UNKNOWN")
+            ict = info.extra.get("inCommitTimestamp") if info is not None else None
+            when = int(ict) if ict is not None else self.storage.mtime_ms(commit_path(v))
+            info = CommitInfo(timestamp=when, operation="UNKNOWN") if info is None else _replace(info, timestamp=when)
             out.append((v, info))
         return out
 

@@ -203,3 +203,12 @@ def test_file_uri_roots_are_accepted(create_table, table_dir):
     create_table(SCHEMA)
     log = DeltaLog("file://" + table_dir)
     assert log.table_root == table_dir and log.latest_version() == 0
+
+
+def test_history_shows_the_time_that_time_travel_uses(create_table, table_dir):
+    log = create_table(SCHEMA, timestamp_ms=T0)
+    log.write_commit(1, [CommitInfo(T0 + 900, "WRITE"), add("f1")])  # the writer started at +900 ...
+    os.utime(os.path.join(table_dir, commit_path(1)), ((T0 + 1000) / 1000, (T0 + 1000) / 1000))  # ... landed at +1000
+    (version, info), *_ = log.history(1)
+    assert (version, info.operation, info.timestamp) == (1, "WRITE", T0 + 1000)
+    assert log.snapshot(timestamp_ms=info.timestamp).version == 1
