@@ -78,6 +78,13 @@ def _result(s: m.AnyStatement, operation: str, name: str, **counts: Any) -> Stat
     return StatementResult(statement=s.text, operation=operation, table=name, **counts)
 
 
+def commits_in_steps(s: m.AnyStatement) -> bool:
+    """DROP FEATURE and REORG ... UPGRADE UNIFORM are several commits (remove traces, barriers,
+    then the change), run when prepared: there is no single transaction to hold in flight."""
+    return (isinstance(s, m.AlterTable) and s.action is m.AlterAction.DROP_FEATURE) or (
+        isinstance(s, m.Reorg) and s.apply is m.ReorgApply.UPGRADE_UNIFORM)
+
+
 def prepare(ex: Executor, s: m.AnyStatement):
     if isinstance(s, m.CreateTable):
         return _create(ex, s)
@@ -92,7 +99,7 @@ def prepare(ex: Executor, s: m.AnyStatement):
         deleted = getattr(res, "files_deleted", None) or getattr(res, "deleted", None) or ()
         return NoCommit(_result(s, "VACUUM" + (" DRY RUN" if s.dry_run else ""), name, files_removed=len(deleted),
                                 notes=tuple(f"{'would delete' if s.dry_run else 'deleted'} {p}" for p in list(deleted)[:20])))
-    if isinstance(s, m.AlterTable) and s.action is m.AlterAction.DROP_FEATURE or isinstance(s, m.Reorg):
+    if commits_in_steps(s):
         # Several commits (remove traces, barriers, then the change): they run now, in order.
         return NoCommit(_multi_commit(s, location, name))
     table = _HeldTable(location, name)

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.exceptions import DeltaConcurrentModificationException
+from acidsql.spark.maintenance import commits_in_steps
 from acidsql.spark.session_api import Session
 
 if TYPE_CHECKING:
@@ -89,6 +90,9 @@ def _race(db: Session, sc: "Scenario") -> RaceOutcome:
             return failed(f"setup statement {i}", e)
     try:
         (current,) = db.statements(sc.current, file=f"{sc.name}:current")
+        if commits_in_steps(current):
+            raise ValueError(f"{current.kind.value} commits in several steps and cannot be held in flight as `current`; "
+                             "race it as a winner")
         prepared = db.prepare(current)
     except Exception as e:  # noqa: BLE001
         return failed("current", e)

@@ -17,6 +17,8 @@ from urllib.parse import quote, unquote
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.errors import UnsupportedProtocolError
+from acidsql.delta.snapshot import PHYSICAL_NAME_KEY
 from acidsql.delta.storage import LocalStorage
 
 if TYPE_CHECKING:
@@ -28,6 +30,29 @@ FILE_COLUMN = "_acid_file"  # the Delta path (AddFile.path) of the file a row wa
 ROW_COLUMN = "_acid_row"  # the row's physical index in that file (what deletion vectors address)
 POSITION_COLUMNS = (FILE_COLUMN, ROW_COLUMN)
 _SPARK_PATH = "_acid_spark_path"
+
+
+def require_logical_physical_names(schema_json: dict, table: str) -> None:
+    """Spark reads and writes parquet columns by their logical names. Under column mapping a
+    column may be stored under another physical name (a renamed column, `col-<uuid>` names
+    from other writers); reading it by its logical name would give NULLs and writing it would
+    make files other readers cannot map. Refuse, rather than answer wrongly."""
+    def differing(fields, prefix=""):
+        for f in fields:
+            physical = (f.get("metadata") or {}).get(PHYSICAL_NAME_KEY, f["name"])
+            if physical != f["name"]:
+                yield f"{prefix}{f['name']} (stored as {physical})"
+            kind = f["type"]
+            while isinstance(kind, dict) and kind.get("type") in ("array", "map"):
+                kind = kind.get("elementType", kind.get("valueType"))
+            if isinstance(kind, dict) and kind.get("type") == "struct":
+                yield from differing(kind["fields"], f"{prefix}{f['name']}.")
+
+    names = list(differing(schema_json.get("fields", [])))
+    if names:
+        raise UnsupportedProtocolError(
+            f"{table}: column mapping stores {', '.join(names)} under other physical names, which acidsql's "
+            "Spark execution cannot read or write yet (the engine's own reader can)")
 
 
 def spark_schema(snapshot: "Snapshot"):
@@ -63,6 +88,7 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
+    require_logical_physical_names(snapshot.schema_json, snapshot.table_root)
     schema = spark_schema(snapshot)
     partition_cols = list(snapshot.partition_columns)
     data_fields = [f for f in schema.fields if f.name not in partition_cols]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import quote
 
 from acidsql.delta.actions import AddFile
+from acidsql.spark.scan import require_logical_physical_names
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -297,6 +298,7 @@ def write_dataframe(df: "DataFrame", *, table_root: str, schema_json: Mapping[st
 
     from pyspark.sql.types import StructType
 
+    require_logical_physical_names(dict(schema_json), table_root)
     partition_cols = tuple(partition_cols)
     # Store assignment: every value takes the column's type (an INT literal into a BIGINT column).
     fields = StructType.fromJson(dict(schema_json)).fields

@@ -67,6 +67,10 @@ def test_enabling_dvs_upgrades_protocol_in_the_same_commit(tmp_path):
     ({"delta.logRetentionDuration": "seven days"}, "interval"),
     ({"delta.checkpointInterval": "0"}, "positive integer"),
     ({"delta.feature.deletionVector": "supported"}, "unknown table feature"),
+    # Valid Delta, but a table acidsql could no longer read, or files others could not map:
+    ({"delta.checkpointPolicy": "v2"}, "classic checkpoints only"),
+    ({"delta.feature.v2Checkpoint": "supported"}, "classic checkpoints only"),
+    ({"delta.columnMapping.mode": "id"}, "by name only"),
 ])
 def test_bad_properties_are_clear_errors(tmp_path, props, words):
     t = DeltaTable.create(str(tmp_path / "t"), SCHEMA)

@@ -45,3 +45,21 @@ def test_race_matches_expect_and_prediction(name, outcomes, predictions):
     else:
         assert outcome.outcome == (predicted.exception or "committed"), (
             f"engine says {outcome.outcome}, prediction says {predicted.outcome}: {predicted.reason}")
+
+
+def test_a_statement_of_several_commits_cannot_be_the_in_flight_transaction(spark, tmp_path):
+    from acidsql.analysis.predict import Scenario
+    from acidsql.delta.log import DeltaLog
+    from acidsql.spark.race import run_scenario
+
+    scenario = Scenario(
+        name="drop-feature-in-flight",
+        setup=("CREATE TABLE t (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')",),
+        current="ALTER TABLE t DROP FEATURE deletionVectors",
+        winners=("INSERT INTO t VALUES (1)",), expect="committed")
+    outcome = run_scenario(spark, scenario, warehouse=str(tmp_path))
+    assert outcome.outcome == "error" and not outcome.match
+    assert "cannot be held in flight as `current`" in outcome.error
+    # Refused before it ran: the feature is still there, and no winner ran either.
+    snapshot = DeltaLog(str(tmp_path / "default" / "t")).snapshot()
+    assert "deletionVectors" in snapshot.protocol.writer_features and snapshot.version == 0
