@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -61,6 +61,16 @@ def run_child(module: str, *args: Any, timeout: float = 600) -> dict[str, Any]:
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[3:])} failed ({proc.returncode}): {proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main_or_child(main: Callable[[], Any], child: Callable[..., dict[str, Any]], *convert: Callable[[str], Any]) -> None:
+    """A benchmark module's `__main__`: `child ARGS` (how `run_child` calls it) runs one
+    measurement, its arguments converted by `convert`, and prints it as the JSON line
+    `run_child` reads; otherwise the whole benchmark runs."""
+    if len(sys.argv) > 1 and sys.argv[1] == "child":
+        print(json.dumps(child(*(to(arg) for to, arg in zip(convert, sys.argv[2:])))))
+    else:
+        main()
 
 
 def _stats(i: int) -> str:

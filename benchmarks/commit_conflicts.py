@@ -27,7 +27,9 @@ import sys
 import tempfile
 import time
 
-from benchmarks._delta_bench import QUICK, LogWriter, fmt_ms, machine_note, peak_rss_mb, run_child
+from benchmarks._delta_bench import (
+    QUICK, LogWriter, fmt_ms, machine_note, main_or_child, peak_rss_mb, run_child,
+)
 
 KS = [0, 1, 10, 50, 100]
 ACTIONS = [1, 100]
@@ -199,7 +201,4 @@ def main() -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "child":
-        print(json.dumps(child(int(sys.argv[2]))))
-    else:
-        main()
+    main_or_child(main, child, int)

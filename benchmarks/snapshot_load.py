@@ -17,14 +17,15 @@ found (they must agree), and the process's peak RSS (ru_maxrss) with the RSS aft
 from __future__ import annotations
 
 import gc
-import json
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchmarks._delta_bench import QUICK, build_table, fmt_ms, machine_note, peak_rss_mb, run_child
+from benchmarks._delta_bench import (
+    QUICK, build_table, fmt_ms, machine_note, main_or_child, peak_rss_mb, run_child,
+)
 
 REPEATS = 5
 
@@ -176,7 +177,4 @@ def main() -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "child":
-        print(json.dumps(child(sys.argv[2], sys.argv[3], int(sys.argv[4]))))
-    else:
-        main()
+    main_or_child(main, child, str, str, int)

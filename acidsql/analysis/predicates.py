@@ -678,9 +678,10 @@ def _simplifier_cannot_help(e: exp.Expression) -> bool:
         e = e.this
     if isinstance(e, exp.Exists):
         return True
-    if len(tree_nodes(e)) > _SIMPLIFIER_MAX_NODES:
-        return True  # not "cannot", but too costly to try: the read set stays a safe over-approximation
-    return isinstance(e, _PLAIN_COMPARISONS) and e.find(*_CONSTANTS) is None
+    if isinstance(e, _PLAIN_COMPARISONS) and e.find(*_CONSTANTS) is None:
+        return True
+    # Not "cannot", but too costly to try: the read set stays a safe over-approximation.
+    return len(tree_nodes(e)) > _SIMPLIFIER_MAX_NODES
 
 
 # sqlglot's simplifier is quadratic in the length of an OR / AND chain (a 1,000-term OR takes

@@ -33,15 +33,9 @@ class Warehouse:
 
     def location(self, ref: TableRef) -> str:
         """The table's root directory: the path for path tables, `<warehouse>/<db>/<table>` for names."""
-        if ref.path is not None:
-            path = ref.path
-        elif ref.name and ref.name.lower().startswith("delta.") and _looks_like_path(ref.name[len("delta."):]):
-            # delta.`../x`, delta.`data/t`: the SQL layer keeps a relative path as the name
-            # `delta.<path>` (only absolute paths and URLs are path tables there)
-            path = ref.name[len("delta."):]
-        else:
+        if ref.path is None:
             return self.location_of_name(ref.name or "")
-        shown = path
+        path = shown = ref.path
         if path.startswith("file:"):
             path = path[len("file:"):]
             while path.startswith("//"):

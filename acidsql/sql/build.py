@@ -90,7 +90,9 @@ def _part(identifier: Optional[exp.Expression]) -> Optional[str]:
 
 
 def is_path(text: str) -> bool:
-    return text.startswith("/") or "://" in text or text.startswith("dbfs:")
+    """Whether the quoted name in delta.`...` is a path: absolute, a URL, or relative
+    (`../t`, `data/t`, `~/t`), which Spark resolves against the working directory."""
+    return text.startswith(("/", ".", "~", "dbfs:")) or "://" in text or "/" in text or "\\" in text
 
 
 def table_ref(table: exp.Table, alias: Optional[str] = None) -> TableRef:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import replace
 
 import pyarrow as pa
@@ -254,3 +255,35 @@ def test_stats_from_struct_column_when_json_stats_are_absent(create_table, table
     for v in range(1):
         os.remove(os.path.join(table_dir, commit_path(v)))
     assert DeltaLog(table_dir).snapshot().num_records() == 1
+
+
+def test_column_wise_reader_gives_the_row_by_row_readers_actions(create_table, table_dir, monkeypatch, tmp_path):
+    """Checkpoints are read column by column for speed; the row-by-row reader (kept for
+    layouts the fast one does not expect) is the reference: both must give equal actions,
+    every field included, for acidsql's checkpoints and for deltalake's."""
+    import acidsql.delta.checkpoint as checkpoint
+    from deltalake import DeltaTable as PeerTable
+    from deltalake import write_deltalake
+
+    log = create_table(SCHEMA, ["p"])
+    dv = DeletionVector([0, 2]).to_inline_descriptor()
+    log.write_commit(1, [CommitInfo(T0, "WRITE"), add("p=a/f1", 3), add("p=b/f2", 2, "b", tags={"k": "v"}),
+                         add("p=c/f3", 4, "c", base_row_id=7, default_row_commit_version=1)])
+    now = int(time.time() * 1000)  # a recent tombstone: the checkpoint keeps it
+    log.write_commit(2, [CommitInfo(T0, "DELETE"), add("p=a/f1", 3).to_remove(now),
+                         add("p=a/f1b", 3, deletion_vector=dv)])
+    write_checkpoint(log, log.snapshot())
+
+    peer = str(tmp_path / "peer")
+    write_deltalake(peer, pa.table({"id": [1, 2, 3], "p": ["x", "y", None]}), partition_by=["p"])
+    write_deltalake(peer, pa.table({"id": [4], "p": ["x"]}), mode="overwrite", partition_by=["p"])
+    PeerTable(peer).create_checkpoint()
+
+    for root, version in ((table_dir, 2), (peer, 1)):
+        peer_log = DeltaLog(root)
+        fast = read_checkpoint(peer_log, version)
+        with monkeypatch.context() as m:
+            m.setattr(checkpoint, "_fast_layout", lambda kind, t: False)
+            reference = read_checkpoint(peer_log, version)
+        assert any(type(a).__name__ == "RemoveFile" for a in reference)
+        assert fast == reference
