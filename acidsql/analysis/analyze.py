@@ -114,11 +114,17 @@ class Analysis:
 
 # ---------------------------------------------------------------------------------------------
 
-def analyze(statement: m.AnyStatement, catalog: Optional[Catalog] = None) -> Analysis:
-    """Analyze one statement against the catalog's description of its target table."""
-    catalog = catalog if catalog is not None else Catalog()
-    info = catalog.lookup(statement.target) if statement.target is not None else TableInfo.unknown("")
+def analyze(statement: m.AnyStatement, catalog: Optional[Catalog] = None, *,
+            table: Optional[TableInfo] = None) -> Analysis:
+    """Analyze one statement against the catalog's description of its target table.
+    `table`: that description, when the caller has looked it up already (see `target_info`)."""
+    info = table if table is not None else target_info(statement, catalog if catalog is not None else Catalog())
     return _Analyzer(statement, info).run()
+
+
+def target_info(statement: m.AnyStatement, catalog: Catalog) -> TableInfo:
+    """The catalog's description of the statement's target (what `analyze` judges against)."""
+    return catalog.lookup(statement.target) if statement.target is not None else TableInfo.unknown("")
 
 
 def analyze_sql(text: str, catalog: Optional[Catalog] = None) -> Analysis:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from acidsql.analysis.analyze import Analysis, analyze, target_info
 from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.conflict import IsolationLevel
 from acidsql.lint.config import LintConfig
@@ -18,6 +19,10 @@ def is_serializable(table: TableInfo) -> bool:
     return table.isolation is IsolationLevel.SERIALIZABLE
 
 
+# `LintContext` has not analyzed the current statement yet.
+_NOT_ANALYZED = object()
+
+
 @dataclass
 class LintContext:
     """Handed to every rule with each statement."""
@@ -27,18 +32,46 @@ class LintContext:
     config: LintConfig
     catalog: Catalog
     params: Mapping[str, str] = field(default_factory=dict)
-    # (statement, its target's description) while the runner checks that statement: the
-    # analyzer looked the target up already, and the catalog changes only between statements.
-    current: Optional[tuple[m.Statement, TableInfo]] = field(default=None, init=False, repr=False, compare=False)
+    # The statement the rules are checking (set by the runner with `begin`), its target's
+    # description (the catalog changes only between statements, so it is looked up once), and
+    # its analysis: computed when a rule first asks, as most statements meet no rule that does.
+    _statement: Optional[m.Statement] = field(default=None, init=False, repr=False, compare=False)
+    _table: Optional[TableInfo] = field(default=None, init=False, repr=False, compare=False)
+    _analysis: Any = field(default=_NOT_ANALYZED, init=False, repr=False, compare=False)
+
+    def begin(self, statement: m.Statement) -> None:
+        """Before the rules check `statement`: look its target up, as the analyzer does first
+        (a catalog loader asked about an undescribed table may describe it now and be
+        remembered, which later statements see)."""
+        self._statement = statement
+        self._analysis = _NOT_ANALYZED
+        try:
+            self._table = target_info(statement, self.catalog)
+        except Exception:  # e.g. a failing loader: no analysis then (the analyzer would fail
+            self._table = None  # the same way), and `table` asks the catalog again
+            self._analysis = None
+
+    def end(self) -> None:
+        """After the rules checked the statement: let it and its analysis go."""
+        self._statement = self._table = None
+        self._analysis = _NOT_ANALYZED
 
     def table(self, statement: m.Statement) -> TableInfo:
         """The target's description (`known` is False when nobody described it)."""
-        current = self.current
-        if current is not None and current[0] is statement:
-            return current[1]
+        if statement is self._statement and self._table is not None:
+            return self._table
         if statement.target is None:
             return TableInfo.unknown("")
         return self.catalog.lookup(statement.target)
+
+    def analysis(self, statement: m.Statement) -> Optional[Analysis]:
+        """The analyzer's view of the statement, or None when it cannot analyze it (rules then
+        judge from the statement and the catalog alone)."""
+        if statement is not self._statement:
+            return _analyze(statement, self.catalog)
+        if self._analysis is _NOT_ANALYZED:
+            self._analysis = _analyze(statement, self.catalog, self._table)
+        return self._analysis
 
     def finding(
         self,
@@ -64,3 +97,10 @@ class LintContext:
             end_line=span.end_line,
             end_col=span.end_col,
         )
+
+
+def _analyze(statement: m.Statement, catalog: Catalog, table: Optional[TableInfo] = None) -> Optional[Analysis]:
+    try:
+        return analyze(statement, catalog, table=table)
+    except Exception:  # an analyzer gap must not hide the other rules' findings
+        return None

@@ -97,13 +97,14 @@ class _Lines:
         return self.text[self.text.rfind("\n", 0, offset) + 1 : end if end >= 0 else len(self.text)]
 
 
-# Parsing allocates many objects that live on (the trees of the script) and, with sqlglot's
-# parent links, many short-lived cycles. At the default threshold the cyclic collector runs
-# a few dozen times per hundred statements, re-scanning the growing trees each time (~10% of
-# the whole parse). While any thread parses, the first threshold is raised; cycles are still
-# collected, just in larger batches.
+# Parsing a whole script (parse_script) allocates many objects that live on (the trees of the
+# script) and, with sqlglot's parent links, many short-lived cycles. At the default threshold
+# the cyclic collector runs a few dozen times per hundred statements, re-scanning the growing
+# trees each time (~10% of the whole parse). While any thread parses, the first threshold is
+# raised; cycles are still collected, just in larger batches. (`parse_statements` callers that
+# let each statement go before the next, like the linter, are better off without it.)
 _GC_THRESHOLD0 = 20_000
-# (`fewer_gc_runs` nests: the linter holds it around parsing and analysis.)
+# (`fewer_gc_runs` nests.)
 _gc_lock = threading.Lock()
 _gc_users = 0
 _gc_saved: Optional[tuple[int, ...]] = None

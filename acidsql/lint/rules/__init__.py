@@ -1,7 +1,8 @@
 """The lint rules, one module each. A rule module defines `CODE`, `NAME` (kebab-case
-advice), `SUMMARY` (one line), `SEVERITY` and `check(statement, analysis, context) ->
-list[Finding]`; its doc page is `docs/rules/<CODE>.md`. Add a rule by adding a module and
-its name here: the order is the order `acidsql rules` lists them."""
+advice), `SUMMARY` (one line), `SEVERITY` and `check(statement, context) -> list[Finding]`
+(`context.table(statement)` is the target's description, `context.analysis(statement)` the
+analyzer's view, computed on first request); its doc page is `docs/rules/<CODE>.md`. Add a
+rule by adding a module and its name here: the order is the order `acidsql rules` lists them."""
 from __future__ import annotations
 
 import importlib

@@ -17,7 +17,7 @@ SUMMARY = "Tables with identity columns do not support concurrent writers."
 SEVERITY = Severity.WARNING
 
 
-def check(statement, analysis, context) -> list[Finding]:
+def check(statement, context) -> list[Finding]:
     if isinstance(statement, m.CreateTable):
         identity = [c.name for c in statement.columns if c.identity]
         if identity and context.config.concurrent:

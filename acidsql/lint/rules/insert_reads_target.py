@@ -24,7 +24,7 @@ def _key(table: exp.Table) -> str:
     return ".".join(p.name.lower() for p in table.parts)
 
 
-def check(statement, analysis, context) -> list[Finding]:
+def check(statement, context) -> list[Finding]:
     if not isinstance(statement, m.Insert) or statement.target is None:
         return []
     target = statement.target.key.lower()

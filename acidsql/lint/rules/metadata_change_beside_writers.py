@@ -48,7 +48,7 @@ def describe_change(statement: m.Statement) -> tuple[str, str] | None:
     return None
 
 
-def check(statement, analysis, context) -> list[Finding]:
+def check(statement, context) -> list[Finding]:
     if not context.config.concurrent:
         return []
     change = describe_change(statement)

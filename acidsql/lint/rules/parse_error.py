@@ -14,7 +14,7 @@ SUMMARY = "The statement does not parse as Databricks / Delta SQL."
 SEVERITY = Severity.ERROR
 
 
-def check(statement, analysis, context) -> list[Finding]:
+def check(statement, context) -> list[Finding]:
     return []  # parse errors are reported from the script, see findings_for_errors
 
 

@@ -22,7 +22,7 @@ SUMMARY = "MERGE/UPDATE/DELETE without literal predicates on the target's partit
 SEVERITY = Severity.WARNING
 
 
-def check(statement, analysis, context) -> list[Finding]:
+def check(statement, context) -> list[Finding]:
     if not isinstance(statement, (m.Merge, m.Update, m.Delete)):
         return []
     table = context.table(statement)

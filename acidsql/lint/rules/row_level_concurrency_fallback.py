@@ -70,15 +70,15 @@ def fallback_reasons(statement: m.Statement, column_types: dict[str, str]) -> li
     return reasons
 
 
-def check(statement, analysis, context) -> list[Finding]:
+def check(statement, context) -> list[Finding]:
     if not isinstance(statement, (m.Merge, m.Update, m.Delete)):
         return []
     table = context.table(statement)
     if not table.known or not table.layout.row_level_concurrency:
         return []
-    row_level = getattr(analysis, "row_level", None)
-    if row_level is not None:
-        reasons = list(row_level.fallbacks)  # the analyzer's judgement wins when it has one
+    analysis = context.analysis(statement)
+    if analysis is not None:
+        reasons = list(analysis.row_level.fallbacks)  # the analyzer's judgement wins when it has one
     else:
         reasons = fallback_reasons(statement, table.column_types)
     if not reasons:

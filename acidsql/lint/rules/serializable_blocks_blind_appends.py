@@ -24,7 +24,7 @@ def _sets_serializable(properties) -> bool:
     return any(k.lower() == "delta.isolationlevel" and str(v).strip().lower() == "serializable" for k, v in properties)
 
 
-def check(statement, analysis, context) -> list[Finding]:
+def check(statement, context) -> list[Finding]:
     hint = "keep WriteSerializable unless readers need serial order; then run appends and DML on this table one at a time"
     if isinstance(statement, (m.AlterTable, m.CreateTable)) and _sets_serializable(statement.properties):
         target = statement.target.key if statement.target else "the table"

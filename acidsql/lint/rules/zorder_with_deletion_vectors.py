@@ -19,7 +19,7 @@ SUMMARY = "OPTIMIZE ... ZORDER BY on a table with deletion vectors conflicts wit
 SEVERITY = Severity.WARNING
 
 
-def check(statement, analysis, context) -> list[Finding]:
+def check(statement, context) -> list[Finding]:
     if not isinstance(statement, m.Optimize) or not statement.zorder_by:
         return []
     table = context.table(statement)
