@@ -7,8 +7,8 @@ away (positions in data files, as deletion vectors address them) and which rows 
 - deletion vectors on: each touched file keeps its data and gets a new deletion vector (the
   union with the one it had); new rows go to new files. A file whose rows are all gone is
   removed outright.
-- deletion vectors off (copy-on-write): each touched file is rewritten without the rows taken
-  away, together with the new rows.
+- deletion vectors off (copy-on-write): each touched file is copied without the rows taken
+  away (acidsql.spark.copy_on_write); new rows go to new files.
 """
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from pyroaring import BitMap64
 from acidsql.delta.actions import AddFile, RemoveFile
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.storage import LocalStorage
-from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
+from acidsql.spark.copy_on_write import copy_without
+from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
 from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, write_dataframe
 
 if TYPE_CHECKING:
@@ -68,19 +69,6 @@ def collect_positions(df: "DataFrame") -> dict[str, BitMap64]:
     for row in df.groupBy(FILE_COLUMN).agg(F.collect_list(ROW_COLUMN).alias("rows")).collect():
         out[row[FILE_COLUMN]] = BitMap64(row["rows"])
     return out
-
-
-def positions_frame(spark: "SparkSession", touched: Mapping[str, BitMap64]) -> "DataFrame":
-    import pyarrow as pa
-
-    paths: list[str] = []
-    rows: list[int] = []
-    for path, bitmap in touched.items():
-        values = list(bitmap)
-        paths += [path] * len(values)
-        rows += values
-    return spark.createDataFrame(pa.table({FILE_COLUMN: pa.array(paths, pa.string()),
-                                           ROW_COLUMN: pa.array(rows, pa.int64())}))
 
 
 def live_rows(add: AddFile) -> Optional[int]:
@@ -146,31 +134,13 @@ def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowC
             adds.append(dataclasses.replace(add, deletion_vector=descriptor, modification_time=ts, data_change=True))
             dvs += 1
     elif partial:
-        kept = scan(spark, snapshot, partial, positions=True).join(
-            positions_frame(spark, {a.path: changes.touched[a.path] for a in partial}),
-            [FILE_COLUMN, ROW_COLUMN], "left_anti",
-        ).drop(FILE_COLUMN, ROW_COLUMN)
-        if schema_json is not snapshot.schema_json:
-            kept = _widen(kept, schema_json)
-        kept = kept.localCheckpoint(eager=True)
-        copied = kept.count()
-        new_rows = kept if new_rows is None else new_rows.unionByName(kept)
+        copies, copied = copy_without(spark, snapshot, partial, changes.touched,
+                                      target_size=target_file_size(snapshot), schema_json=schema_json)
+        adds.extend(copies)
         rewritten = len(partial)
     if new_rows is not None:
         adds.extend(write_rows(new_rows, snapshot, schema_json))
     return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied)
-
-
-def _widen(df: "DataFrame", schema_json: Mapping[str, Any]) -> "DataFrame":
-    """Add the columns of an evolved schema that old rows do not have (as nulls)."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import StructType
-
-    schema = StructType.fromJson(dict(schema_json))
-    for f in schema.fields:
-        if f.name not in df.columns:
-            df = df.withColumn(f.name, F.lit(None).cast(f.dataType))
-    return df
 
 
 def select_files(snapshot: "Snapshot", partition_test=None, stats_test=None) -> list[AddFile]:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
+from pyroaring import BitMap64
 from sqlglot import exp
 
 from acidsql.analysis.analyze import Analysis, analyze
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 CLAUSE = "__acid_clause"
 SOURCE_MARK = "__acid_src"
 TARGET_MARK = "__acid_tgt"
+SOURCE_ROW = "__acid_src_row"  # a MERGE source row's id (see Executor._merge)
 
 
 class StatementError(Exception):
@@ -491,27 +493,43 @@ class Executor:
                     fields = fields + extra
                     metadata = replace(snapshot.metadata, schema_string=json.dumps(schema_json, separators=(",", ":")))
             target_view = views.register(scan(self.spark, snapshot, files, positions=True), "target")
-            source_view = views.register(self.spark.sql(source_sql).withColumn(SOURCE_MARK, F.lit(True)), "source")
-            clause_sql = self._clause_case(s, talias, salias, views)
-            columns = [self._merge_column(s, f, talias, salias, source_cols, clause_sql, views, snapshot) for f in fields]
+            source = self.spark.sql(source_sql).withColumn(SOURCE_MARK, F.lit(True))
             has_insert = any(c.match is m.MergeMatch.NOT_MATCHED for c in s.clauses)
             has_by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
-            join = {(True, True): "FULL OUTER JOIN", (True, False): "RIGHT OUTER JOIN",
-                    (False, True): "LEFT OUTER JOIN", (False, False): "INNER JOIN"}[(has_insert, has_by_source)]
+            # With inserts but no BY SOURCE clauses the join is target RIGHT OUTER JOIN source, and
+            # Spark can broadcast only the target side of that: every target row was shuffled.
+            # So it is run as an inner join (which can broadcast the source) plus the source rows
+            # that matched nothing. Those are found by a row id, so the source is materialized
+            # first: read once, its ids stable (Delta materializes the MERGE source too).
+            split = has_insert and not has_by_source
+            if split:
+                source = source.withColumn(SOURCE_ROW, F.monotonically_increasing_id()).localCheckpoint(eager=True)
+            source_view = views.register(source, "source")
+            clause_sql = self._clause_case(s, talias, salias, views)
+            columns = [self._merge_column(s, f, talias, salias, source_cols, clause_sql, views, snapshot) for f in fields]
             on = views.sql(s.on) if s.on is not None else "TRUE"
-            ctes = ""
-            query = (
-                f"{ctes}SELECT `{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN}, {clause_sql} AS {CLAUSE}, "
-                + ", ".join(f"{c} AS `{f}`" for c, f in zip(columns, fields))
-                + f" FROM (SELECT *, true AS {TARGET_MARK} FROM {target_view}) AS `{talias}` {join} {source_view} AS `{salias}` ON {on}"
-            )
-            joined = self.spark.sql(query).where(F.col(CLAUSE).isNotNull()).localCheckpoint(eager=True)
-            self._check_multiple_matches(s, joined)
+            select = (f"SELECT `{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN}, {clause_sql} AS {CLAUSE}, "
+                      + ", ".join(f"{c} AS `{f}`" for c, f in zip(columns, fields)))
+            target_rel = f"(SELECT *, true AS {TARGET_MARK} FROM {target_view}) AS `{talias}`"
+            if split:
+                pairs = self.spark.sql(
+                    f"{select}, `{salias}`.{SOURCE_ROW} FROM {target_rel} INNER JOIN {source_view} AS `{salias}` ON {on}"
+                ).localCheckpoint(eager=True)
+                unmatched = source.join(pairs.select(SOURCE_ROW), SOURCE_ROW, "left_anti")
+                unmatched_view = views.register(unmatched, "unmatched")
+                # An empty target side: the same select list gives every unmatched source row null target columns.
+                no_target = f"(SELECT *, true AS {TARGET_MARK} FROM {target_view} WHERE false) AS `{talias}`"
+                inserts = self.spark.sql(
+                    f"{select}, `{salias}`.{SOURCE_ROW} FROM {no_target} RIGHT OUTER JOIN {unmatched_view} AS `{salias}` ON {on}")
+                joined = pairs.unionByName(inserts).drop(SOURCE_ROW)
+            else:
+                join = {(True, True): "FULL OUTER JOIN", (False, True): "LEFT OUTER JOIN",
+                        (False, False): "INNER JOIN"}[(has_insert, has_by_source)]
+                joined = self.spark.sql(f"{select} FROM {target_rel} {join} {source_view} AS `{salias}` ON {on}")
+            joined = joined.where(F.col(CLAUSE).isNotNull()).localCheckpoint(eager=True)
             kinds = [(i + 1, c) for i, c in enumerate(s.clauses)]
-            changing = [i for i, c in kinds if c.action in (m.MergeAction.UPDATE, m.MergeAction.DELETE)]
             writing = [i for i, c in kinds if c.action in (m.MergeAction.UPDATE, m.MergeAction.INSERT)]
-            counts = {r[CLAUSE]: r["n"] for r in joined.groupBy(CLAUSE).agg(F.count(F.lit(1)).alias("n")).collect()}
-            touched = collect_positions(joined.where(F.col(CLAUSE).isin(changing))) if changing else {}
+            counts, touched = self._merge_outcome(s, joined)
             new_rows = joined.where(F.col(CLAUSE).isin(writing)).select(*[F.col(f"`{f}`") for f in fields]) if writing else None
             by_action = lambda action: sum(counts.get(i, 0) for i, c in kinds if c.action is action)
             changes = RowChanges(touched, new_rows, inserted=by_action(m.MergeAction.INSERT),
@@ -583,24 +601,39 @@ class Executor:
             return "NULL"
         return f"(CASE {clause_sql} " + " ".join(branches) + " END)"
 
-    def _check_multiple_matches(self, s: m.Merge, joined: "DataFrame") -> None:
+    def _merge_outcome(self, s: m.Merge, joined: "DataFrame") -> tuple[dict[int, int], dict[str, BitMap64]]:
+        """From the joined rows (one per clause taken), in one Spark job: how many rows each
+        clause took, and per file the positions of the target rows updated or deleted. Raises
+        when several source rows update or delete one target row. (Three jobs did this before;
+        each Spark job costs a fixed fraction of a second.)"""
         from pyspark.sql import functions as F
 
-        matched = [i + 1 for i, c in enumerate(s.clauses)
-                   if c.match is m.MergeMatch.MATCHED and c.action in (m.MergeAction.UPDATE, m.MergeAction.DELETE)]
-        if not matched:
-            return
-        only_delete = [c for c in s.clauses if c.match is m.MergeMatch.MATCHED]
-        if len(only_delete) == 1 and only_delete[0].action is m.MergeAction.DELETE and only_delete[0].condition is None:
-            return  # Delta allows several matches when the only matched clause is an unconditional DELETE
-        dup = (joined.where(F.col(CLAUSE).isin(matched)).groupBy(FILE_COLUMN, ROW_COLUMN).count()
-               .where(F.col("count") > 1).limit(1).collect())
-        if dup:
+        changing = {i for i, c in enumerate(s.clauses, start=1) if c.action in (m.MergeAction.UPDATE, m.MergeAction.DELETE)}
+        matched = {i for i in changing if s.clauses[i - 1].match is m.MergeMatch.MATCHED}
+        counts: dict[int, int] = {}
+        touched: dict[str, BitMap64] = {}
+        matched_pairs: dict[str, int] = {}  # file -> how many (target row, source row) pairs matched clauses took
+        for r in joined.groupBy(FILE_COLUMN, CLAUSE).agg(
+                F.count(F.lit(1)).alias("n"), F.collect_list(ROW_COLUMN).alias("rows")).collect():
+            clause, path = r[CLAUSE], r[FILE_COLUMN]
+            counts[clause] = counts.get(clause, 0) + r["n"]
+            if clause in changing and path is not None:
+                touched.setdefault(path, BitMap64()).update(r["rows"])
+                if clause in matched:
+                    matched_pairs[path] = matched_pairs.get(path, 0) + r["n"]
+        matched_clauses = [c for c in s.clauses if c.match is m.MergeMatch.MATCHED]
+        # Delta allows several matches when the only matched clause is an unconditional DELETE.
+        only_delete = (len(matched_clauses) == 1 and matched_clauses[0].action is m.MergeAction.DELETE
+                       and matched_clauses[0].condition is None)
+        # Rows of one file taken by matched clauses are disjoint from those BY SOURCE clauses take,
+        # so more pairs than distinct positions means a target row matched several source rows.
+        if not only_delete and any(n > len(touched[path]) for path, n in matched_pairs.items()):
             raise StatementError(
                 "The MERGE statement attempted to UPDATE or DELETE the same row in the target table multiple times: "
                 "several source rows matched one target row. Make the source unique on the ON columns "
                 "(for example with a GROUP BY or ROW_NUMBER() filter).",
                 "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE")
+        return counts, touched
 
 
 # ---- helpers ------------------------------------------------------------------------------------

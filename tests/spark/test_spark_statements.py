@@ -87,6 +87,33 @@ def test_insert_select_maps_columns_by_position_even_when_the_query_repeats_a_na
     assert table_rows(db.sql("SELECT * FROM t")) == [(0, "0"), (1, "1"), (2, "2")]
 
 
+def test_merge_inserts_only_source_rows_that_matched_nothing(db, table_rows):
+    """A source row that matches a target row but no WHEN MATCHED clause is not inserted: the
+    MERGE runs as an inner join plus the source rows the join left out (Executor._merge)."""
+    db.sql("CREATE TABLE t (id BIGINT, v INT) USING DELTA")
+    db.sql("INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)")
+    r = db.sql("MERGE INTO t USING (SELECT * FROM VALUES (1, 5), (2, 99), (4, 40), (5, NULL) AS s(id, v)) s "
+               "ON t.id = s.id AND s.v IS NOT NULL "
+               "WHEN MATCHED AND s.v > t.v THEN UPDATE SET v = s.v "
+               "WHEN NOT MATCHED AND s.id <> 5 OR s.v IS NULL THEN INSERT (id, v) VALUES (s.id, coalesce(s.v, -1))")
+    assert (r.rows_updated, r.rows_inserted) == (1, 2)
+    assert table_rows(db.sql("SELECT id, v FROM t")) == [(1, 10), (2, 99), (3, 30), (4, 40), (5, -1)]
+
+
+def test_merge_several_matches_over_two_clauses_fail_but_a_lone_delete_may_match_several(db, table_rows):
+    from acidsql.spark.execute import StatementError
+
+    db.sql("CREATE TABLE t (id BIGINT, v INT) USING DELTA")
+    db.sql("INSERT INTO t VALUES (1, 1), (2, 2)")
+    source = "(SELECT * FROM VALUES (1, 5), (1, 6), (2, 7) AS s(id, v)) s"
+    with pytest.raises(StatementError, match="DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE"):
+        db.sql(f"MERGE INTO t USING {source} ON t.id = s.id "
+               "WHEN MATCHED AND s.v = 5 THEN UPDATE SET v = s.v WHEN MATCHED THEN DELETE")
+    r = db.sql(f"MERGE INTO t USING {source} ON t.id = s.id WHEN MATCHED THEN DELETE")
+    assert r.rows_deleted == 3  # matched pairs, as Delta counts them
+    assert table_rows(db.sql("SELECT id FROM t")) == []
+
+
 def test_replace_where_rejects_rows_outside_the_predicate(db):
     from acidsql.spark.execute import StatementError
 

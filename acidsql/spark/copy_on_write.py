@@ -1,0 +1,110 @@
+"""Copy-on-write: data files rewritten without some of their rows, on executors.
+
+A DELETE, UPDATE or MERGE on a table without deletion vectors replaces each file it touches
+by a copy holding the file's other rows. Which rows go is already known by physical position
+(the positions the statement matched, plus the file's old deletion vector if it has one), so
+the copy needs no SQL: one Spark task per file reads it with pyarrow a batch at a time, drops
+those positions and writes the rest, in order, to a new file of the same partition. This is
+how OPTIMIZE here and delta-rs copy files. Doing it as a Spark scan + anti-join on positions
+moved every kept row through the JVM, a shuffle and back out to the Python writer, and made
+copy-on-write DML 10-23x slower than deltalake on the same data (benchmarks/RESULTS.md).
+
+Updated and inserted rows are not part of the copies: the caller writes them as new files.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Optional
+
+from pyroaring import BitMap64
+
+from acidsql.delta.actions import AddFile
+from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.storage import LocalStorage
+from acidsql.spark.scan import absolute_file_path, require_logical_physical_names
+from acidsql.spark.write import (
+    FILE_ROW_SCHEMA, FileRoller, add_files_from_rows, conform, data_arrow_schema, file_row_arrow_schema,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import SparkSession
+
+    from acidsql.delta.snapshot import Snapshot
+
+# Rows read from a file at a time: bounds a task's memory whatever the file's row groups are.
+READ_BATCH_ROWS = 128 * 1024
+
+
+def kept_batches(path: str, dropped: BitMap64, schema: "pa.Schema") -> Iterator["pa.Table"]:
+    """The rows of the parquet file at `path` in file order, without those at the physical
+    positions in `dropped`, conformed to `schema`, a batch at a time."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    positions = np.frombuffer(dropped.to_array(), dtype=np.uint64)  # ascending
+    wanted = set(schema.names)
+    parquet = pq.ParquetFile(path)
+    columns = [c for c in parquet.schema_arrow.names if c in wanted]
+    offset = 0
+    for batch in parquet.iter_batches(batch_size=READ_BATCH_ROWS, columns=columns, use_threads=False):
+        n = batch.num_rows
+        lo, hi = np.searchsorted(positions, [offset, offset + n])
+        table = pa.Table.from_batches([batch])
+        if hi > lo:
+            keep = np.ones(n, dtype=bool)
+            keep[(positions[lo:hi] - offset).astype(np.int64)] = False
+            table = table.filter(pa.array(keep))
+        offset += n
+        if table.num_rows:
+            yield conform(table, schema)
+
+
+def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str, str, bytes]], table_root: str,
+               data_schema_bytes: bytes, partition_cols: tuple[str, ...],
+               target_size: int) -> Iterator["pa.RecordBatch"]:
+    import pyarrow as pa
+
+    schema = pa.ipc.read_schema(pa.py_buffer(data_schema_bytes))
+    for batch in indexes:
+        for i in batch.column(0).to_pylist():
+            add_path, partition_json, dropped = files[i]
+            roller = FileRoller(table_root, schema, partition_cols, target_size, task_id=i)
+            values = json.loads(partition_json)
+            for table in kept_batches(absolute_file_path(table_root, add_path), BitMap64.deserialize(dropped), schema):
+                roller.write(table, values)
+            roller.close()
+            if roller.done:
+                yield pa.RecordBatch.from_pylist(roller.done, schema=file_row_arrow_schema())
+
+
+def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
+                 dropped: Mapping[str, BitMap64], *, target_size: int,
+                 schema_json: Optional[Mapping[str, Any]] = None) -> tuple[list[AddFile], int]:
+    """Copy each of `files` without the rows at `dropped[path]` (and those its deletion vector
+    already deletes), one Spark task per file. Returns the copies' AddFiles (not committed) and
+    how many rows they hold. `schema_json`: the table's schema after the statement, when it
+    adds columns (old rows get nulls there)."""
+    schema_json = dict(schema_json or snapshot.schema_json)
+    require_logical_physical_names(schema_json, snapshot.table_root)
+    if not files:
+        return [], 0
+    storage = LocalStorage(snapshot.table_root)
+    payload = []
+    for add in files:
+        gone = BitMap64(dropped.get(add.path, BitMap64()))
+        if add.deletion_vector is not None:
+            gone |= DeletionVector.read(storage, add.deletion_vector).bitmap
+        partition = {k: (v if v != "" else None) for k, v in add.partition_values}
+        payload.append((add.path, json.dumps(partition, sort_keys=True), gone.serialize()))
+    schema = data_arrow_schema(schema_json, snapshot.partition_columns)
+    task = functools.partial(
+        _copy_task, files=payload, table_root=snapshot.table_root, data_schema_bytes=schema.serialize().to_pybytes(),
+        partition_cols=tuple(snapshot.partition_columns), target_size=target_size,
+    )
+    rows = spark.range(0, len(payload), 1, len(payload)).mapInArrow(task, FILE_ROW_SCHEMA).collect()
+    adds = add_files_from_rows(sorted(rows, key=lambda r: r["path"]))
+    return adds, sum(json.loads(a.stats)["numRecords"] for a in adds)
