@@ -37,6 +37,32 @@ _MAX_STRING_TIE_BREAKER = "\U0010ffff"
 _HIVE_ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
 
 
+# Parquet codecs by the names Spark (`spark.sql.parquet.compression.codec`) and the table
+# property `delta.parquet.compression.codec` use, as pyarrow names them, and the file-name
+# suffix Spark gives each (`part-...c000.zstd.parquet`). Spark's `lz4` (Hadoop framing) and
+# `lzo` are left out: pyarrow cannot write them.
+PARQUET_CODECS = {
+    "snappy": ("snappy", ".snappy"), "zstd": ("zstd", ".zstd"), "gzip": ("gzip", ".gz"),
+    "brotli": ("brotli", ".br"), "lz4_raw": ("lz4", ".lz4raw"), "uncompressed": ("none", ""), "none": ("none", ""),
+}
+DEFAULT_PARQUET_CODEC = "snappy"
+
+
+def parquet_codec(configuration: Mapping[str, str], session_default: Optional[str] = None) -> str:
+    """The codec a table's new data files use: the table's `delta.parquet.compression.codec`,
+    else the session's default (Spark's `spark.sql.parquet.compression.codec`), else snappy."""
+    name = (configuration.get("delta.parquet.compression.codec") or session_default or DEFAULT_PARQUET_CODEC).lower()
+    if name not in PARQUET_CODECS:
+        raise DeltaError(f"acidsql cannot write parquet files compressed with {name!r}; "
+                         f"it writes {', '.join(PARQUET_CODECS)}")
+    return name
+
+
+def data_file_name(task: int, codec: str) -> str:
+    """A new data file's name, as Spark names them."""
+    return f"part-{task:05d}-{uuid.uuid4()}.c000{PARQUET_CODECS[codec][1]}.parquet"
+
+
 def escape_partition_path_part(s: str) -> str:
     """Hive-style escaping of a partition column name or value for a directory name."""
     return "".join(f"%{ord(c):02X}" if c in _HIVE_ESCAPE else c for c in s)
@@ -267,7 +293,8 @@ def _to_physical_table(data: pa.Table, schema: pa.Schema) -> pa.Table:
 
 def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mapping[str, Optional[str]], *,
                     prefix: str = "", data_change: bool = True,
-                    tags: Optional[Mapping[str, str]] = None, schema: Optional[pa.Schema] = None) -> AddFile:
+                    tags: Optional[Mapping[str, str]] = None, schema: Optional[pa.Schema] = None,
+                    codec: str = DEFAULT_PARQUET_CODEC) -> AddFile:
     """Write `table` as one parquet file under `prefix/col=value/...` and return its AddFile
     (stats: numRecords, minValues, maxValues, nullCount, tightBounds). Partition columns are
     dropped from the file if present in `table`; `partition_values` are already serialized
@@ -288,10 +315,10 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
     for col, value in partition_values.items():
         shown = HIVE_DEFAULT_PARTITION if value is None or value == "" else escape_partition_path_part(value)
         dirs.append(f"{escape_partition_path_part(physical.get(col, col))}={shown}")
-    name = f"part-00000-{uuid.uuid4()}.c000.snappy.parquet"
+    name = data_file_name(0, codec)
     rel = "/".join([p for p in [prefix.strip("/")] if p] + dirs + [name])
     buf = io.BytesIO()
-    pq.write_table(data, buf, compression="snappy", coerce_timestamps="us", allow_truncated_timestamps=False)
+    pq.write_table(data, buf, compression=PARQUET_CODECS[codec][0], coerce_timestamps="us", allow_truncated_timestamps=False)
     raw = buf.getvalue()
     storage.write_bytes(rel, raw)
     try:

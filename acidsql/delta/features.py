@@ -74,7 +74,7 @@ KNOWN_PROPERTIES: dict[str, Any] = {
     "delta.logRetentionDuration": "interval",
     "delta.minReaderVersion": ("1", "2", "3"),
     "delta.minWriterVersion": ("1", "2", "3", "4", "5", "6", "7"),
-    "delta.parquet.compression.codec": None,
+    "delta.parquet.compression.codec": ("snappy", "zstd", "gzip", "brotli", "lz4_raw", "uncompressed", "none"),
     "delta.randomizeFilePrefixes": _BOOL,
     "delta.randomPrefixLength": "positive-int",
     "delta.requireCheckpointProtectionBeforeVersion": "int",

@@ -350,7 +350,8 @@ class DeltaTable:
         adds = []
         for values, part in self._split_by_partition(snap, data):
             add = datafiles.write_data_file(self.log.storage, part, values, data_change=data_change, tags=tags,
-                                            schema=schema if snap.column_mapping_mode != "none" else None)
+                                            schema=schema if snap.column_mapping_mode != "none" else None,
+                                            codec=datafiles.parquet_codec(snap.configuration))
             txn.add(add)
             adds.append(add)
         return adds
@@ -526,7 +527,8 @@ class DeltaTable:
                     file_tags[key] = value
                 values = _raw_partition(group[0])
                 add = datafiles.write_data_file(self.log.storage, data, values, data_change=False, tags=file_tags or None,
-                                                schema=schema if snap.column_mapping_mode != "none" else None)
+                                                schema=schema if snap.column_mapping_mode != "none" else None,
+                                                codec=datafiles.parquet_codec(snap.configuration))
                 txn.add(add)
                 metrics["numAddedFiles"] += 1
         return metrics

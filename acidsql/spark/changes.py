@@ -25,7 +25,7 @@ from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.storage import LocalStorage
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
-from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, write_dataframe
+from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, session_codec, write_dataframe
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -84,7 +84,8 @@ def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, 
     target = target_file_size(snapshot)
     return write_dataframe(df, table_root=snapshot.table_root, schema_json=schema_json,
                            partition_cols=partition_cols, target_size=target, data_change=data_change,
-                           single_file=not partition_cols and estimated_small(df, target))
+                           single_file=not partition_cols and estimated_small(df, target),
+                           codec=session_codec(df.sparkSession, snapshot.configuration))
 
 
 def target_file_size(snapshot: "Snapshot") -> int:

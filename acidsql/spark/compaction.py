@@ -103,7 +103,7 @@ def _read_live(table_root: str, add: AddFile, schema: "pa.Schema") -> "pa.Table"
 
 
 def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, partition_cols: tuple[str, ...],
-                  zorder_by: tuple[str, ...], target_size: int) -> Iterator[dict[str, Any]]:
+                  zorder_by: tuple[str, ...], target_size: int, codec: str) -> Iterator[dict[str, Any]]:
     import pyarrow as pa
     from pyspark import TaskContext
 
@@ -123,7 +123,7 @@ def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, 
         if not data.num_rows:
             continue
         roller = FileRoller(table_root, schema, partition_cols, target_size if zorder_by else 1 << 62,
-                            ctx.partitionId() if ctx else 0)
+                            ctx.partitionId() if ctx else 0, codec)
         values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
         tag = "" if zorder_by else json.dumps(sources, separators=(",", ":"))
         roller.write(data, values, tag)
@@ -136,7 +136,7 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
     """Run the bins as Spark tasks; return the output AddFiles (dataChange=false), tagged."""
     import functools
 
-    from acidsql.spark.write import data_arrow_schema
+    from acidsql.spark.write import data_arrow_schema, session_codec
 
     if not bins:
         return []
@@ -144,6 +144,7 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
     task = functools.partial(
         _compact_task, table_root=snapshot.table_root, schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=tuple(snapshot.partition_columns), zorder_by=tuple(zorder_by), target_size=target_size,
+        codec=session_codec(spark, snapshot.configuration),
     )
     payload = [json.dumps([json.dumps(a.to_json()["add"]) for a in b.files]) for b in bins]
     rows = spark.sparkContext.parallelize(payload, len(payload)).mapPartitions(task).collect()

@@ -25,7 +25,7 @@ from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.storage import LocalStorage
 from acidsql.spark.scan import absolute_file_path, require_logical_physical_names
 from acidsql.spark.write import (
-    FILE_ROW_SCHEMA, FileRoller, add_files_from_rows, conform, data_arrow_schema, file_row_arrow_schema,
+    FILE_ROW_SCHEMA, FileRoller, add_files_from_rows, conform, data_arrow_schema, file_row_arrow_schema, session_codec,
 )
 
 if TYPE_CHECKING:
@@ -65,14 +65,14 @@ def kept_batches(path: str, dropped: BitMap64, schema: "pa.Schema") -> Iterator[
 
 def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str, str, bytes]], table_root: str,
                data_schema_bytes: bytes, partition_cols: tuple[str, ...],
-               target_size: int) -> Iterator["pa.RecordBatch"]:
+               target_size: int, codec: str) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
 
     schema = pa.ipc.read_schema(pa.py_buffer(data_schema_bytes))
     for batch in indexes:
         for i in batch.column(0).to_pylist():
             add_path, partition_json, dropped = files[i]
-            roller = FileRoller(table_root, schema, partition_cols, target_size, task_id=i)
+            roller = FileRoller(table_root, schema, partition_cols, target_size, task_id=i, codec=codec)
             values = json.loads(partition_json)
             for table in kept_batches(absolute_file_path(table_root, add_path), BitMap64.deserialize(dropped), schema):
                 roller.write(table, values)
@@ -104,6 +104,7 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
     task = functools.partial(
         _copy_task, files=payload, table_root=snapshot.table_root, data_schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=tuple(snapshot.partition_columns), target_size=target_size,
+        codec=session_codec(spark, snapshot.configuration),
     )
     rows = spark.range(0, len(payload), 1, len(payload)).mapInArrow(task, FILE_ROW_SCHEMA).collect()
     adds = add_files_from_rows(sorted(rows, key=lambda r: r["path"]))

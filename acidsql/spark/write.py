@@ -15,18 +15,18 @@ import decimal
 import functools
 import json
 import os
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import quote
 
 from acidsql.delta.actions import AddFile
+from acidsql.delta.datafiles import DEFAULT_PARQUET_CODEC, PARQUET_CODECS, data_file_name, parquet_codec
 from acidsql.spark.scan import require_logical_physical_names
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
 DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024
 STATS_STRING_PREFIX = 32
@@ -171,8 +171,9 @@ class FileRoller:
     dictionaries and statistics, short encoding runs)."""
 
     def __init__(self, table_root: str, data_schema: "pa.Schema", partition_cols: Sequence[str],
-                 target_size: int, task_id: int = 0):
+                 target_size: int, task_id: int = 0, codec: str = DEFAULT_PARQUET_CODEC):
         self.table_root = table_root
+        self.codec = codec
         self.data_schema = data_schema
         self.partition_cols = list(partition_cols)
         self.target_size = target_size
@@ -186,12 +187,12 @@ class FileRoller:
     def _open(self, partition_values: dict[str, Optional[str]], tag: str) -> _OpenFile:
         import pyarrow.parquet as pq
 
-        name = f"part-{self.task_id:05d}-{uuid.uuid4()}.c000.snappy.parquet"
+        name = data_file_name(self.task_id, self.codec)
         directory = partition_dir(self.partition_cols, partition_values) if self.partition_cols else ""
         rel = f"{directory}/{name}" if directory else name
         abs_path = os.path.join(self.table_root, *rel.split("/"))
         os.makedirs(os.path.dirname(abs_path), exist_ok=True)
-        writer = pq.ParquetWriter(abs_path, self.data_schema, compression="snappy")
+        writer = pq.ParquetWriter(abs_path, self.data_schema, compression=PARQUET_CODECS[self.codec][0])
         return _OpenFile(rel, abs_path, dict(partition_values), writer, ColumnStats(self.data_schema), tag)
 
     def _flush(self) -> None:
@@ -260,13 +261,13 @@ def conform(table: "pa.Table", schema: "pa.Schema") -> "pa.Table":
 
 
 def _write_task(batches: Iterator["pa.RecordBatch"], *, table_root: str, data_schema_bytes: bytes,
-                partition_cols: tuple[str, ...], target_size: int) -> Iterator["pa.RecordBatch"]:
+                partition_cols: tuple[str, ...], target_size: int, codec: str) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
     from pyspark import TaskContext
 
     data_schema = pa.ipc.read_schema(pa.py_buffer(data_schema_bytes))
     ctx = TaskContext.get()
-    roller = FileRoller(table_root, data_schema, partition_cols, target_size, ctx.partitionId() if ctx else 0)
+    roller = FileRoller(table_root, data_schema, partition_cols, target_size, ctx.partitionId() if ctx else 0, codec)
     for batch in batches:
         if batch.num_rows == 0:
             continue
@@ -319,7 +320,8 @@ def add_files_from_rows(rows: Sequence[Any], *, data_change: bool = True,
 
 def write_dataframe(df: "DataFrame", *, table_root: str, schema_json: Mapping[str, Any],
                     partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
-                    data_change: bool = True, single_file: bool = False) -> list[AddFile]:
+                    data_change: bool = True, single_file: bool = False,
+                    codec: str = DEFAULT_PARQUET_CODEC) -> list[AddFile]:
     """Write `df` (the table's logical columns, any order, extra columns ignored) as data files
     of the table at `table_root`; return their AddFiles (not committed)."""
     import pyarrow as pa
@@ -344,7 +346,7 @@ def write_dataframe(df: "DataFrame", *, table_root: str, schema_json: Mapping[st
     data_schema = data_arrow_schema(schema_json, partition_cols)
     task = functools.partial(
         _write_task, table_root=table_root, data_schema_bytes=data_schema.serialize().to_pybytes(),
-        partition_cols=partition_cols, target_size=target_size,
+        partition_cols=partition_cols, target_size=target_size, codec=codec,
     )
     rows = df.mapInArrow(task, FILE_ROW_SCHEMA).collect()
     rows = sorted(rows, key=lambda r: r["path"])
@@ -358,3 +360,9 @@ def estimated_small(df: "DataFrame", limit: int = DEFAULT_TARGET_FILE_SIZE) -> b
         return size <= limit
     except Exception:
         return True
+
+
+def session_codec(spark: "SparkSession", configuration: Mapping[str, str]) -> str:
+    """The codec of a table's new data files: its `delta.parquet.compression.codec`, else the
+    session's `spark.sql.parquet.compression.codec` (snappy unless the user set it)."""
+    return parquet_codec(configuration, spark.conf.get("spark.sql.parquet.compression.codec", None))

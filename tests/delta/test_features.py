@@ -71,6 +71,7 @@ def test_enabling_dvs_upgrades_protocol_in_the_same_commit(tmp_path):
     ({"delta.checkpointPolicy": "v2"}, "classic checkpoints only"),
     ({"delta.feature.v2Checkpoint": "supported"}, "classic checkpoints only"),
     ({"delta.columnMapping.mode": "id"}, "by name only"),
+    ({"delta.parquet.compression.codec": "lzo"}, "must be 'snappy' or 'zstd'"),
 ])
 def test_bad_properties_are_clear_errors(tmp_path, props, words):
     t = DeltaTable.create(str(tmp_path / "t"), SCHEMA)

@@ -66,3 +66,19 @@ def test_acidsql_writes_a_deltalake_table(tmp_path):
     deltalake.write_deltalake(root, data([200], "z"), mode="append")
     assert peer_rows(root) == sorted(expected + [(200, "v200")])
     assert sorted(DeltaTable(root).to_arrow()["id"].to_pylist()) == sorted([i for i, _ in expected] + [200])
+
+
+def test_the_table_codec_property_chooses_the_data_files_codec(tmp_path):
+    import pyarrow.parquet as pq
+
+    root = str(tmp_path / "t")
+    t = DeltaTable.create(root, SCHEMA, properties={"delta.parquet.compression.codec": "zstd"})
+    t.append(data(range(0, 5)))
+    t.set_properties({"delta.parquet.compression.codec": "uncompressed"})
+    t.append(data(range(5, 10)))
+    codecs = {}
+    for add in t.snapshot().files.values():
+        meta = pq.ParquetFile(f"{root}/{add.path}").metadata
+        codecs[add.path.rsplit(".c000", 1)[1]] = {meta.row_group(0).column(i).compression for i in range(meta.num_columns)}
+    assert codecs == {".zstd.parquet": {"ZSTD"}, ".parquet": {"UNCOMPRESSED"}}
+    assert peer_rows(root) == [(i, f"v{i}") for i in range(10)]

@@ -83,3 +83,30 @@ def test_copy_on_write_merge_with_schema_evolution_fills_copied_rows_with_nulls(
     assert table_rows(db.sql("SELECT id, v, extra FROM t")) == expected
     peer = deltalake.DeltaTable(db.table_location("t")).to_pyarrow_table()
     assert sorted(zip(*[peer.column(c).to_pylist() for c in ("id", "v", "extra")])) == expected
+
+
+def test_the_session_and_table_codec_choose_how_new_files_are_compressed(db, spark, table_rows):
+    from acidsql.delta.log import DeltaLog
+    from acidsql.spark.scan import absolute_file_path
+
+    def codecs() -> set[tuple[str, str]]:
+        snapshot = DeltaLog(db.table_location("t")).snapshot()
+        out = set()
+        for add in snapshot.files.values():
+            meta = pq.ParquetFile(absolute_file_path(snapshot.table_root, add.path)).metadata
+            out |= {(add.path.rsplit(".c000", 1)[1], meta.row_group(0).column(i).compression) for i in range(meta.num_columns)}
+        return out
+
+    db.sql("CREATE TABLE t (id BIGINT, v INT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = false)")
+    db.sql("INSERT INTO t SELECT id, 1 FROM range(10)")
+    assert codecs() == {(".snappy.parquet", "SNAPPY")}  # Spark's default
+    spark.conf.set("spark.sql.parquet.compression.codec", "zstd")
+    try:
+        db.sql("DELETE FROM t WHERE id = 3")  # the copy follows the session's codec
+        assert codecs() == {(".zstd.parquet", "ZSTD")}
+        db.sql("ALTER TABLE t SET TBLPROPERTIES ('delta.parquet.compression.codec' = 'gzip')")
+        db.sql("INSERT INTO t VALUES (20, 2)")  # the table's property wins over the session's
+        assert codecs() == {(".zstd.parquet", "ZSTD"), (".gz.parquet", "GZIP")}
+    finally:
+        spark.conf.unset("spark.sql.parquet.compression.codec")
+    assert table_rows(db.sql("SELECT id FROM t")) == [(i,) for i in range(10) if i != 3] + [(20,)]
