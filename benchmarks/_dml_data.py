@@ -124,10 +124,14 @@ def listing(root: str) -> dict[str, int]:
     return out
 
 
-def written(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+def written(before: dict[str, int], after: dict[str, int], root: Optional[str] = None) -> dict[str, Any]:
     """Bytes of the files new in `after`, by kind: data (.parquet outside the log), dv (.bin),
-    log (_delta_log/: commit JSON, checkpoints, CRC files)."""
-    out = {"data": 0, "dv": 0, "log": 0, "other": 0, "files": 0}
+    log (_delta_log/: commit JSON, checkpoints, CRC files); with `root`, also the compression
+    codecs of the new data files (`codecs`, sorted)."""
+    import pyarrow.parquet as pq
+
+    out: dict[str, Any] = {"data": 0, "dv": 0, "log": 0, "other": 0, "files": 0}
+    codecs: set[str] = set()
     for path, size in after.items():
         if path in before:
             continue
@@ -136,11 +140,16 @@ def written(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
             out["log"] += size
         elif path.endswith(".parquet"):
             out["data"] += size
+            if root is not None:
+                meta = pq.ParquetFile(os.path.join(root, path)).metadata
+                if meta.num_row_groups:
+                    codecs.add(meta.row_group(0).column(0).compression)
         elif path.endswith(".bin"):
             out["dv"] += size
         else:
             out["other"] += size
     out["total"] = out["data"] + out["dv"] + out["log"] + out["other"]
+    out["codecs"] = sorted(codecs)
     return out
 
 

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Optional
 from acidsql.delta.actions import AddFile
 from acidsql.delta.transaction import COMPACTED_FROM_TAG
 from acidsql.spark.scan import absolute_file_path
-from acidsql.spark.write import FileRoller, add_files_from_rows, conform
+from acidsql.spark.copy_on_write import kept_batches
+from acidsql.spark.write import FileRoller, add_files_from_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -87,19 +88,17 @@ def z_values(table: "pa.Table", columns: Sequence[str]) -> list[int]:
 
 
 def _read_live(table_root: str, add: AddFile, schema: "pa.Schema") -> "pa.Table":
+    """The file's rows without those its deletion vector deletes, as `schema`."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
+    from pyroaring import BitMap64
 
     from acidsql.delta.deletion_vectors import DeletionVector
     from acidsql.delta.storage import LocalStorage
 
-    data = pq.read_table(absolute_file_path(table_root, add.path))
-    data = conform(data, schema)
-    if add.deletion_vector is not None:
-        deleted = DeletionVector.read(LocalStorage(table_root), add.deletion_vector)
-        keep = [i not in deleted for i in range(data.num_rows)]
-        data = data.filter(pa.array(keep, pa.bool_()))
-    return data
+    deleted = (DeletionVector.read(LocalStorage(table_root), add.deletion_vector).bitmap
+               if add.deletion_vector is not None else BitMap64())
+    parts = list(kept_batches(absolute_file_path(table_root, add.path), deleted, schema))
+    return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
 def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, partition_cols: tuple[str, ...],
