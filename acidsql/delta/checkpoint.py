@@ -4,18 +4,25 @@ Column layout follows Delta-Spark's checkpoint schema (Checkpoints.scala): one s
 action kind, each row holding exactly one action; `add.stats` is the JSON string."""
 from __future__ import annotations
 
+import gc
 import io
 import json
 import re
+import threading
 import time
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from itertools import compress
 from typing import TYPE_CHECKING, Any, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from acidsql.delta.actions import Action, Protocol, Txn, action_from_json
+from acidsql.delta.actions import (
+    Action, AddFile, DeletionVectorDescriptor, Protocol, RemoveFile, Txn, action_from_json,
+)
 from acidsql.delta.errors import CorruptLogError
 
 if TYPE_CHECKING:
@@ -152,6 +159,21 @@ def read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]] = 
     """The actions (protocol, metaData, txn, add, remove, domainMetadata) of the checkpoint at
     `version` (`files`: its file(s), when the caller has already listed the log). Raises
     CorruptLogError if it is missing, torn or unreadable."""
+    actions, _adds = _read_checkpoint(log, version, files, lazy_adds=False)
+    return actions
+
+
+def read_checkpoint_lazily(log: "DeltaLog", version: int, files: Optional[list[str]] = None
+                           ) -> tuple[list[Action], Optional["CheckpointAdds"]]:
+    """`read_checkpoint`, except that the add actions come apart, as a CheckpointAdds whose
+    AddFile objects are built on first access; the list then holds no AddFile. When the add
+    column needs the row-by-row reader (or repeats a path), the adds are in the list and the
+    CheckpointAdds is None. Errors are raised here as by `read_checkpoint`."""
+    return _read_checkpoint(log, version, files, lazy_adds=True)
+
+
+def _read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]],
+                     lazy_adds: bool) -> tuple[list[Action], Optional["CheckpointAdds"]]:
     files = files or log.checkpoint_files(version) or [checkpoint_path(version)]
     tables = [_read_checkpoint_file(log, rel) for rel in files]
     table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
@@ -161,14 +183,31 @@ def read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]] = 
     if "protocol" not in kinds or "metaData" not in kinds:
         raise CorruptLogError(f"{where}: checkpoint has no protocol or metaData column")
     actions: list[Action] = []
+    lazy: Optional[CheckpointAdds] = None
     for kind in kinds:
         column = table.column(kind)
+        if kind == "add" and lazy_adds and _fast_layout(kind, column.type):
+            lazy = CheckpointAdds(column, where)
+            if not lazy.repeats_a_path:
+                continue
+            # Two adds of one path: replaying them in row order (the later one wins, in the
+            # first one's place) is the reference behaviour, so the snapshot gets them as actions.
+            actions.extend(a for a in lazy.build_all() if a is not None)
+            lazy = None
+            continue
         if kind in _FILE_ACTIONS:
             fast = _file_actions(kind, column, where)
             if fast is not None:
                 actions.extend(fast)
                 continue
-        for i, body in enumerate(column.to_pylist()):
+        if column.null_count:
+            # Most rows hold other actions (a null struct here): only the others become dicts.
+            present = column.is_valid()
+            rows: Iterable[int] = pc.indices_nonzero(present).to_pylist()
+            bodies = column.filter(present).to_pylist()
+        else:
+            rows, bodies = range(len(column)), column.to_pylist()
+        for i, body in zip(rows, bodies):
             if body is None or not _present(kind, body):
                 continue
             clean = {k: _to_json_value(v) for k, v in body.items() if v is not None}
@@ -191,7 +230,7 @@ def read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]] = 
                 actions.append(action)
     if not any(isinstance(a, Protocol) for a in actions):
         raise CorruptLogError(f"{where}: checkpoint holds no protocol action")
-    return actions
+    return actions, lazy
 
 
 def _read_checkpoint_file(log: "DeltaLog", rel: str) -> pa.Table:
@@ -203,7 +242,11 @@ def _read_checkpoint_file(log: "DeltaLog", rel: str) -> pa.Table:
         # columns are read (not e.g. a V2 checkpoint's checkpointMetadata/sidecar columns).
         pf = pq.ParquetFile(local if local is not None else io.BytesIO(log.storage.read_bytes(rel)))
         names = [n for n in pf.schema_arrow.names if n in _REQUIRED]
-        return pf.read(columns=names)
+        # One thread: pyarrow's threads split the read by top-level column, and nearly all of a
+        # checkpoint is the add column, so at 100,000 files they saved a few ms of ~50 (the
+        # other, mostly null, columns decoded alongside) while their per-thread allocations
+        # added ~30 MiB to the load's peak RSS (~15 MiB at 1,000 files).
+        return pf.read(columns=names, use_threads=False)
     except FileNotFoundError:
         raise CorruptLogError(f"{where}: checkpoint is missing") from None
     except (pa.ArrowException, OSError) as e:
@@ -266,18 +309,21 @@ def _fast_layout(kind: str, t: pa.DataType) -> bool:
     return "path" in t.names
 
 
-def _map_values(arr: pa.Array) -> list[Optional[tuple[tuple[str, Optional[str]], ...]]]:
+def _map_values(arr: pa.Array, shared: Optional[dict[Any, tuple]] = None
+                ) -> list[Optional[tuple[tuple[str, Optional[str]], ...]]]:
     """A map<string,string> column as one sorted items tuple per row (None for a null map);
-    equal maps share one tuple (most files of a partition have the same partition values)."""
+    equal maps share one tuple (most files of a partition have the same partition values).
+    `shared` (raw items -> tuple) carries that sharing across calls on parts of one column."""
     n = len(arr)
     if pa.types.is_null(arr.type) or arr.null_count == n:
         return [None] * n
+    if shared is None:
+        shared = {}
     if arr.null_count:
         # Null maps (the rows of other actions) are set aside, the rest read as one array.
         valid = arr.is_valid()
-        it = iter(_map_values(arr.filter(valid)))
+        it = iter(_map_values(arr.filter(valid), shared))
         return [next(it) if ok else None for ok in valid.to_pylist()]
-    shared: dict[Any, tuple] = {}
     offset_array = arr.offsets
     offsets = offset_array.to_pylist()
     first, last = offsets[0], offsets[-1]
@@ -290,12 +336,14 @@ def _map_values(arr: pa.Array) -> list[Optional[tuple[tuple[str, Optional[str]],
         kd = arr.keys.slice(first, n).dictionary_encode()
         vd = arr.items.slice(first, n).dictionary_encode()
         kdict, vdict = kd.dictionary.to_pylist(), vd.dictionary.to_pylist()
+        by_codes: dict[tuple[int, Optional[int]], tuple] = {}  # codes are this call's own
         out = []
         for pair in zip(kd.indices.to_pylist(), vd.indices.to_pylist()):
-            value = shared.get(pair)
+            value = by_codes.get(pair)
             if value is None:
                 k, v = pair
-                value = shared[pair] = ((kdict[k], vdict[v] if v is not None else None),)
+                items = ((kdict[k], vdict[v] if v is not None else None),)
+                value = by_codes[pair] = shared.setdefault(items, items)
             out.append(value)
         return out
     if last == first:
@@ -314,17 +362,16 @@ def _map_values(arr: pa.Array) -> list[Optional[tuple[tuple[str, Optional[str]],
 
 
 def _deletion_vectors(arr: pa.Array, kind: str, first_row: int, paths: list[Optional[str]],
-                      where: str) -> list[Optional[Any]]:
-    """The deletionVector field as descriptors (None where absent); rows without a path are
-    not actions and are skipped. Errors name the row as the row-by-row reader does."""
-    from acidsql.delta.actions import DeletionVectorDescriptor
-
+                      where: str) -> Optional[list[Optional[DeletionVectorDescriptor]]]:
+    """The deletionVector field as descriptors (None where absent), or None when no row has
+    one; rows without a path are not actions and are skipped. Errors name the row as the
+    row-by-row reader does."""
     n = len(arr)
     if pa.types.is_null(arr.type) or arr.null_count == n:
-        return [None] * n
+        return None
     fields = dict(zip(arr.type.names, arr.flatten()))
-    if "storageType" not in fields:
-        return [None] * n
+    if "storageType" not in fields or fields["storageType"].null_count == n:
+        return None
     cols = {k: fields[k].to_pylist() if k in fields else [None] * n
             for k in ("storageType", "pathOrInlineDv", "offset", "sizeInBytes", "cardinality")}
     out: list[Optional[DeletionVectorDescriptor]] = []
@@ -344,14 +391,89 @@ def _deletion_vectors(arr: pa.Array, kind: str, first_row: int, paths: list[Opti
     return out
 
 
+def _column_values(fields: Mapping[str, pa.Array], n: int, name: str, default: Any = None) -> list[Any]:
+    """One field of a flattened add/remove struct as a list (`default` where null or absent)."""
+    arr = fields.get(name)
+    if arr is None or pa.types.is_null(arr.type):
+        return [default] * n
+    values = arr.to_pylist()
+    if default is not None and arr.null_count:
+        values = [default if v is None else v for v in values]
+    return values
+
+
+def _add_files(fields: Mapping[str, pa.Array], paths: list[Optional[str]],
+               dvs: Optional[list[Optional[DeletionVectorDescriptor]]],
+               shared: dict[str, dict[Any, tuple]]) -> list[Optional[AddFile]]:
+    """One AddFile per row of a flattened add struct (None for rows of other actions: no path).
+    `paths` and `dvs` are its path and deletion vector fields, already read; `shared` keeps the
+    partition value and tag tuples shared across calls (see _map_values)."""
+    n = len(paths)
+    nones = [None] * n
+
+    def maps(name: str) -> list[Any]:
+        arr = fields.get(name)
+        return _map_values(arr, shared.setdefault(name, {})) if arr is not None else nones
+
+    # dataChange: a missing value means true, as in from_json.
+    columns = [paths, maps("partitionValues"), _column_values(fields, n, "size", 0),
+               _column_values(fields, n, "modificationTime", 0), _column_values(fields, n, "dataChange", True),
+               _column_values(fields, n, "stats"), maps("tags"), dvs or nones,
+               _column_values(fields, n, "baseRowId"), _column_values(fields, n, "defaultRowCommitVersion"),
+               _column_values(fields, n, "clusteringProvider")]
+    with _gc_paused():
+        return list(map(_add_file, *columns))
+
+
+def _add_file(path: Optional[str], pv: Optional[tuple], size: int, mtime: int, dc: bool, stats: Optional[str],
+              tags: Optional[tuple], dv: Optional[DeletionVectorDescriptor], row_id: Optional[int],
+              row_version: Optional[int], provider: Optional[str], new: Any = object.__new__) -> Optional[AddFile]:
+    """What AddFile.from_json makes of one row's dict, without building that dict (None for
+    rows without a path: other actions)."""
+    if path is None:
+        return None
+    # AddFile is a frozen dataclass without __post_init__: filling its __dict__ directly gives an
+    # equal object at half the cost of its __init__ (one object.__setattr__ per field). Key by
+    # key and in field order, so the dict shares its keys with other AddFiles: ~240 bytes an
+    # AddFile, against ~530 with a dict.update, which also ends key sharing for all AddFiles.
+    add = new(AddFile)
+    d = add.__dict__
+    d["path"] = path
+    d["partition_values"] = pv or ()
+    d["size"] = size
+    d["modification_time"] = mtime
+    d["data_change"] = dc
+    d["stats"] = stats
+    d["tags"] = tags or None
+    d["deletion_vector"] = dv
+    d["base_row_id"] = row_id
+    d["default_row_commit_version"] = row_version
+    d["clustering_provider"] = provider
+    return add
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a batch of AddFiles is built. They form no
+    cycles, but each is a tracked object, and adding 100,000 of them sets off several full
+    collections that walk the growing heap: about a quarter of the build time."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def _file_actions(kind: str, column: pa.ChunkedArray, where: str) -> Optional[list[Action]]:
     """The add (or remove) actions of a checkpoint column, in row order; None when its layout
     is not one this reader handles (the caller then reads it row by row)."""
-    from acidsql.delta.actions import AddFile, RemoveFile
-
     if not _fast_layout(kind, column.type):
         return None
     out: list[Action] = []
+    shared: dict[str, dict[Any, tuple]] = {}
     base = 0
     for chunk in column.chunks:
         n = len(chunk)
@@ -361,54 +483,154 @@ def _file_actions(kind: str, column: pa.ChunkedArray, where: str) -> Optional[li
         rows_base, base = base, base + n
         if fields["path"].null_count == n:
             continue
+        paths = fields["path"].to_pylist()
+        dvs = (_deletion_vectors(fields["deletionVector"], kind, rows_base, paths, where)
+               if "deletionVector" in fields else None)
+        if kind == "add":
+            out.extend(a for a in _add_files(fields, paths, dvs, shared) if a is not None)
+            continue
         nones = [None] * n
-
-        def col(name: str, default: Any = None) -> list[Any]:
-            arr = fields.get(name)
-            if arr is None or pa.types.is_null(arr.type):
-                return [default] * n if default is not None else nones
-            values = arr.to_pylist()
-            if default is not None and arr.null_count:
-                values = [default if v is None else v for v in values]
-            return values
 
         def maps(name: str) -> list[Any]:
             arr = fields.get(name)
-            return _map_values(arr) if arr is not None else nones
+            return _map_values(arr, shared.setdefault(name, {})) if arr is not None else nones
 
-        paths = col("path")
-        dvs = (_deletion_vectors(fields["deletionVector"], kind, rows_base, paths, where)
-               if "deletionVector" in fields else nones)
-        # dataChange: a missing value means true, as in from_json.
-        columns = [paths, maps("partitionValues"), col("size", 0) if kind == "add" else col("size"),
-                   col("dataChange", True), col("stats"), maps("tags"), dvs,
-                   col("baseRowId"), col("defaultRowCommitVersion")]
-        if kind == "add":
-            columns += [col("modificationTime", 0), col("clusteringProvider")]
-            new = object.__new__
-            for path, pv, size, dc, stats, tags, dv, row_id, row_version, mtime, provider in zip(*columns):
-                if path is None:
-                    continue
-                # What AddFile.from_json does with the row's dict, without building that dict.
-                # AddFile is a frozen dataclass without __post_init__: filling __dict__ directly
-                # gives an equal object at half the cost of its __init__ (one
-                # object.__setattr__ per field).
-                add = new(AddFile)
-                add.__dict__.update({
-                    "path": path, "partition_values": pv or (), "size": size, "modification_time": mtime,
-                    "data_change": dc, "stats": stats, "tags": tags or None, "deletion_vector": dv,
-                    "base_row_id": row_id, "default_row_commit_version": row_version,
-                    "clustering_provider": provider,
-                })
-                out.append(add)
-        else:
-            columns += [col("deletionTimestamp"), col("extendedFileMetadata")]
-            for path, pv, size, dc, stats, tags, dv, row_id, row_version, deleted_at, extended in zip(*columns):
-                if path is None:
-                    continue
-                out.append(RemoveFile(
-                    path=path, deletion_timestamp=deleted_at, data_change=dc, extended_file_metadata=extended,
-                    partition_values=pv, size=size, stats=stats, tags=tags or None, deletion_vector=dv,
-                    base_row_id=row_id, default_row_commit_version=row_version,
-                ))
+        columns = [paths, maps("partitionValues"), _column_values(fields, n, "size"),
+                   _column_values(fields, n, "dataChange", True), _column_values(fields, n, "stats"),
+                   maps("tags"), dvs or nones, _column_values(fields, n, "baseRowId"),
+                   _column_values(fields, n, "defaultRowCommitVersion"),
+                   _column_values(fields, n, "deletionTimestamp"), _column_values(fields, n, "extendedFileMetadata")]
+        for path, pv, size, dc, stats, tags, dv, row_id, row_version, deleted_at, extended in zip(*columns):
+            if path is None:
+                continue
+            out.append(RemoveFile(
+                path=path, deletion_timestamp=deleted_at, data_change=dc, extended_file_metadata=extended,
+                partition_values=pv, size=size, stats=stats, tags=tags or None, deletion_vector=dv,
+                base_row_id=row_id, default_row_commit_version=row_version,
+            ))
     return out
+
+
+# ---- add actions built on access -------------------------------------------------------------
+# Loading a snapshot needs every live path (the keys of Snapshot.files), but most callers then
+# look at few of the files, and building one AddFile per checkpoint row was most of a large
+# table's load time and memory. So the add column stays as Arrow and its AddFile objects are
+# built when first asked for: a lookup builds the ADD_BLOCK_ROWS rows around it (~0.1 ms: a
+# fixed cost per block, then ~1.5 µs a row), and once a quarter of the blocks are built that
+# way, the rest are built at once (a scan by lookups then costs about what building every row
+# at once does). Whatever can make a row unreadable (the layout, the deletion vectors) is
+# checked when the checkpoint is read, as the eager reader does, so that an unreadable
+# checkpoint is still passed over for an older one.
+
+ADD_BLOCK_ROWS = 64
+
+
+class _AddChunk:
+    """One chunk of the add column: its flattened fields, paths and deletion vectors already
+    read, and which of its blocks have been built."""
+
+    __slots__ = ("start", "fields", "paths", "dvs", "built_blocks")
+
+    def __init__(self, start: int, fields: dict[str, pa.Array], paths: list[Optional[str]],
+                 dvs: Optional[list[Optional[DeletionVectorDescriptor]]]):
+        self.start = start
+        self.fields = fields
+        self.paths = paths
+        self.dvs = dvs
+        self.built_blocks = bytearray(-(-len(paths) // ADD_BLOCK_ROWS))
+
+
+class CheckpointAdds:
+    """The add column of a checkpoint, each AddFile built on first access (see above).
+
+    `take_index()` maps each add's path to its row (rows are numbered across the column's
+    chunks); `get(row)` is that row's AddFile. Safe to share between threads and snapshots:
+    built files are kept, and the Arrow data is let go once every row is built."""
+
+    def __init__(self, column: pa.ChunkedArray, where: str):
+        self._lock = threading.Lock()
+        self._shared: dict[str, dict[Any, tuple]] = {}
+        self._built: list[Optional[AddFile]] = [None] * len(column)
+        self._chunks: Optional[list[_AddChunk]] = []
+        self._starts: list[int] = []
+        self._index: dict[str, int] = {}
+        adds = 0
+        start = 0
+        for chunk in column.chunks:
+            n = len(chunk)
+            fields = dict(zip(chunk.type.names, chunk.flatten()))
+            path_arr = fields["path"]
+            if path_arr.null_count < n:
+                paths = path_arr.to_pylist()
+                dvs = (_deletion_vectors(fields["deletionVector"], "add", start, paths, where)
+                       if "deletionVector" in fields else None)
+                rows = range(start, start + n)
+                if path_arr.null_count:  # rows of other actions
+                    present = path_arr.is_valid().to_pylist()
+                    self._index.update(zip(compress(paths, present), compress(rows, present)))
+                else:
+                    self._index.update(zip(paths, rows))
+                adds += n - path_arr.null_count
+                self._chunks.append(_AddChunk(start, fields, paths, dvs))
+                self._starts.append(start)
+            start += n
+        self.repeats_a_path = len(self._index) != adds
+        self._blocks = sum(len(chunk.built_blocks) for chunk in self._chunks)
+        self._blocks_built = 0
+
+    def take_index(self) -> dict[str, int]:
+        """Path -> row of every add (the later row where a path repeats), handed over: a
+        snapshot builder keeps it as its live files, so this object keeps no reference."""
+        index, self._index = self._index, {}
+        return index
+
+    def get(self, row: int) -> AddFile:
+        """The AddFile of `row` (a value of the index)."""
+        add = self._built[row]
+        if add is None:
+            with self._lock:
+                if self._built[row] is None and self._chunks is not None:
+                    if self._blocks_built * 4 >= self._blocks:
+                        # A quarter of the blocks built one by one: this is likely a scan by
+                        # lookups, which the rest built at once serves for less.
+                        self._build_rest()
+                    else:
+                        chunk = self._chunks[bisect_right(self._starts, row) - 1]
+                        self._build_blocks(chunk, (row - chunk.start) // ADD_BLOCK_ROWS, 1)
+            add = self._built[row]
+        return add  # type: ignore[return-value]
+
+    def build_all(self) -> list[Optional[AddFile]]:
+        """Every row's AddFile (None for rows of other actions), by row: the rows not built yet
+        are built at once (cheaper than block by block), and the Arrow data is released."""
+        with self._lock:
+            if self._chunks is not None:
+                self._build_rest()
+        return self._built
+
+    def _build_rest(self) -> None:
+        # Under self._lock.
+        for chunk in self._chunks or ():
+            flags = chunk.built_blocks
+            block = 0
+            while block < len(flags):
+                if flags[block]:
+                    block += 1
+                    continue
+                end = flags.find(1, block)
+                end = len(flags) if end < 0 else end
+                self._build_blocks(chunk, block, end - block)
+                block = end
+        self._chunks = None
+        self._shared = {}
+
+    def _build_blocks(self, chunk: _AddChunk, block: int, count: int) -> None:
+        # Under self._lock.
+        lo = block * ADD_BLOCK_ROWS
+        hi = min(len(chunk.paths), (block + count) * ADD_BLOCK_ROWS)
+        fields = {name: arr.slice(lo, hi - lo) for name, arr in chunk.fields.items()}
+        adds = _add_files(fields, chunk.paths[lo:hi], chunk.dvs[lo:hi] if chunk.dvs is not None else None,
+                          self._shared)
+        self._built[chunk.start + lo:chunk.start + hi] = adds
+        chunk.built_blocks[block:block + count] = b"\x01" * count
+        self._blocks_built += count

@@ -247,7 +247,7 @@ class DeltaLog:
 
     def _builder_from_checkpoint(self, version: int,
                                  checkpoints: Optional[dict[int, list[str]]] = None) -> SnapshotBuilder:
-        from acidsql.delta.checkpoint import read_checkpoint
+        from acidsql.delta.checkpoint import read_checkpoint_lazily
 
         if checkpoints is None:
             checkpoints = self._checkpoint_files()
@@ -260,13 +260,14 @@ class DeltaLog:
         failures = []
         for c in reversed(candidates):
             try:
-                actions = read_checkpoint(self, c, checkpoints[c])
+                actions, adds = read_checkpoint_lazily(self, c, checkpoints[c])
             except CorruptLogError as e:
                 failures.append(str(e))  # torn or partial checkpoint: an older one or the JSON log will do
                 continue
             builder = SnapshotBuilder(self.table_root)
-            # A checkpoint may hold remove(path, oldDV) beside add(path, newDV): removes first.
-            builder.apply_commit(c, actions)
+            # A checkpoint may hold remove(path, oldDV) beside add(path, newDV): removes first
+            # (apply_checkpoint applies it as one commit).
+            builder.apply_checkpoint(c, actions, adds)
             return builder
         if not self.storage.exists(commit_path(0)):
             detail = f" (checkpoints unreadable: {'; '.join(failures)})" if failures else ""

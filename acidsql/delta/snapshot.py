@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import pyarrow as pa
 
@@ -15,6 +15,9 @@ from acidsql.delta.actions import (
     Action, AddFile, CommitInfo, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
 )
 from acidsql.delta.errors import CorruptLogError, UnsupportedProtocolError
+
+if TYPE_CHECKING:
+    from acidsql.delta.checkpoint import CheckpointAdds
 
 # Reader features acidsql can read correctly. v2Checkpoint is deliberately absent: acidsql reads
 # only classic checkpoints, and a V2 table's state may live in sidecars it would miss.
@@ -48,7 +51,7 @@ class Snapshot:
     timestamp_ms: int
     protocol: Protocol
     metadata: Metadata
-    files: Mapping[str, AddFile]  # live files keyed by path
+    files: Mapping[str, AddFile]  # live files keyed by path (a LiveFiles: AddFiles built on access)
     tombstones: Mapping[str, RemoveFile]  # removed files keyed by path (for VACUUM, checkpoints)
     app_txns: Mapping[str, int]  # appId -> latest txn version
     domains: Mapping[str, DomainMetadata]  # live (not removed) domain metadata by domain
@@ -129,6 +132,79 @@ class Snapshot:
         return [add for add in self.files.values() if predicate(self.typed_partition_values(add))]
 
 
+# ---- live files ------------------------------------------------------------------------------
+
+_ABSENT = object()
+
+
+class LiveFiles(Mapping[str, AddFile]):
+    """A snapshot's live files by path: a read-only mapping, in replay order (a path keeps the
+    place of its first add until it is removed).
+
+    The files of a checkpoint are held as rows of its add column (a CheckpointAdds) and become
+    AddFile objects when asked for: keys, `len` and `in` build none, a lookup builds the block of
+    rows around it, and `values()`/`items()` build all of them at once (then iterate as fast as a
+    dict). The built objects are equal to the ones an eager replay gives, field for field."""
+
+    __slots__ = ("_entries", "_rows", "_unbuilt")
+
+    def __init__(self, entries: dict[str, Union[AddFile, int]], rows: Optional["CheckpointAdds"] = None):
+        # entries: path -> the AddFile, or the row of `rows` holding it. Only `_build_all` writes
+        # to it, replacing rows by their AddFile in place (same keys, same order).
+        self._entries = entries
+        self._rows = rows
+        self._unbuilt = rows is not None
+
+    def __getitem__(self, path: str) -> AddFile:
+        value = self._entries[path]
+        return value if value.__class__ is not int else self._rows.get(value)  # type: ignore[union-attr,arg-type]
+
+    def get(self, path: str, default: Any = None) -> Any:
+        value = self._entries.get(path, _ABSENT)
+        if value is _ABSENT:
+            return default
+        return value if value.__class__ is not int else self._rows.get(value)  # type: ignore[union-attr]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def keys(self) -> KeysView[str]:
+        return self._entries.keys()
+
+    def values(self) -> ValuesView[AddFile]:
+        if self._unbuilt:
+            self._build_all()
+        return self._entries.values()  # type: ignore[return-value]
+
+    def items(self) -> ItemsView[str, AddFile]:
+        if self._unbuilt:
+            self._build_all()
+        return self._entries.items()  # type: ignore[return-value]
+
+    def _build_all(self) -> None:
+        rows = self._rows.build_all()  # type: ignore[union-attr]
+        self._entries.update({path: rows[value] for path, value in self._entries.items()
+                              if value.__class__ is int})
+        self._unbuilt = False
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        # Different paths need no AddFile built.
+        return len(self) == len(other) and self.keys() == other.keys() and dict(self.items()) == dict(other.items())
+
+    __hash__ = None  # type: ignore[assignment]  # like a dict's
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({dict(self.items())!r})"
+
+
 # ---- log replay ------------------------------------------------------------------------------
 
 class SnapshotBuilder:
@@ -139,7 +215,12 @@ class SnapshotBuilder:
         """A builder holding `snapshot`'s state, to apply later commits on top."""
         b = cls(snapshot.table_root)
         b.protocol, b.metadata = snapshot.protocol, snapshot.metadata
-        b.files, b.tombstones = dict(snapshot.files), dict(snapshot.tombstones)
+        if isinstance(snapshot.files, LiveFiles):
+            # Files not built yet stay rows of the same checkpoint (whose built files are shared).
+            b._files, b._rows = dict(snapshot.files._entries), snapshot.files._rows
+        else:
+            b._files = dict(snapshot.files)
+        b.tombstones = dict(snapshot.tombstones)
         b.app_txns, b.txn_last_updated = dict(snapshot.app_txns), dict(snapshot.txn_last_updated)
         b.domains, b.version = dict(snapshot.domains), snapshot.version
         b.dv_tombstones = dict(snapshot.dv_tombstones)
@@ -149,7 +230,9 @@ class SnapshotBuilder:
         self.table_root = table_root
         self.protocol: Optional[Protocol] = None
         self.metadata: Optional[Metadata] = None
-        self.files: dict[str, AddFile] = {}
+        # Live files: path -> AddFile, or the row of self._rows (a checkpoint's adds) holding it.
+        self._files: dict[str, Union[AddFile, int]] = {}
+        self._rows: Optional[CheckpointAdds] = None
         self.tombstones: dict[str, RemoveFile] = {}
         self.app_txns: dict[str, int] = {}
         self.txn_last_updated: dict[str, Optional[int]] = {}
@@ -158,8 +241,13 @@ class SnapshotBuilder:
         self.version = -1
         self.timestamp_ms = 0
 
+    @property
+    def files(self) -> LiveFiles:
+        """The live files so far (a read-only view)."""
+        return LiveFiles(self._files, self._rows)
+
     def apply(self, actions: Iterable[Action]) -> None:
-        files, tombstones = self.files, self.tombstones
+        files, tombstones = self._files, self.tombstones
         for a in actions:
             if isinstance(a, AddFile):
                 files[a.path] = a
@@ -170,7 +258,7 @@ class SnapshotBuilder:
                 # At most one logical file per path is live, so a remove of any DV of
                 # the path ends it (the remove-before-add order in apply_commit keeps
                 # remove(path, oldDV) + add(path, newDV) live).
-                self.files.pop(a.path, None)
+                files.pop(a.path, None)
                 self.tombstones[a.path] = a
             elif isinstance(a, Metadata):
                 self.metadata = a
@@ -195,6 +283,27 @@ class SnapshotBuilder:
         self.apply([a for a in actions if not isinstance(a, RemoveFile)] if removes else actions)
         self.version = version
 
+    def apply_checkpoint(self, version: int, actions: list[Action], adds: Optional["CheckpointAdds"]) -> None:
+        """Apply checkpoint `version` to an empty builder: its `actions` and, when its adds were
+        read lazily (`read_checkpoint_lazily`; `actions` then holds no AddFile), `adds`. The state
+        is what `apply_commit` gives with every add in `actions`, without building the adds."""
+        if self._files or self._rows is not None or self.tombstones:
+            raise ValueError("a checkpoint is applied to an empty builder")
+        self.apply_commit(version, actions)
+        if adds is None:
+            return
+        if self._files:
+            raise ValueError("a checkpoint's adds are either in its actions or lazily read, not both")
+        self._files, self._rows = adds.take_index(), adds
+        # What apply() does for each add besides placing it: end the tombstone of its path (the
+        # checkpoint's removes were applied first), keeping the tombstone's deletion vector in
+        # dv_tombstones if the add has another one. In row order, as the adds would be applied.
+        ended = sorted((self._files[path], path) for path in self.tombstones if path in self._files)
+        for row, path in ended:
+            tomb = self.tombstones.pop(path)
+            if tomb.deletion_vector is not None and tomb.key != adds.get(row).key:  # type: ignore[arg-type]
+                self.dv_tombstones[tomb.deletion_vector.unique_id] = tomb
+
     def build(self, timestamp_ms: int, min_tombstone_ms: Optional[int] = None) -> Snapshot:
         if self.protocol is None or self.metadata is None:
             raise CorruptLogError(
@@ -208,7 +317,7 @@ class SnapshotBuilder:
         dv_tombstones = {k: r for k, r in self.dv_tombstones.items() if young(r)}
         return Snapshot(
             version=self.version, timestamp_ms=timestamp_ms, protocol=self.protocol,
-            metadata=self.metadata, files=MappingProxyType(dict(self.files)),
+            metadata=self.metadata, files=LiveFiles(dict(self._files), self._rows),
             tombstones=MappingProxyType(tombstones), app_txns=MappingProxyType(dict(self.app_txns)),
             domains=MappingProxyType(dict(self.domains)), table_root=self.table_root,
             txn_last_updated=MappingProxyType(dict(self.txn_last_updated)),

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, Protocol, Txn
 from acidsql.delta.checkpoint import (
-    checkpoint_path, interval_ms, read_checkpoint, should_checkpoint, write_checkpoint,
+    checkpoint_path, interval_ms, read_checkpoint, read_checkpoint_lazily, should_checkpoint, write_checkpoint,
 )
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import CorruptLogError
@@ -287,3 +287,156 @@ def test_column_wise_reader_gives_the_row_by_row_readers_actions(create_table, t
             reference = read_checkpoint(peer_log, version)
         assert any(type(a).__name__ == "RemoveFile" for a in reference)
         assert fast == reference
+
+
+def _eager_snapshot(log: DeltaLog, checkpoint: int, version: int):
+    """The snapshot as an eager replay gives it: every checkpoint row an AddFile action applied
+    by apply_commit, then the JSON commits up to `version`."""
+    from acidsql.delta.snapshot import SnapshotBuilder
+
+    builder = SnapshotBuilder(log.table_root)
+    builder.apply_commit(checkpoint, read_checkpoint(log, checkpoint))
+    for v in range(checkpoint + 1, version + 1):
+        builder.apply_commit(v, log.read_commit(v))
+    return builder.build(log.commit_timestamp(version))
+
+
+def _assert_same_files(lazy, eager) -> None:
+    from dataclasses import fields
+
+    assert list(lazy.files) == list(eager.files)  # same paths, same order
+    assert len(lazy.files) == len(eager.files) and all(p in lazy.files for p in eager.files)
+    for path, expected in eager.files.items():
+        got = lazy.files[path]
+        assert type(got) is AddFile and list(vars(got)) == [f.name for f in fields(AddFile)]
+        for f in fields(AddFile):
+            assert getattr(got, f.name) == getattr(expected, f.name), (path, f.name)
+        assert got == expected and hash(got) == hash(expected)
+    assert list(lazy.files.items()) == list(eager.files.items())
+    assert dict(lazy.tombstones) == dict(eager.tombstones) and list(lazy.tombstones) == list(eager.tombstones)
+    assert dict(lazy.dv_tombstones) == dict(eager.dv_tombstones)
+    assert lazy == eager
+
+
+@pytest.mark.parametrize("access", ["lookups", "values", "mixed"])
+def test_files_built_on_access_equal_the_eagerly_built_ones(create_table, table_dir, monkeypatch, tmp_path, access):
+    """A snapshot's checkpoint files are AddFile objects built on first access (in blocks of
+    rows) from the checkpoint's Arrow columns: they must equal, field by field and in the same
+    order, those of an eager replay, whatever the order of access, for acidsql's checkpoints and
+    for deltalake's, with the add column in several chunks and blocks cut at odd rows."""
+    import random
+
+    import acidsql.delta.checkpoint as checkpoint
+    from acidsql.delta.snapshot import LiveFiles
+    from deltalake import DeltaTable as PeerTable
+    from deltalake import write_deltalake
+
+    monkeypatch.setattr(checkpoint, "ADD_BLOCK_ROWS", 3)
+    features = ("deletionVectors",)
+    log = create_table(SCHEMA, ["p"], protocol=Protocol(3, 7, features, features))
+    old_dv, new_dv = DeletionVector([0]).to_inline_descriptor(), DeletionVector([0, 2]).to_inline_descriptor()
+    now = int(time.time() * 1000)  # recent tombstones: the checkpoint keeps them
+    log.write_commit(1, [CommitInfo(T0, "WRITE")] + [
+        add(f"p={'ab'[i % 2]}/f{i}", i + 1, "ab"[i % 2], tags={"k": str(i)} if i % 3 == 0 else None,
+            base_row_id=i * 10 if i % 4 == 0 else None, default_row_commit_version=1 if i % 4 == 0 else None)
+        for i in range(20)] + [AddFile("p=null/g", (("p", None),), 5, T0, stats=None, data_change=False,
+                                       clustering_provider="liquid")])
+    log.write_commit(2, [CommitInfo(T0, "DELETE"), add("p=a/f0", 1, tags={"k": "0"}, base_row_id=0,
+                                                       default_row_commit_version=1).to_remove(now),
+                         add("p=a/f0", 1, deletion_vector=old_dv), add("p=b/f1", 2, "b").to_remove(now)])
+    log.write_commit(3, [CommitInfo(T0, "DELETE"), add("p=a/f0", 1, deletion_vector=old_dv).to_remove(now),
+                         add("p=a/f0", 1, deletion_vector=new_dv)])
+    write_checkpoint(log, log.snapshot())
+    # The tail: a remove, a re-add of a removed path, a new file, and a remove + re-add with a DV.
+    log.write_commit(4, [CommitInfo(T0, "WRITE"), add("p=a/f2", 3).to_remove(now), add("p=b/f1", 9, "b"),
+                         add("p=b/new", 1, "b"), add("p=b/f3", 4, "b").to_remove(now),
+                         add("p=b/f3", 4, "b", deletion_vector=old_dv)])
+    # A multi-part checkpoint: the add column comes in several chunks (of 7 rows).
+    whole = pq.read_table(os.path.join(table_dir, checkpoint_path(3)))
+    os.remove(os.path.join(table_dir, checkpoint_path(3)))
+    parts = range(0, whole.num_rows, 7)
+    for i, start in enumerate(parts, start=1):
+        pq.write_table(whole.slice(start, 7), os.path.join(
+            table_dir, "_delta_log", f"{3:020d}.checkpoint.{i:010d}.{len(parts):010d}.parquet"))
+
+    peer = str(tmp_path / "peer")
+    write_deltalake(peer, pa.table({"id": [1, 2, 3, 4], "p": ["x", "y", None, "x"]}), partition_by=["p"])
+    write_deltalake(peer, pa.table({"id": [5], "p": ["x"]}), mode="overwrite", partition_by=["p"])
+    write_deltalake(peer, pa.table({"id": [6, 7], "p": ["z", None]}), mode="append", partition_by=["p"])
+    PeerTable(peer).create_checkpoint()
+    write_deltalake(peer, pa.table({"id": [8], "p": ["w"]}), mode="append", partition_by=["p"])
+
+    for root, cp_version, version in ((table_dir, 3, 4), (peer, 2, 3)):
+        table_log = DeltaLog(root)
+        actions, adds = read_checkpoint_lazily(table_log, cp_version)
+        assert adds is not None and not any(isinstance(a, AddFile) for a in actions)
+        assert len(adds._chunks) > 1 or root == peer
+        lazy = table_log.snapshot()
+        assert isinstance(lazy.files, LiveFiles) and lazy.version == version
+        eager = _eager_snapshot(table_log, cp_version, version)
+        assert eager.dv_tombstones or root == peer  # acidsql's checkpoint keeps remove(old DV) + add(new DV)
+        paths = list(eager.files)
+        if access in ("lookups", "mixed"):
+            random.Random(7).shuffle(paths)
+            seen = {p: lazy.files[p] for p in paths[: len(paths) // 2 if access == "mixed" else None]}
+            assert all(lazy.files.get(p) is f for p, f in seen.items())  # built once, then kept
+            assert all(v is lazy.files[p] for p, v in lazy.files.items())
+        _assert_same_files(lazy, eager)
+        assert lazy.files.get("no/such/file") is None and lazy.files.get("no/such/file", 0) == 0
+        assert "no/such/file" not in lazy.files and lazy.files == dict(eager.files)
+        with pytest.raises(TypeError):
+            lazy.files["x"] = add("x")  # type: ignore[index]
+
+        # A later commit is applied to the cached snapshot, whose unbuilt files stay rows.
+        fresh = DeltaLog(root)
+        first = fresh.snapshot()
+        fresh.write_commit(version + 1, [CommitInfo(T0, "WRITE"), add("p=c/later", 1, "c")])
+        extended = fresh.snapshot()
+        assert list(extended.files) == list(eager.files) + ["p=c/later"]
+        assert extended.files["p=c/later"] == add("p=c/later", 1, "c")
+        assert all(extended.files[p] == f for p, f in first.files.items())
+
+
+def test_a_corrupt_deletion_vector_in_a_checkpoint_is_found_when_it_is_read(create_table, table_dir):
+    """The checkpoint's files are built on access, but a row that cannot become an AddFile
+    still makes the checkpoint unreadable when it is read, so loading passes it over."""
+    log = create_table(SCHEMA, ["p"], protocol=Protocol(3, 7, ("deletionVectors",), ("deletionVectors",)))
+    log.write_commit(1, [CommitInfo(T0, "WRITE"), add("p=a/1", 2, deletion_vector=DeletionVector([0]).to_inline_descriptor())])
+    write_checkpoint(log, log.snapshot(), now_ms=T0)
+    path = os.path.join(table_dir, checkpoint_path(1))
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    for r in rows:
+        if r["add"] is not None:
+            r["add"]["deletionVector"]["cardinality"] = None
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    with pytest.raises(CorruptLogError, match=r"row \d+ of column add: 'cardinality'"):
+        read_checkpoint(log, 1)
+    with pytest.raises(CorruptLogError, match=r"row \d+ of column add: 'cardinality'"):
+        read_checkpoint_lazily(log, 1)
+    assert DeltaLog(table_dir).snapshot().files["p=a/1"].deletion_vector.cardinality == 1  # from the JSON log
+
+
+def test_a_checkpoint_repeating_a_path_is_replayed_in_row_order(create_table, table_dir):
+    """Two add rows of one path (not a valid checkpoint, but readable) are applied as a replay
+    applies them, in row order: the later one wins in the first one's place, and only the first
+    one ends the path's tombstone (here keeping the old deletion vector, which the second one
+    names again, among the DV tombstones)."""
+    features = ("deletionVectors",)
+    log = create_table(SCHEMA, ["p"], protocol=Protocol(3, 7, features, features))
+    dv0, dv1 = DeletionVector([0]).to_inline_descriptor(), DeletionVector([1]).to_inline_descriptor()
+    log.write_commit(1, [CommitInfo(T0, "WRITE"), add("p=a/1", 3, deletion_vector=dv0), add("p=a/2", 2)])
+    log.write_commit(2, [CommitInfo(T0, "DELETE"), add("p=a/1", 3, deletion_vector=dv0).to_remove(T0 + 5),
+                         add("p=a/1", 3, deletion_vector=dv1)])
+    write_checkpoint(log, log.snapshot(), now_ms=T0 + 10)
+    path = os.path.join(table_dir, checkpoint_path(2))
+    rows = pq.read_table(path).to_pylist()
+    (first,) = [r for r in rows if r["add"] and r["add"]["path"] == "p=a/1"]
+    again = dict(first, add=dict(first["add"], size=99, deletionVector=dv0.to_json()))
+    pq.write_table(pa.Table.from_pylist(rows + [again], schema=pq.read_schema(path)), path)
+    for v in range(2):
+        os.remove(os.path.join(table_dir, commit_path(v)))  # the checkpoint must be read
+    snap = DeltaLog(table_dir).snapshot()
+    assert list(snap.files) == ["p=a/1", "p=a/2"] and snap.files["p=a/1"].size == 99
+    assert snap.files["p=a/1"].deletion_vector == dv0 and list(snap.dv_tombstones) == [dv0.unique_id]
+    assert snap == _eager_snapshot(DeltaLog(table_dir), 2, 2)
