@@ -1,8 +1,6 @@
 """Shared fixtures. One local SparkSession per test run: Spark start-up is slow."""
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest

@@ -19,7 +19,7 @@ A table nobody described is still analyzed, with the defaults written in `assump
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union

@@ -12,8 +12,7 @@ The conflict rules themselves live in `acidsql.conflict`; nothing here decides a
 """
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Optional
 
 from sqlglot import exp

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
-import math
 import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from sqlglot import exp

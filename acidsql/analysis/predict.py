@@ -7,16 +7,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 import yaml
 
 from acidsql.analysis._statements import parse_statement
 from acidsql.analysis.analyze import Analysis, analyze
-from acidsql.analysis.catalog import Catalog, TableInfo
+from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.footprints import Effects, SymbolicFiles, SymbolicRows, TableState, effects_of, footprint_of
 from acidsql.analysis.predicates import Region
-from acidsql.conflict import Footprint, IsolationLevel, OpKind, Overlap, ProtocolChange, TableLayout, Verdict, check
+from acidsql.conflict import Footprint, IsolationLevel, OpKind, Overlap, TableLayout, Verdict, check
 from acidsql.conflict.rules import ADVICE
 from acidsql.sql import model as m
 

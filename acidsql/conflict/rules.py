@@ -21,8 +21,8 @@ The rule code sees only footprints; see footprint.py for who fills them and how.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from dataclasses import dataclass
+from typing import Optional, Sequence
 
 from acidsql.conflict.footprint import (
     Evidence,

@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from acidsql.conflict import IsolationLevel, TableLayout
 from acidsql.delta.actions import Protocol
+from acidsql.delta.datafiles import PARQUET_CODECS
 from acidsql.delta.errors import UnsupportedProtocolError
 from acidsql.delta.exceptions import InvalidTablePropertyError
 
@@ -74,7 +75,7 @@ KNOWN_PROPERTIES: dict[str, Any] = {
     "delta.logRetentionDuration": "interval",
     "delta.minReaderVersion": ("1", "2", "3"),
     "delta.minWriterVersion": ("1", "2", "3", "4", "5", "6", "7"),
-    "delta.parquet.compression.codec": ("snappy", "zstd", "gzip", "brotli", "lz4_raw", "uncompressed", "none"),
+    "delta.parquet.compression.codec": tuple(PARQUET_CODECS),  # the codecs acidsql writes
     "delta.randomizeFilePrefixes": _BOOL,
     "delta.randomPrefixLength": "positive-int",
     "delta.requireCheckpointProtectionBeforeVersion": "int",

@@ -23,15 +23,14 @@ from pyroaring import BitMap64
 from acidsql.conflict import OpKind
 from acidsql.delta import datafiles
 from acidsql.delta import vacuum as vacuuming
-from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, Protocol
+from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata
 from acidsql.delta.checkpoint import write_checkpoint
 from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.exceptions import (
     DeltaTableError, InvalidTablePropertyError, TableAlreadyExistsError, UnsupportedFeatureError,
 )
 from acidsql.delta.features import (
-    CLUSTERING_DOMAIN, PROTOCOL_PROPERTIES, protocol_features, protocol_for, protocol_without, required_features,
-    validate_properties,
+    CLUSTERING_DOMAIN, protocol_features, protocol_for, protocol_without, required_features, validate_properties,
 )
 from acidsql.delta.footprints import PartitionPredicate, RowCondition
 from acidsql.delta.log import DeltaLog

@@ -18,9 +18,8 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Optional, Union
-from urllib.parse import unquote
 
 import pyarrow as pa
 from pyroaring import BitMap64

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from acidsql.lint.finding import Finding, Severity
+from acidsql.lint.finding import Severity
 from acidsql.lint.runner import LintReport
 
 FORMATS = ("text", "json", "sarif", "github")

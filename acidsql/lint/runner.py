@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from acidsql.lint.config import LintConfig
 from acidsql.lint.context import LintContext
-from acidsql.lint.finding import Finding, Severity
+from acidsql.lint.finding import Finding
 from acidsql.lint.rules import all_rules
 from acidsql.lint.rules.parse_error import findings_for_errors
 from acidsql.lint.suppression import Suppressions

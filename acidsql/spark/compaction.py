@@ -13,7 +13,6 @@ mapping is recorded (a concurrent change then conflicts, as Delta's ZORDER does)
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional

@@ -9,7 +9,6 @@ actions, without committing. `PreparedWrite.commit()` is the validate-and-commit
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
@@ -21,9 +20,7 @@ from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.analysis.predicates import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.conflict import OpKind
-from acidsql.delta.actions import AddFile, Metadata, Protocol, RemoveFile
-from acidsql.delta.features import protocol_for, required_features
-from acidsql.delta.log import DeltaLog
+from acidsql.delta.actions import AddFile, RemoveFile
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
 from acidsql.sql import model as m
 from acidsql.spark.changes import (
@@ -32,7 +29,7 @@ from acidsql.spark.changes import (
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.tables import Warehouse
-from acidsql.spark.views import TableViews, has_delta_log, load_snapshot
+from acidsql.spark.views import TableViews, has_delta_log
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -19,7 +19,7 @@ from acidsql.sql import model as m
 from acidsql.spark.changes import select_files, target_file_size
 from acidsql.spark.compaction import compact, plan_bins
 from acidsql.spark.execute import (
-    Executor, NoCommit, PreparedWrite, StatementError, table_info,
+    Executor, NoCommit, PreparedWrite, StatementError,
 )
 from acidsql.spark.results import StatementResult
 from acidsql.spark.views import TableViews, has_delta_log, timestamp_ms

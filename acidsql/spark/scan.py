@@ -9,7 +9,6 @@ row's index in it.
 """
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Optional

@@ -324,7 +324,6 @@ def write_dataframe(df: "DataFrame", *, table_root: str, schema_json: Mapping[st
                     codec: str = DEFAULT_PARQUET_CODEC) -> list[AddFile]:
     """Write `df` (the table's logical columns, any order, extra columns ignored) as data files
     of the table at `table_root`; return their AddFiles (not committed)."""
-    import pyarrow as pa
     from pyspark.sql import functions as F
 
     from pyspark.sql.types import StructType

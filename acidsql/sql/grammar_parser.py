@@ -27,7 +27,7 @@ from acidsql.sql.model import (
 )
 
 if TYPE_CHECKING:  # lark is imported on first use: scripts without Delta statements never need it
-    from lark import Lark, Token, Tree
+    from lark import Lark, Token
 
 GRAMMAR = Path(__file__).resolve().parent / "grammar" / "delta.lark"
 FIRST_WORDS = frozenset({"OPTIMIZE", "VACUUM", "REORG", "RESTORE"})

@@ -1,7 +1,6 @@
 """`acidsql history TABLE`: the table's commits, newest first (DESCRIBE HISTORY)."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
