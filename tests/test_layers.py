@@ -12,15 +12,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "acidsql"
 
 # Each layer may import the layers listed for it (and itself).
+# `protocol` (the feature and property registries) is the bottom layer: every layer may read it.
 ALLOWED = {
-    "sql": set(),
-    "conflict": set(),
-    "analysis": {"sql", "conflict"},
-    "rewrite": {"sql", "conflict", "analysis"},
-    "lint": {"sql", "conflict", "analysis", "rewrite"},
-    "delta": {"conflict"},
-    "spark": {"sql", "conflict", "analysis", "rewrite", "delta"},
-    "cli": {"sql", "conflict", "analysis", "rewrite", "lint", "delta", "spark"},
+    "protocol": set(),
+    "sql": {"protocol"},
+    "conflict": {"protocol"},
+    "analysis": {"protocol", "sql", "conflict"},
+    "rewrite": {"protocol", "sql", "conflict", "analysis"},
+    "lint": {"protocol", "sql", "conflict", "analysis", "rewrite"},
+    "delta": {"protocol", "conflict"},
+    "spark": {"protocol", "sql", "conflict", "analysis", "rewrite", "delta"},
+    "cli": {"protocol", "sql", "conflict", "analysis", "rewrite", "lint", "delta", "spark"},
 }
 
 

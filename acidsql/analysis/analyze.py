@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
-from acidsql.analysis.catalog import FEATURE_PROPERTIES, Catalog, TableInfo
+from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.analysis.predicates import UNKNOWN_VALUE, Region, Unknown, coerce, literal_value, type_category
 from acidsql.analysis.readsets import (
     ReadSet,
@@ -26,6 +26,8 @@ from acidsql.analysis.readsets import (
     target_scan_conditions,
 )
 from acidsql.conflict import OpKind, ProtocolChange, TableLayout
+from acidsql.protocol import FEATURE_PROPERTY_PREFIX, features_enabled_by, is_protocol_property, known_feature
+from acidsql.protocol.features import with_requirements
 from acidsql.sql import model as m
 
 MERGE_142_LIMIT = (
@@ -417,16 +419,20 @@ class _Analyzer:
         domains: frozenset[str] = frozenset()
         op = s.action.value
         if s.action is m.AlterAction.SET_PROPERTIES:
-            meta = "sets " + ", ".join(f"{k} = {v}" for k, v in s.properties)
-            added = set()
+            stored = [(k, v) for k, v in s.properties if not is_protocol_property(k)]
+            # delta.feature.* and the minimum versions are protocol requests, not configuration:
+            # set alone, they change the protocol and leave the metadata as it is.
+            meta = "sets " + ", ".join(f"{k} = {v}" for k, v in stored) if stored else None
+            added: set[str] = set()
             for k, v in s.properties:
-                feat = FEATURE_PROPERTIES.get(k.lower())
-                if k.lower().startswith("delta.feature."):
-                    feat = k.split(".", 2)[2]
+                if k.lower().startswith(FEATURE_PROPERTY_PREFIX):
+                    requested = known_feature(k[len(FEATURE_PROPERTY_PREFIX):])
+                    turned_on = with_requirements([requested.name]) if requested is not None else {k[len(FEATURE_PROPERTY_PREFIX):]}
+                else:
+                    turned_on = {f.name for f in features_enabled_by(k, v)}
                 if k.lower() in ("delta.minreaderversion", "delta.minwriterversion"):
                     protocol = ProtocolChange(reader_version_change=k.lower() == "delta.minreaderversion")
-                if feat and str(v).lower() not in ("false", "none") and not self.info.has_feature(feat):
-                    added.add(feat)
+                added |= {f for f in turned_on if not self.info.has_feature(f)}
             if added:
                 protocol = ProtocolChange(added_features=frozenset(added))
                 self.notes.append(f"upgrades the protocol: adds table feature(s) {', '.join(sorted(added))}")

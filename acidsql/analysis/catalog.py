@@ -22,29 +22,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from acidsql.conflict import IsolationLevel, TableLayout
+from acidsql.protocol import FEATURE_PROPERTY_PREFIX, known_feature
 from acidsql.sql import model as m
 
 UNKNOWN_TABLE_ASSUMPTIONS = (
     "unknown table: assumed unpartitioned, not clustered, deletion vectors off, WriteSerializable, no identity columns",
 )
-
-# Properties whose enabling adds a table feature (upgrades the protocol).
-FEATURE_PROPERTIES = {
-    "delta.enabledeletionvectors": "deletionVectors",
-    "delta.columnmapping.mode": "columnMapping",
-    "delta.enablerowtracking": "rowTracking",
-    "delta.enablechangedatafeed": "changeDataFeed",
-    "delta.enableicebergcompatv1": "icebergCompatV1",
-    "delta.enableicebergcompatv2": "icebergCompatV2",
-    "delta.enabletypewidening": "typeWidening",
-    "delta.enableincommittimestamps": "inCommitTimestamp",
-    "delta.checkpointpolicy": "v2Checkpoint",
-    "delta.appendonly": "appendOnly",
-}
-
 
 @dataclass(frozen=True)
 class TableInfo:
@@ -85,31 +71,22 @@ class TableInfo:
     # __dict__ directly, which a frozen dataclass allows; fields (eq, hash) are unaffected.
     @cached_property
     def isolation(self) -> IsolationLevel:
-        try:
-            return IsolationLevel.from_property(self.get_property("delta.isolationLevel"))
-        except ValueError:
-            return IsolationLevel.WRITE_SERIALIZABLE
+        return self.layout.isolation
 
     @cached_property
     def layout(self) -> TableLayout:
-        dv = self.property_true("delta.enableDeletionVectors")
-        return TableLayout(
-            partitioned=bool(self.partition_columns),
-            clustered=bool(self.clustering_columns),
-            deletion_vectors=bool(dv),
-            deletion_vectors_disabled=dv is False,
-            isolation=self.isolation,
-            identity_columns=bool(self.identity_columns),
-        )
+        # An invalid isolation level in a description is read as the default here; the engine
+        # refuses to store one.
+        return TableLayout.of(dict(self.properties), self.partition_columns, self.clustering_columns,
+                              self.identity_columns, strict=False)
 
     def has_feature(self, feature: str) -> bool:
-        """Whether the table already has a feature enabled through its properties."""
-        for k, f in FEATURE_PROPERTIES.items():
-            if f == feature:
-                v = self.get_property(k)
-                if v is not None and v.lower() not in ("false", "none"):
-                    return True
-        v = self.get_property(f"delta.feature.{feature}")
+        """Whether the table's properties already turn `feature` on (by its enabling property,
+        or by `delta.feature.<name>`)."""
+        record = known_feature(feature)
+        if record is not None and any(record.enabled_by(k, v) for k, v in self.properties):
+            return True
+        v = self.get_property(FEATURE_PROPERTY_PREFIX + feature)
         return v is not None and v.lower() in ("supported", "enabled")
 
     # --- evolution ---------------------------------------------------------------------------------
@@ -141,6 +118,44 @@ class TableInfo:
 def _unknown(name: str) -> TableInfo:
     """The description of a table nobody described (immutable, so shared)."""
     return TableInfo(name=name, known=False, assumptions=UNKNOWN_TABLE_ASSUMPTIONS, source="assumed")
+
+
+# Spark schema JSON primitive type names as SQL type text (what CREATE TABLE and the analyzer use).
+_SQL_TYPES = {"long": "BIGINT", "integer": "INT", "short": "SMALLINT", "byte": "TINYINT", "string": "STRING",
+              "double": "DOUBLE", "float": "FLOAT", "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP",
+              "timestamp_ntz": "TIMESTAMP_NTZ", "binary": "BINARY", "variant": "VARIANT", "void": "VOID"}
+
+
+def sql_type(t: Any) -> str:
+    """A Spark schema JSON type as SQL type text: BIGINT, DECIMAL(10,2), STRUCT<a: INT>, ..."""
+    if isinstance(t, str):
+        return _SQL_TYPES.get(t, t.upper())
+    kind = t.get("type")
+    if kind == "struct":
+        return "STRUCT<" + ", ".join(f"{f['name']}: {sql_type(f['type'])}" for f in t["fields"]) + ">"
+    if kind == "array":
+        return f"ARRAY<{sql_type(t['elementType'])}>"
+    if kind == "map":
+        return f"MAP<{sql_type(t['keyType'])}, {sql_type(t['valueType'])}>"
+    return str(kind).upper()
+
+
+def table_info_of_delta(name: str, *, schema: Mapping[str, Any], partition_columns: Sequence[str],
+                        clustering_columns: Sequence[str], configuration: Mapping[str, str],
+                        source: str) -> TableInfo:
+    """What the analyzer knows about a Delta table at one version, from its metadata (the
+    engine's snapshot hands these over; the analyzer does not import the engine)."""
+    fields = schema.get("fields", [])
+    return TableInfo(
+        name=name,
+        columns=tuple((f["name"].lower(), sql_type(f["type"])) for f in fields),
+        partition_columns=tuple(c.lower() for c in partition_columns),
+        clustering_columns=tuple(c.lower() for c in clustering_columns),
+        properties=tuple(configuration.items()),
+        identity_columns=tuple(f["name"].lower() for f in fields
+                               if any(k.startswith("delta.identity.") for k in (f.get("metadata") or {}))),
+        source=source,
+    )
 
 
 TableLoader = Callable[[str], Optional[TableInfo]]

@@ -3,55 +3,21 @@ through the engine's snapshot reader. It lives here, above both layers, because 
 must not import the engine (the layers only look back)."""
 from __future__ import annotations
 
-import json
 import os
 from typing import Callable, Optional
 
 from acidsql.analysis.catalog import TableInfo
 from acidsql.delta.errors import DeltaError
 from acidsql.delta.log import DeltaLog
-from acidsql.spark.tables import Warehouse
+from acidsql.spark.tables import Warehouse, table_info
 from acidsql.sql.model import TableRef
-
-
-def _type_text(t) -> str:
-    """A Spark schema JSON type as SQL type text (STRUCT<...>, ARRAY<...>, MAP<...>)."""
-    if isinstance(t, str):
-        return t.upper()
-    kind = t.get("type")
-    if kind == "struct":
-        return "STRUCT<" + ", ".join(f"{f['name']}: {_type_text(f['type'])}" for f in t["fields"]) + ">"
-    if kind == "array":
-        return f"ARRAY<{_type_text(t['elementType'])}>"
-    if kind == "map":
-        return f"MAP<{_type_text(t['keyType'])}, {_type_text(t['valueType'])}>"
-    return str(kind).upper()
 
 
 def table_info_from_log(name: str, root: str) -> Optional[TableInfo]:
     """What the newest snapshot of the table at `root` says, or None when there is no table."""
     if not os.path.isdir(os.path.join(root, "_delta_log")):
         return None
-    snapshot = DeltaLog(root).snapshot()
-    fields = snapshot.metadata.schema.get("fields", [])
-    clustering: tuple[str, ...] = ()
-    domain = snapshot.domains.get("delta.clustering")
-    if domain is not None:
-        try:
-            clustering = tuple(".".join(c) if isinstance(c, list) else str(c)
-                               for c in json.loads(domain.configuration).get("clusteringColumns", []))
-        except ValueError:
-            clustering = ()
-    return TableInfo(
-        name=name,
-        columns=tuple((f["name"].lower(), _type_text(f["type"])) for f in fields),
-        partition_columns=tuple(c.lower() for c in snapshot.partition_columns),
-        clustering_columns=tuple(c.lower() for c in clustering),
-        properties=tuple(snapshot.configuration.items()),
-        identity_columns=tuple(f["name"].lower() for f in fields
-                               if "delta.identity.start" in (f.get("metadata") or {})),
-        source=f"_delta_log of {root} at version {snapshot.version}",
-    )
+    return table_info(name, DeltaLog(root).snapshot())
 
 
 def warehouse_loader(root: str) -> Callable[[str], Optional[TableInfo]]:

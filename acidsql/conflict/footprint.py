@@ -14,7 +14,10 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import Optional
+
+from acidsql.protocol.properties import IsolationLevel
 
 
 class Overlap(enum.IntEnum):
@@ -79,25 +82,6 @@ class RowFilter(ABC):
         """Whether any of `rows` (values of rows another transaction wrote) satisfies it."""
 
 
-class IsolationLevel(str, enum.Enum):
-    SERIALIZABLE = "Serializable"
-    WRITE_SERIALIZABLE = "WriteSerializable"
-    SNAPSHOT = "SnapshotIsolation"  # only ever a per-commit downgrade
-
-    @classmethod
-    def from_property(cls, value: Optional[str]) -> "IsolationLevel":
-        """The table property `delta.isolationLevel` (default WriteSerializable, Databricks'
-        default). Unknown spellings raise ValueError so a typo is not silently ignored."""
-        if value is None or value == "":
-            return cls.WRITE_SERIALIZABLE
-        for level in (cls.SERIALIZABLE, cls.WRITE_SERIALIZABLE):
-            if value.strip().lower() == level.value.lower():
-                return level
-        raise ValueError(
-            f"delta.isolationLevel must be 'Serializable' or 'WriteSerializable', not {value!r}"
-        )
-
-
 class OpKind(str, enum.Enum):
     """What a transaction does, as far as the conflict matrix cares."""
 
@@ -122,6 +106,30 @@ class TableLayout:
     deletion_vectors_disabled: bool = False  # explicitly set to false (matters for clustered tables)
     isolation: IsolationLevel = IsolationLevel.WRITE_SERIALIZABLE
     identity_columns: bool = False
+
+    @classmethod
+    def of(cls, configuration: Mapping[str, str], partition_columns: Iterable[str] = (),
+           clustering_columns: Iterable[str] = (), identity_columns: Iterable[str] = (),
+           strict: bool = True) -> "TableLayout":
+        """The layout of a table with these properties and columns: the one place that reads
+        the properties the conflict rules depend on, for the engine and the analyzer alike.
+        `strict=False` reads an invalid isolation level as the default instead of raising."""
+        lowered = {k.lower(): str(v) for k, v in configuration.items()}
+        dv = lowered.get("delta.enabledeletionvectors", "").strip().strip("'\"").lower()
+        try:
+            isolation = IsolationLevel.from_property(lowered.get("delta.isolationlevel"))
+        except ValueError:
+            if strict:
+                raise
+            isolation = IsolationLevel.WRITE_SERIALIZABLE
+        return cls(
+            partitioned=bool(tuple(partition_columns)),
+            clustered=bool(tuple(clustering_columns)),
+            deletion_vectors=dv == "true",
+            deletion_vectors_disabled=dv == "false",
+            isolation=isolation,
+            identity_columns=bool(tuple(identity_columns)),
+        )
 
     @property
     def row_level_concurrency(self) -> bool:

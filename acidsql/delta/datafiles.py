@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from acidsql.delta.actions import AddFile
+from acidsql.protocol.properties import PARQUET_CODECS
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import DeltaError
 from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
@@ -37,14 +38,6 @@ _MAX_STRING_TIE_BREAKER = "\U0010ffff"
 _HIVE_ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
 
 
-# Parquet codecs by the names Spark (`spark.sql.parquet.compression.codec`) and the table
-# property `delta.parquet.compression.codec` use, as pyarrow names them, and the file-name
-# suffix Spark gives each (`part-...c000.zstd.parquet`). Spark's `lz4` (Hadoop framing) and
-# `lzo` are left out: pyarrow cannot write them.
-PARQUET_CODECS = {
-    "snappy": ("snappy", ".snappy"), "zstd": ("zstd", ".zstd"), "gzip": ("gzip", ".gz"),
-    "brotli": ("brotli", ".br"), "lz4_raw": ("lz4", ".lz4raw"), "uncompressed": ("none", ""), "none": ("none", ""),
-}
 DEFAULT_PARQUET_CODEC = "snappy"
 
 

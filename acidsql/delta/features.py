@@ -1,238 +1,85 @@
-"""Table properties and table features: which protocol a table needs, and checks on the
-`delta.*` properties a user sets (a typo must fail loudly, not be stored and ignored).
+"""The engine's protocol checks and protocol arithmetic, on the feature registry
+(`acidsql.protocol`): which protocol a table needs, whether acidsql may read a table, and
+whether it may perform a given write on it.
 
-Feature names, legacy versions and dependencies follow PROTOCOL.md ("Table Features") and
-Delta-Spark's TableFeature.scala.
+Every fact about a feature (reader or writer, legacy versions, enabling property, when it is
+active, what it requires, what acidsql supports) is read from its registry record; nothing
+here names a feature except the few whose state lives outside properties (clustering lives
+in a domain).
 """
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
-from acidsql.conflict import IsolationLevel, TableLayout
+from acidsql.conflict import OpKind, TableLayout
 from acidsql.delta.actions import Protocol
-from acidsql.delta.datafiles import PARQUET_CODECS
 from acidsql.delta.errors import UnsupportedProtocolError
-from acidsql.delta.exceptions import InvalidTablePropertyError
+from acidsql.delta.exceptions import InvalidTablePropertyError, UnsupportedFeatureError
+from acidsql.protocol import features as registry
+from acidsql.protocol.features import FEATURES, WriteKind, known_feature
+from acidsql.protocol.properties import (
+    FEATURE_PROPERTY_PREFIX, PropertyChange, PropertyError, normalize_property_value,  # noqa: F401 (re-exported)
+)
+from acidsql.protocol.properties import validate_properties as _validate
 
-# Features a legacy (pre-table-features) protocol implies, by writer version.
-LEGACY_WRITER_FEATURES: dict[int, frozenset[str]] = {
-    2: frozenset({"appendOnly", "invariants"}),
-    3: frozenset({"checkConstraints"}),
-    4: frozenset({"changeDataFeed", "generatedColumns"}),
-    5: frozenset({"columnMapping"}),
-    6: frozenset({"identityColumns"}),
-}
-LEGACY_FEATURES = frozenset().union(*LEGACY_WRITER_FEATURES.values())
-# Features readers must understand too (listed in readerFeatures and writerFeatures).
-READER_WRITER_FEATURES = frozenset({
-    "columnMapping", "deletionVectors", "timestampNtz", "v2Checkpoint", "vacuumProtocolCheck",
-    "typeWidening", "typeWidening-preview", "variantType", "variantType-preview", "catalogManaged",
-})
-WRITER_ONLY_FEATURES = frozenset({
-    "appendOnly", "invariants", "checkConstraints", "changeDataFeed", "generatedColumns",
-    "allowColumnDefaults", "identityColumns", "rowTracking", "domainMetadata", "icebergCompatV1",
-    "icebergCompatV2", "clustering", "inCommitTimestamp", "checkpointProtection",
-})
-KNOWN_FEATURES = READER_WRITER_FEATURES | WRITER_ONLY_FEATURES
-FEATURE_DEPENDENCIES: dict[str, frozenset[str]] = {
-    "rowTracking": frozenset({"domainMetadata"}),
-    "clustering": frozenset({"domainMetadata"}),
-    "icebergCompatV1": frozenset({"columnMapping"}),
-    "icebergCompatV2": frozenset({"columnMapping"}),
-}
-
-_BOOL = ("true", "false")
-_INTERVAL = re.compile(r"^\s*(?:interval\s+)?\d+\s+(second|minute|hour|day|week)s?\s*$", re.IGNORECASE)
-
-# delta.* properties acidsql accepts, with the values each takes (None: any string).
-KNOWN_PROPERTIES: dict[str, Any] = {
-    "delta.appendOnly": _BOOL,
-    "delta.autoOptimize.autoCompact": _BOOL + ("auto", "legacy"),
-    "delta.autoOptimize.optimizeWrite": _BOOL,
-    "delta.checkpointInterval": "positive-int",
-    "delta.checkpointPolicy": ("classic", "v2"),
-    "delta.checkpoint.writeStatsAsJson": _BOOL,
-    "delta.checkpoint.writeStatsAsStruct": _BOOL,
-    "delta.checkpointRetentionDuration": "interval",
-    "delta.columnMapping.mode": ("none", "name", "id"),
-    "delta.columnMapping.maxColumnId": "int",
-    "delta.compatibility.symlinkFormatManifest.enabled": _BOOL,
-    "delta.dataSkippingNumIndexedCols": "int",
-    "delta.dataSkippingStatsColumns": None,
-    "delta.deletedFileRetentionDuration": "interval",
-    "delta.enableChangeDataFeed": _BOOL,
-    "delta.enableDeletionVectors": _BOOL,
-    "delta.enableExpiredLogCleanup": _BOOL,
-    "delta.enableIcebergCompatV1": _BOOL,
-    "delta.enableIcebergCompatV2": _BOOL,
-    "delta.enableInCommitTimestamps": _BOOL,
-    "delta.enableRowTracking": _BOOL,
-    "delta.enableTypeWidening": _BOOL,
-    "delta.isolationLevel": "isolation",
-    "delta.logRetentionDuration": "interval",
-    "delta.minReaderVersion": ("1", "2", "3"),
-    "delta.minWriterVersion": ("1", "2", "3", "4", "5", "6", "7"),
-    "delta.parquet.compression.codec": tuple(PARQUET_CODECS),  # the codecs acidsql writes
-    "delta.randomizeFilePrefixes": _BOOL,
-    "delta.randomPrefixLength": "positive-int",
-    "delta.requireCheckpointProtectionBeforeVersion": "int",
-    "delta.setTransactionRetentionDuration": "interval",
-    "delta.targetFileSize": None,
-    "delta.tuneFileSizesForRewrites": _BOOL,
-    "delta.universalFormat.enabledFormats": None,
-    "delta.rowTracking.materializedRowIdColumnName": None,
-    "delta.rowTracking.materializedRowCommitVersionColumnName": None,
-}
-FEATURE_PROPERTY_PREFIX = "delta.feature."
 CLUSTERING_DOMAIN = "delta.clustering"
+LIQUID_DOMAIN = "delta.liquid"  # Databricks' preview name of the clustering domain
 
-# Properties whose value is a protocol request, not configuration to store.
-PROTOCOL_PROPERTIES = frozenset({"delta.minReaderVersion", "delta.minWriterVersion"})
-
-
-def normalize_property_value(key: str, value: Any) -> str:
-    """Table property values are strings; Python booleans become 'true'/'false'."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+# Readers and writers this engine implements (PROTOCOL.md "Reader/Writer Version Requirements").
+SUPPORTED_READER_VERSIONS = (1, 2, 3)
+SUPPORTED_WRITER_VERSIONS = range(1, 8)
 
 
-def validate_properties(properties: Mapping[str, Any]) -> dict[str, str]:
-    """Check `delta.*` keys and values; returns the properties as strings (booleans lower-cased).
-    Other keys (user properties) pass unchanged. Raises InvalidTablePropertyError."""
-    out: dict[str, str] = {}
-    for key, raw in properties.items():
-        value = normalize_property_value(key, raw)
-        if not key.lower().startswith("delta."):
-            out[key] = value
-            continue
-        if key.startswith(FEATURE_PROPERTY_PREFIX):
-            name = key[len(FEATURE_PROPERTY_PREFIX):]
-            if name not in KNOWN_FEATURES:
-                raise InvalidTablePropertyError(
-                    f"{key}: unknown table feature {name!r}{_did_you_mean(name, KNOWN_FEATURES)}")
-            if value.lower() not in ("supported", "enabled"):
-                raise InvalidTablePropertyError(f"{key} must be 'supported', not {value!r}")
-            if name == "v2Checkpoint":
-                raise InvalidTablePropertyError(f"{key}: {_NOT_SUPPORTED_YET['delta.checkpointPolicy', 'v2']}")
-            out[key] = "supported"
-            continue
-        canonical = next((k for k in KNOWN_PROPERTIES if k.lower() == key.lower()), None)
-        if canonical is None:
-            raise InvalidTablePropertyError(
-                f"unknown Delta table property {key!r}{_did_you_mean(key, KNOWN_PROPERTIES)}; "
-                "properties starting with 'delta.' must be ones Delta defines")
-        allowed = KNOWN_PROPERTIES[canonical]
-        if allowed == "isolation":
-            try:
-                value = IsolationLevel.from_property(value).value
-            except ValueError as e:
-                raise InvalidTablePropertyError(str(e)) from None
-        elif allowed == "interval":
-            if not _INTERVAL.match(value):
-                raise InvalidTablePropertyError(
-                    f"{canonical} must be an interval such as 'interval 7 days', not {value!r}")
-        elif allowed in ("int", "positive-int"):
-            try:
-                number = int(value)
-            except ValueError:
-                number = None
-            if number is None or (allowed == "positive-int" and number <= 0):
-                kind = "a positive integer" if allowed == "positive-int" else "an integer"
-                raise InvalidTablePropertyError(f"{canonical} must be {kind}, not {value!r}")
-        elif isinstance(allowed, tuple):
-            if value.lower() not in allowed:
-                choices = " or ".join(repr(a) for a in allowed)
-                raise InvalidTablePropertyError(f"{canonical} must be {choices}, not {value!r}")
-            value = value.lower()
-        if (canonical, value) in _NOT_SUPPORTED_YET:
-            raise InvalidTablePropertyError(f"{canonical} = {value!r}: {_NOT_SUPPORTED_YET[canonical, value]}")
-        out[canonical] = value
+def validate_properties(properties: Mapping[str, Any]) -> PropertyChange:
+    """`acidsql.protocol.validate_properties`, raising the engine's InvalidTablePropertyError."""
+    try:
+        return _validate(properties)
+    except PropertyError as e:
+        raise InvalidTablePropertyError(str(e)) from None
+
+
+# ---- what a protocol supports -------------------------------------------------------------------
+
+def uses_table_features(protocol: Protocol) -> bool:
+    return protocol.min_writer_version >= 7 or protocol.min_reader_version >= 3
+
+
+def protocol_features(protocol: Protocol) -> set[str]:
+    """Every feature `protocol` supports, listed or implied by legacy versions."""
+    features: set[str] = set(protocol.writer_features or ()) | set(protocol.reader_features or ())
+    if protocol.min_writer_version < 7:
+        features |= registry.legacy_features(protocol.min_reader_version, protocol.min_writer_version)
+    elif protocol.min_reader_version == 2:
+        features.add("columnMapping")  # reader 2 implies column mapping even beside writer 7
+    return features
+
+
+def active_features(protocol: Protocol, configuration: Mapping[str, str],
+                    schema: Optional[Mapping[str, Any]] = None) -> list[registry.TableFeature]:
+    """The registry records of the features `protocol` supports whose obligations apply to a
+    table with `configuration` and `schema`. Unknown names are not in the list (see
+    `check_writer_protocol`)."""
+    out = []
+    for name in sorted(protocol_features(protocol)):
+        record = known_feature(name)
+        if record is not None and record.active(configuration, schema):
+            out.append(record)
     return out
 
 
-# Valid Delta settings acidsql cannot honour yet: accepting one would leave a table acidsql
-# can no longer read (V2 checkpoints) or whose files other readers cannot map (id mode needs
-# parquet field ids, which acidsql does not write).
-_NOT_SUPPORTED_YET = {
-    ("delta.checkpointPolicy", "v2"): "acidsql reads and writes classic checkpoints only",
-    ("delta.columnMapping.mode", "id"): "acidsql supports column mapping by name only ('name')",
-}
-
-
-def _did_you_mean(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-# ---- features a table needs ----------------------------------------------------------------------
-
-def _truthy(configuration: Mapping[str, str], key: str) -> bool:
-    return str(configuration.get(key, "")).lower() == "true"
-
-
-def schema_features(schema: Mapping[str, Any]) -> set[str]:
-    """Features the schema itself needs: identity and generated columns, invariants, timestamp_ntz."""
-    found: set[str] = set()
-
-    def visit(t: Any) -> None:
-        if isinstance(t, str):
-            if t == "timestamp_ntz":
-                found.add("timestampNtz")
-            return
-        kind = t.get("type")
-        if kind == "struct":
-            for f in t.get("fields", []):
-                meta = f.get("metadata") or {}
-                if any(k.startswith("delta.identity.") for k in meta):
-                    found.add("identityColumns")
-                if "delta.generationExpression" in meta:
-                    found.add("generatedColumns")
-                if "delta.invariants" in meta:
-                    found.add("invariants")
-                visit(f["type"])
-        elif kind == "array":
-            visit(t["elementType"])
-        elif kind == "map":
-            visit(t["keyType"])
-            visit(t["valueType"])
-
-    visit(dict(schema))
-    return found
+def schema_features(schema: Optional[Mapping[str, Any]]) -> set[str]:
+    """Features the schema itself needs: identity and generated columns, invariants, defaults,
+    timestamp_ntz, variant."""
+    return registry.schema_features(schema)
 
 
 def required_features(configuration: Mapping[str, str], schema: Optional[Mapping[str, Any]] = None,
                       clustered: bool = False) -> set[str]:
-    """The table features the properties, schema and layout turn on (with dependencies)."""
-    features: set[str] = set()
-    if _truthy(configuration, "delta.enableDeletionVectors"):
-        features.add("deletionVectors")
-    if configuration.get("delta.columnMapping.mode", "none") in ("name", "id"):
-        features.add("columnMapping")
-    if _truthy(configuration, "delta.enableIcebergCompatV2"):
-        features.add("icebergCompatV2")
-    if _truthy(configuration, "delta.enableIcebergCompatV1"):
-        features.add("icebergCompatV1")
-    if _truthy(configuration, "delta.enableChangeDataFeed"):
-        features.add("changeDataFeed")
-    if _truthy(configuration, "delta.enableRowTracking"):
-        features.add("rowTracking")
-    if _truthy(configuration, "delta.appendOnly"):
-        features.add("appendOnly")
-    if _truthy(configuration, "delta.enableInCommitTimestamps"):
-        features.add("inCommitTimestamp")
-    if _truthy(configuration, "delta.enableTypeWidening"):
-        features.add("typeWidening")
-    if configuration.get("delta.checkpointPolicy") == "v2":
-        features.add("v2Checkpoint")
+    """The table features the properties, schema and layout turn on (with what they require)."""
+    features = {f.name for f in FEATURES.values() if f.enabled_in(configuration)}
     if any(k.startswith("delta.constraints.") for k in configuration):
         features.add("checkConstraints")
-    for key in configuration:
-        if key.startswith(FEATURE_PROPERTY_PREFIX):
-            features.add(key[len(FEATURE_PROPERTY_PREFIX):])
     if schema is not None:
         features |= schema_features(schema)
     if clustered:
@@ -241,72 +88,104 @@ def required_features(configuration: Mapping[str, str], schema: Optional[Mapping
 
 
 def with_dependencies(features: Iterable[str]) -> set[str]:
-    out = set(features)
-    for f in list(out):
-        out |= FEATURE_DEPENDENCIES.get(f, frozenset())
-    return out
+    return registry.with_requirements(features)
 
 
-def uses_table_features(protocol: Protocol) -> bool:
-    return protocol.min_writer_version >= 7 or protocol.min_reader_version >= 3
+# ---- may acidsql read / write it -----------------------------------------------------------------
 
-
-SUPPORTED_WRITER_VERSIONS = range(1, 8)
+def check_reader_protocol(protocol: Protocol) -> None:
+    """Raise UnsupportedProtocolError unless acidsql can read a table with `protocol`."""
+    if protocol.min_reader_version not in SUPPORTED_READER_VERSIONS:
+        raise UnsupportedProtocolError(
+            f"table needs reader version {protocol.min_reader_version}; acidsql reads versions 1-3")
+    if protocol.min_reader_version == 3:
+        problems = []
+        for name in sorted(protocol.reader_features or ()):
+            record = known_feature(name)
+            if record is None:
+                problems.append(f"{name} (a reader feature acidsql does not know)")
+            elif not record.reads:
+                problems.append(f"{name} ({record.limitation or 'not supported'})")
+        if problems:
+            raise UnsupportedProtocolError(
+                f"table uses reader feature(s) acidsql cannot read: {'; '.join(problems)}. "
+                "See the table features in acidsql's README.")
 
 
 def check_writer_protocol(protocol: Protocol) -> None:
-    """Raise UnsupportedProtocolError unless acidsql may write a table with `protocol`: a
-    writer that does not know a writer feature could break the invariant it protects."""
+    """Raise UnsupportedProtocolError unless acidsql may write a table with `protocol` at all:
+    a writer that does not know a writer feature could break the invariant it protects."""
     if protocol.min_writer_version not in SUPPORTED_WRITER_VERSIONS:
         raise UnsupportedProtocolError(
             f"table needs writer version {protocol.min_writer_version}; acidsql writes versions 1-7. "
             "It can still read the table.")
     if protocol.min_writer_version == 7:
-        unknown = sorted(set(protocol.writer_features or ()) - KNOWN_FEATURES)
+        unknown = sorted(n for n in (protocol.writer_features or ()) if known_feature(n) is None)
         if unknown:
             raise UnsupportedProtocolError(
                 f"table uses writer feature(s) {', '.join(unknown)} that acidsql does not know, so it refuses "
                 "to write to it. It can still read the table.")
 
 
-def protocol_features(protocol: Protocol) -> set[str]:
-    """Every feature `protocol` supports, listed or implied by legacy versions."""
-    features: set[str] = set(protocol.writer_features or ()) | set(protocol.reader_features or ())
-    if protocol.min_writer_version < 7:
-        for version, implied in LEGACY_WRITER_FEATURES.items():
-            if protocol.min_writer_version >= version:
-                features |= implied
-    if protocol.min_reader_version == 2:
-        features.add("columnMapping")
-    return features
+def write_kind(kind: OpKind, removes_rows: bool = True) -> WriteKind:
+    """What an operation of `kind` does to rows. `removes_rows=False` for operations that only
+    add rows although their kind is DML (an insert-only MERGE)."""
+    if kind is OpKind.APPEND:
+        return WriteKind.APPEND
+    if kind in (OpKind.DML, OpKind.OVERWRITE, OpKind.RESTORE, OpKind.CREATE):
+        return WriteKind.CHANGE if removes_rows else WriteKind.APPEND
+    if kind in (OpKind.COMPACTION, OpKind.ZORDER):
+        return WriteKind.REARRANGE
+    return WriteKind.METADATA
 
+
+def check_write(protocol: Protocol, configuration: Mapping[str, str], schema: Optional[Mapping[str, Any]],
+                write: WriteKind) -> None:
+    """Raise UnsupportedFeatureError naming the feature, unless acidsql performs `write`
+    correctly on a table with this protocol, configuration and schema: every active feature
+    must list `write` among the writes acidsql supports (appendOnly, for one, refuses CHANGE)."""
+    check_writer_protocol(protocol)
+    for record in active_features(protocol, configuration, schema):
+        refusal = record.write_refusal(write)
+        if refusal is not None:
+            raise UnsupportedFeatureError(refusal)
+
+
+# ---- which protocol a table needs -----------------------------------------------------------------
 
 def protocol_for(features: Iterable[str], base: Optional[Protocol] = None,
                  min_reader: Optional[int] = None, min_writer: Optional[int] = None) -> Protocol:
     """The lowest protocol that supports `features` plus everything `base` supports.
 
-    Legacy versions are used while every feature is a legacy one (peers that predate table
-    features keep reading the table); otherwise writer 7 lists all of them, and reader 3 lists
-    the reader features (reader 1 when none is needed)."""
+    Legacy versions are used while every feature is one a legacy version implies (peers that
+    predate table features keep reading the table); otherwise writer 7 lists all of them, and
+    reader 3 lists the reader features (reader 1 when none is needed)."""
     wanted = with_dependencies(set(features) | (protocol_features(base) if base else set()))
+    records = [known_feature(n) for n in wanted]
     table_features = (
-        any(f not in LEGACY_FEATURES for f in wanted)
+        any(r is None or r.legacy_writer_version is None for r in records)
         or (base is not None and uses_table_features(base))
         or (min_writer or 0) >= 7 or (min_reader or 0) >= 3
     )
     if not table_features:
-        writer = max([2] + [v for v, implied in LEGACY_WRITER_FEATURES.items() if implied & wanted])
-        reader = 2 if "columnMapping" in wanted else 1
+        writer = max([2] + [r.min_writer_version for r in records if r is not None])
+        reader = max([1] + [r.min_reader_version for r in records if r is not None])
         writer = max(writer, min_writer or 0, base.min_writer_version if base else 0)
         reader = max(reader, min_reader or 0, base.min_reader_version if base else 0)
         return Protocol(reader, writer)
-    reader_features = sorted(f for f in wanted if f in READER_WRITER_FEATURES)
     # Features implied by the legacy versions of an upgraded table must be listed explicitly.
     if base is not None and not uses_table_features(base):
         wanted |= protocol_features(base)
+    base_readers = set(base.reader_features or ()) if base is not None else set()
+    reader_features = sorted(n for n in wanted if n in base_readers or _is_reader_feature(n))
     if reader_features or (min_reader or 0) >= 3:
         return Protocol(3, 7, tuple(reader_features), tuple(sorted(wanted)))
     return Protocol(max(1, min(min_reader or 1, 2)), 7, None, tuple(sorted(wanted)))
+
+
+def _is_reader_feature(name: str) -> bool:
+    record = known_feature(name)
+    return record is not None and record.is_reader_feature
 
 
 def protocol_without(protocol: Protocol, feature: str, add: Iterable[str] = ()) -> Protocol:
@@ -316,17 +195,21 @@ def protocol_without(protocol: Protocol, feature: str, add: Iterable[str] = ()) 
     return protocol_for(remaining)
 
 
+# ---- what the conflict rules need to know ----------------------------------------------------------
+
+def clustering_domain(domains: Iterable[str]) -> Optional[str]:
+    """The domain that holds a table's clustering columns, if it is clustered."""
+    names = set(domains)
+    for domain in (CLUSTERING_DOMAIN, LIQUID_DOMAIN):
+        if domain in names:
+            return domain
+    return None
+
+
 def table_layout(configuration: Mapping[str, str], partition_columns: Iterable[str],
                  domains: Iterable[str] = (), protocol: Optional[Protocol] = None,
                  schema: Optional[Mapping[str, Any]] = None) -> TableLayout:
     """What the conflict rules need to know about a table at a version."""
-    dv_setting = str(configuration.get("delta.enableDeletionVectors", "")).lower()
-    clustered = CLUSTERING_DOMAIN in set(domains)
-    return TableLayout(
-        partitioned=bool(tuple(partition_columns)),
-        clustered=clustered,
-        deletion_vectors=dv_setting == "true",
-        deletion_vectors_disabled=dv_setting == "false",
-        isolation=IsolationLevel.from_property(configuration.get("delta.isolationLevel")),
-        identity_columns="identityColumns" in schema_features(schema) if schema else False,
-    )
+    identity = ("identity",) if schema is not None and "identityColumns" in schema_features(schema) else ()
+    clustered = ("clustered",) if clustering_domain(domains) is not None else ()
+    return TableLayout.of(configuration, partition_columns, clustered, identity)

@@ -15,32 +15,15 @@ from acidsql.delta.actions import (
     Action, AddFile, CommitInfo, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
 )
 from acidsql.delta.errors import CorruptLogError, UnsupportedProtocolError
+from acidsql.delta.features import check_reader_protocol, clustering_domain
 
 if TYPE_CHECKING:
     from acidsql.delta.checkpoint import CheckpointAdds
-
-# Reader features acidsql can read correctly. v2Checkpoint is deliberately absent: acidsql reads
-# only classic checkpoints, and a V2 table's state may live in sidecars it would miss.
-SUPPORTED_READER_FEATURES = frozenset({"deletionVectors", "columnMapping", "timestampNtz", "vacuumProtocolCheck"})
-SUPPORTED_READER_VERSIONS = (1, 2, 3)
 
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
 COLUMN_ID_KEY = "delta.columnMapping.id"
 
 DEFAULT_TOMBSTONE_RETENTION_MS = 7 * 24 * 3600 * 1000
-
-
-def check_reader_protocol(protocol: Protocol) -> None:
-    """Raise UnsupportedProtocolError unless acidsql can read a table with `protocol`."""
-    if protocol.min_reader_version not in SUPPORTED_READER_VERSIONS:
-        raise UnsupportedProtocolError(
-            f"table needs reader version {protocol.min_reader_version}; acidsql reads versions 1-3")
-    if protocol.min_reader_version == 3:
-        unsupported = sorted(set(protocol.reader_features or ()) - SUPPORTED_READER_FEATURES)
-        if unsupported:
-            raise UnsupportedProtocolError(
-                f"table uses reader feature(s) {', '.join(unsupported)} that acidsql does not support "
-                f"(supported: {', '.join(sorted(SUPPORTED_READER_FEATURES))})")
 
 
 @dataclass(frozen=True)
@@ -92,6 +75,29 @@ class Snapshot:
         mapped = self.column_mapping_mode != "none"
         return {f["name"]: (f.get("metadata") or {}).get(PHYSICAL_NAME_KEY, f["name"]) if mapped else f["name"]
                 for f in self.schema_json.get("fields", [])}
+
+    @cached_property
+    def clustering_columns(self) -> tuple[str, ...]:
+        """The liquid clustering columns, logical names (dotted for nested fields), from the
+        `delta.clustering` domain (or Databricks' preview `delta.liquid`); () when unclustered.
+        The domain holds physical names under column mapping, as lists of path parts."""
+        domain = clustering_domain(self.domains)
+        if domain is None:
+            return ()
+        try:
+            entries = json.loads(self.domains[domain].configuration or "{}").get("clusteringColumns", [])
+        except ValueError:
+            raise CorruptLogError(f"{self.table_root}: the {domain} domain's configuration is not JSON") from None
+        logical = {physical: name for name, physical in self._physical_names.items()}
+        out = []
+        for entry in entries:
+            if isinstance(entry, dict):  # delta.liquid: {"physicalName": ["a", "b"]}
+                entry = entry.get("physicalName", [])
+            parts = [str(p) for p in entry] if isinstance(entry, list) else [str(entry)]
+            if parts:
+                parts[0] = logical.get(parts[0], parts[0])
+            out.append(".".join(parts))
+        return tuple(out)
 
     def arrow_schema(self) -> pa.Schema:
         """The logical schema as pyarrow. Under column mapping each field carries its physical

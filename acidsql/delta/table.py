@@ -32,6 +32,7 @@ from acidsql.delta.exceptions import (
 from acidsql.delta.features import (
     CLUSTERING_DOMAIN, protocol_features, protocol_for, protocol_without, required_features, validate_properties,
 )
+from acidsql.protocol.features import FEATURES, Droppable, WriteKind, known_feature
 from acidsql.delta.footprints import PartitionPredicate, RowCondition
 from acidsql.delta.log import DeltaLog
 from acidsql.delta.snapshot import PHYSICAL_NAME_KEY, COLUMN_ID_KEY, Snapshot, spark_schema_from_arrow
@@ -41,11 +42,6 @@ from acidsql.delta.transaction import (
 )
 
 SchemaLike = Union[pa.Schema, str, Mapping[str, Any]]
-# Features DROP FEATURE can remove, and whether they need the history-protection barrier.
-DROPPABLE_FEATURES = {
-    "deletionVectors": True, "checkConstraints": False, "inCommitTimestamp": False,
-    "vacuumProtocolCheck": True, "checkpointProtection": True, "v2Checkpoint": True,
-}
 ICEBERG_COMPAT_TAG = "ICEBERG_COMPAT_VERSION"
 
 
@@ -175,10 +171,14 @@ class DeltaTable:
         return OptimisticTransaction(self.log, max_retries=self.max_retries, table_name=self.name,
                                      dv_storage=self.dv_storage)
 
-    def _begin_existing(self) -> OptimisticTransaction:
+    def _begin_existing(self, write: WriteKind) -> OptimisticTransaction:
+        """A transaction on the existing table that means to make a `write`; refused here,
+        before anything is written, when a table feature does not allow it (appendOnly) or
+        acidsql does not perform it correctly."""
         txn = self.begin()
         if txn.snapshot is None:
             raise TableNotFoundError(f"no Delta table at {self.root}")
+        txn.check_write(write)
         return txn
 
     # ---- CREATE / REPLACE ------------------------------------------------------------------------
@@ -196,9 +196,8 @@ class DeltaTable:
                 raise DeltaTableError(f"column {col!r} is not in the schema (columns: {', '.join(names)})")
         if partition_columns and clustering_columns:
             raise DeltaTableError("a table is either partitioned or clustered, not both")
-        props = validate_properties(properties or {})
-        min_reader = int(props.pop("delta.minReaderVersion")) if "delta.minReaderVersion" in props else None
-        min_writer = int(props.pop("delta.minWriterVersion")) if "delta.minWriterVersion" in props else None
+        change = validate_properties(properties or {})
+        props = change.config
         _check_property_combination(props)
         exists = table.exists()
         if exists and if_not_exists:
@@ -210,9 +209,10 @@ class DeltaTable:
         if props.get("delta.columnMapping.mode", "none") != "none":
             schema_json, max_id = _with_column_mapping(schema_json, 0)
             props["delta.columnMapping.maxColumnId"] = str(max_id)
-        features = required_features(props, schema_json, clustered=bool(clustering_columns))
+        features = required_features(props, schema_json, clustered=bool(clustering_columns)) | change.features
         base = txn.snapshot.protocol if txn.snapshot is not None else None
-        protocol = protocol_for(features, base=base, min_reader=min_reader, min_writer=min_writer)
+        protocol = protocol_for(features, base=base, min_reader=change.min_reader_version,
+                                min_writer=change.min_writer_version)
         table_id = txn.snapshot.metadata.id if txn.snapshot is not None else str(uuid.uuid4())
         metadata = Metadata(
             id=table_id, schema_string=json.dumps(schema_json, separators=(",", ":")),
@@ -226,6 +226,8 @@ class DeltaTable:
                 CLUSTERING_DOMAIN, json.dumps({"clusteringColumns": [[c] for c in clustering_columns]}, separators=(",", ":"))))
         elif txn.snapshot is not None and CLUSTERING_DOMAIN in txn.snapshot.domains:
             txn.add_domain_metadata(replace(txn.snapshot.domains[CLUSTERING_DOMAIN], removed=True))
+        # Replacing removes every row of the old table; creating writes none yet.
+        txn.check_write(WriteKind.CHANGE if txn.snapshot is not None and txn.snapshot.files else WriteKind.METADATA)
         if txn.snapshot is not None:
             txn.record_read_whole_table()
             now = _now_ms()
@@ -244,13 +246,21 @@ class DeltaTable:
     # ---- properties and schema -------------------------------------------------------------------
     def set_properties(self, properties: Mapping[str, Any]) -> CommitResult:
         """ALTER TABLE SET TBLPROPERTIES. Enabling a feature (e.g. delta.enableDeletionVectors)
-        upgrades the protocol in the same commit."""
-        props = validate_properties(properties)
-        txn = self._begin_existing()
+        upgrades the protocol in the same commit. `delta.feature.<name>` and the minimum
+        version properties are protocol requests: they change the protocol and are not stored
+        in the metadata (alone, they commit a protocol action and no metadata)."""
+        change = validate_properties(properties)
+        props = change.config
+        txn = self._begin_existing(WriteKind.METADATA)
         snap = txn.snapshot
+        if not props:
+            protocol = protocol_for(change.features, base=snap.protocol, min_reader=change.min_reader_version,
+                                    min_writer=change.min_writer_version)
+            if protocol != snap.protocol:
+                txn.update_protocol(protocol)
+            txn.check_write(WriteKind.METADATA)
+            return txn.commit("SET TBLPROPERTIES", OpKind.METADATA, {"properties": json.dumps(dict(properties))}, {})
         config = dict(snap.configuration)
-        min_reader = int(props.pop("delta.minReaderVersion")) if "delta.minReaderVersion" in props else None
-        min_writer = int(props.pop("delta.minWriterVersion")) if "delta.minWriterVersion" in props else None
         old_mode = config.get("delta.columnMapping.mode", "none")
         new_mode = props.get("delta.columnMapping.mode", old_mode)
         if old_mode != "none" and new_mode != old_mode:
@@ -265,13 +275,16 @@ class DeltaTable:
                     "delta.columnMapping.mode can be set to 'name' on an existing table, not 'id'")
             schema_json, max_id = _with_column_mapping(schema_json, 0)
             config["delta.columnMapping.maxColumnId"] = str(max_id)
-        self._stage_metadata(txn, config, schema_json, min_reader, min_writer)
-        return txn.commit("SET TBLPROPERTIES", OpKind.METADATA, {"properties": json.dumps(props)}, {})
+        self._stage_metadata(txn, config, schema_json, change.min_reader_version, change.min_writer_version,
+                             features=change.features)
+        txn.check_write(WriteKind.METADATA)
+        return txn.commit("SET TBLPROPERTIES", OpKind.METADATA,
+                          {"properties": json.dumps({str(k): str(v) for k, v in properties.items()})}, {})
 
     def unset_properties(self, keys: Iterable[str], if_exists: bool = False) -> CommitResult:
         """ALTER TABLE UNSET TBLPROPERTIES [IF EXISTS]."""
         keys = list(keys)
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.METADATA)
         config = dict(txn.snapshot.configuration)
         missing = [k for k in keys if k not in config]
         if missing and not if_exists:
@@ -288,7 +301,7 @@ class DeltaTable:
 
     def add_columns(self, columns: Sequence[Union[tuple[str, Any], tuple[str, Any, bool]]]) -> CommitResult:
         """ALTER TABLE ADD COLUMNS: (name, Spark type JSON[, nullable]) pairs, appended at the end."""
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.METADATA)
         schema_json = dict(txn.snapshot.schema_json)
         existing = {f["name"].lower() for f in schema_json["fields"]}
         config = dict(txn.snapshot.configuration)
@@ -318,13 +331,14 @@ class DeltaTable:
         return txn.commit("ADD COLUMNS", OpKind.METADATA, {"columns": json.dumps(added)}, {})
 
     def _stage_metadata(self, txn: OptimisticTransaction, config: Mapping[str, str], schema_json: Mapping[str, Any],
-                        min_reader: Optional[int] = None, min_writer: Optional[int] = None) -> None:
+                        min_reader: Optional[int] = None, min_writer: Optional[int] = None,
+                        features: Iterable[str] = ()) -> None:
         snap = txn.snapshot
         metadata = replace(snap.metadata, configuration=tuple(sorted(config.items())),
                            schema_string=json.dumps(schema_json, separators=(",", ":")))
         txn.update_metadata(metadata)
-        features = required_features(config, schema_json, clustered=CLUSTERING_DOMAIN in snap.domains)
-        protocol = protocol_for(features, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
+        wanted = required_features(config, schema_json, clustered=CLUSTERING_DOMAIN in snap.domains) | set(features)
+        protocol = protocol_for(wanted, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
         if protocol != snap.protocol:
             txn.update_protocol(protocol)
 
@@ -359,7 +373,7 @@ class DeltaTable:
                      statement: str = "") -> Optional[PreparedCommit]:
         """INSERT INTO / append write: a blind append. With app_id/app_version (idempotent
         writes) returns None when that application version is already committed."""
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.APPEND)
         if app_id is not None:
             if app_version is None:
                 raise DeltaTableError("app_version is required with app_id")
@@ -378,7 +392,7 @@ class DeltaTable:
     def start_overwrite(self, data: pa.Table, partition_predicate: Optional[PartitionPredicate] = None,
                         description: str = "", statement: str = "") -> PreparedCommit:
         """INSERT OVERWRITE (whole table) or REPLACE WHERE (partitions `partition_predicate` selects)."""
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.CHANGE)
         files = [a for a in txn.snapshot.files.values()
                  if partition_predicate is None or partition_predicate(_raw_partition(a))]
         txn.record_read_predicate(partition_predicate, description)
@@ -449,7 +463,7 @@ class DeltaTable:
         """DELETE FROM t [WHERE ...]: `condition` selects rows (pyarrow table -> boolean array);
         `partition_predicate` the partitions the condition confines it to (its partition-only
         conjuncts, which is what Delta's conflict checker uses)."""
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.CHANGE)
         use_dv = self._uses_deletion_vectors(txn.snapshot)
         metrics: dict[str, int] = {"numDeletedRows": 0}
         for add, rows, mask, positions in self._scan_for_dml(txn, condition, partition_predicate, description):
@@ -468,7 +482,7 @@ class DeltaTable:
                      statement: str = "") -> PreparedCommit:
         """UPDATE t SET col = f(row) WHERE condition: matched rows are deleted from their file
         (deletion vector or rewrite) and written, updated, to a new file."""
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.CHANGE)
         use_dv = self._uses_deletion_vectors(txn.snapshot)
         metrics: dict[str, int] = {"numUpdatedRows": 0}
         updated = []
@@ -537,7 +551,7 @@ class DeltaTable:
         """OPTIMIZE [WHERE ...] [ZORDER BY (...)]: per partition, compact files into one (files
         with deletion vectors are rewritten without the deleted rows). ZORDER BY sorts the rows
         by the given columns (lexicographically: an approximation of Z-order clustering)."""
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.REARRANGE)
         snap = txn.snapshot
         for col in zorder_by:
             if col not in snap.arrow_schema().names:
@@ -566,7 +580,7 @@ class DeltaTable:
     def start_reorg_purge(self, partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
                           tags: Optional[Mapping[str, str]] = None, all_files: bool = False) -> PreparedCommit:
         """REORG TABLE ... APPLY (PURGE): rewrite every file with deleted rows, one by one."""
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.REARRANGE)
         files = [a for p, a in sorted(txn.snapshot.files.items())
                  if (partition_predicate is None or partition_predicate(_raw_partition(a)))
                  and (all_files or (a.deletion_vector is not None and a.deletion_vector.cardinality > 0))]
@@ -590,16 +604,20 @@ class DeltaTable:
         the traces and asks to wait for the retention period; the call after it truncates the
         log history and downgrades the protocol without `checkpointProtection`."""
         snap = self.snapshot()
+        record = known_feature(name)
+        name = record.name if record is not None else name  # feature names match case-insensitively
         if name not in protocol_features(snap.protocol):
             raise UnsupportedFeatureError(f"table feature {name!r} is not in this table's protocol; nothing to drop")
-        if name not in DROPPABLE_FEATURES:
+        if record is None or record.droppable is Droppable.NO:
+            droppable = sorted(f.name for f in FEATURES.values() if f.droppable is not Droppable.NO)
             raise UnsupportedFeatureError(
-                f"acidsql cannot drop table feature {name!r}; droppable: {', '.join(sorted(DROPPABLE_FEATURES))}")
-        if name == "checkpointProtection" and not truncate_history:
-            raise UnsupportedFeatureError("checkpointProtection can only be dropped WITH TRUNCATE HISTORY")
+                f"acidsql cannot drop table feature {name!r}; droppable: {', '.join(droppable)}")
+        if record.droppable is Droppable.WITH_TRUNCATE_HISTORY and not truncate_history:
+            raise UnsupportedFeatureError(f"{name} can only be dropped WITH TRUNCATE HISTORY")
+        self._begin_existing(WriteKind.METADATA)  # refuses a table acidsql may not write before any commit
         now = now_ms if now_ms is not None else _now_ms()
         traces_removed = self._remove_feature_traces(name)
-        needs_barrier = DROPPABLE_FEATURES[name]
+        needs_barrier = record.droppable is not Droppable.YES
         if truncate_history:
             last_trace = self._last_trace_ms(name)
             wait_ms = int(history_retention_hours * 3_600_000)
@@ -649,14 +667,14 @@ class DeltaTable:
         return None
 
     def _empty_commit_with_checkpoint(self, feature: Optional[str] = None) -> int:
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.METADATA)
         result = txn.commit("Empty Commit", OpKind.OTHER, {"featureName": feature} if feature else {}, {},
                             changes_data=False)
         write_checkpoint(self.log, self.log.snapshot(result.version))
         return result.version
 
     def _commit_drop(self, name: str, truncate_history: bool, truncate_before: Optional[int] = None) -> CommitResult:
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.METADATA)
         snap = txn.snapshot
         if name == "deletionVectors" and any(a.deletion_vector is not None for a in snap.files.values()):
             raise UnsupportedFeatureError("files with deletion vectors remain (a concurrent write added them); run DROP FEATURE again")
@@ -692,7 +710,7 @@ class DeltaTable:
         'name', deletion vectors off and purged, IcebergCompatV2 on, UniForm Iceberg enabled."""
         if iceberg_compat_version != 2:
             raise UnsupportedFeatureError(f"ICEBERG_COMPAT_VERSION={iceberg_compat_version} is not supported; use 2")
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.METADATA)
         snap = txn.snapshot
         config = dict(snap.configuration)
         schema_json = snap.schema_json
@@ -715,7 +733,7 @@ class DeltaTable:
         """RESTORE TABLE t TO VERSION AS OF v | TIMESTAMP AS OF ts."""
         if (version is None) == (timestamp_ms is None):
             raise DeltaTableError("RESTORE needs exactly one of a version or a timestamp")
-        txn = self._begin_existing()
+        txn = self._begin_existing(WriteKind.CHANGE)
         target = self.log.snapshot(version, timestamp_ms)
         current = txn.snapshot
         txn.record_read_whole_table()
@@ -754,10 +772,7 @@ class DeltaTable:
     def detail(self) -> TableDetail:
         snap = self.snapshot()
         md = snap.metadata
-        clustering: tuple[str, ...] = ()
-        if CLUSTERING_DOMAIN in snap.domains:
-            cols = json.loads(snap.domains[CLUSTERING_DOMAIN].configuration or "{}").get("clusteringColumns", [])
-            clustering = tuple(".".join(c) if isinstance(c, list) else str(c) for c in cols)
+        clustering = snap.clustering_columns
         return TableDetail(
             format="delta", id=md.id, name=md.name, description=md.description, location=self.root,
             created_at=md.created_time, last_modified=snap.timestamp_ms, partition_columns=md.partition_columns,

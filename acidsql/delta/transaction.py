@@ -37,13 +37,14 @@ from acidsql.delta.actions import (
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import CommitFileExists
 from acidsql.delta.exceptions import MaxCommitRetriesExceeded, TransactionStateError, from_conflict
-from acidsql.delta.features import check_writer_protocol, protocol_features, table_layout
+from acidsql.delta.features import check_write, check_writer_protocol, protocol_features, table_layout
 from acidsql.delta.footprints import (
     DataFileSet, PartitionPredicate, PartitionReadFilter, RowCondition, RowConditionFilter, RowPositionSet, all_rows,
     as_bitmap64,
 )
-from acidsql.delta.log import DeltaLog
+from acidsql.delta.log import DeltaLog, commit_path
 from acidsql.delta.snapshot import Snapshot
+from acidsql.protocol.features import WriteKind
 
 ENGINE_INFO = "acidsql/0.1.0"
 DEFAULT_MAX_RETRIES = 10
@@ -317,6 +318,29 @@ class OptimisticTransaction:
             raise TransactionStateError("the table does not exist yet and no metadata is staged")
         return arrow_schema_from_spark(md.schema, column_mapping=md.config.get("delta.columnMapping.mode", "none") != "none")
 
+    # ---- may it write ------------------------------------------------------------------------
+    def check_write(self, write: WriteKind) -> None:
+        """Refuse, before anything is written, a `write` acidsql does not perform correctly on
+        this table: every active table feature must support it (the registry says which), on
+        the table as read and as this transaction stages it. Raises UnsupportedFeatureError
+        naming the feature (appendOnly refuses WriteKind.CHANGE, for one)."""
+        if self.snapshot is not None:
+            s = self.snapshot
+            check_write(s.protocol, s.configuration, s.schema_json, write)
+        if self._protocol is not None or self._metadata is not None:
+            md = self.metadata
+            check_write(self.protocol, md.config if md else {}, md.schema if md else None, write)
+
+    def staged_write_kind(self) -> WriteKind:
+        """What the staged actions do to rows (the commit's own account, whatever was declared)."""
+        if any(r.data_change for r in self._removes.values()):
+            return WriteKind.CHANGE
+        if any(a.data_change for a in self._adds.values()):
+            return WriteKind.APPEND
+        if self._adds or self._removes:
+            return WriteKind.REARRANGE
+        return WriteKind.METADATA
+
     # ---- recording reads -----------------------------------------------------------------------
     def record_read_predicate(self, partition_predicate: Optional[PartitionPredicate], description: str = "") -> None:
         """The transaction read the partitions `partition_predicate` selects (over raw partition
@@ -535,6 +559,9 @@ class OptimisticTransaction:
             raise TransactionStateError(f"{self.table_name} has no table yet: the first commit needs metadata and protocol")
         if self._protocol is not None:
             check_writer_protocol(self._protocol)
+        # Callers refuse before writing files (check_write with what they mean to do); this
+        # check of what was actually staged keeps any path that forgot from committing.
+        self.check_write(self.staged_write_kind())
         current = self.footprint(operation, kind, statement, changes_data, zorder)
         isolation = effective_isolation(current)
         blind = current.is_blind_append
@@ -548,13 +575,16 @@ class OptimisticTransaction:
         winners: list[int] = []
         started = int(time.time() * 1000)
         while True:
+            attempt = max(started, int(time.time() * 1000))
+            ict = self._in_commit_timestamp(version, attempt)
             info = CommitInfo(
-                timestamp=max(started, int(time.time() * 1000)), operation=operation,
+                timestamp=attempt, operation=operation,
                 operation_parameters=dict(parameters or {}),
                 read_version=self.read_version if self.read_version >= 0 else None,
                 isolation_level=isolation.value, is_blind_append=blind,
                 operation_metrics={**(metrics or {}), "numRetries": retries},
                 engine_info=ENGINE_INFO, txn_id=self.txn_id,
+                extra={"inCommitTimestamp": ict} if ict is not None else {},
             )
             try:
                 self.log.write_commit(version, [info, *self.actions()])
@@ -582,6 +612,31 @@ class OptimisticTransaction:
         self._result = CommitResult(version, retries, isolation, blind, tuple(rebases), tuple(winners), tuple(notes))
         self._maybe_checkpoint(version)
         return self._result
+
+    def _in_commit_timestamp(self, version: int, attempt_ms: int) -> Optional[int]:
+        """The inCommitTimestamp of this commit at `version`, when the table has in-commit
+        timestamps enabled (PROTOCOL.md "In-Commit Timestamps"): the later of the attempt time
+        and one millisecond after the previous commit's inCommitTimestamp (or, for the commit
+        that enables them, after the previous commit file's time). A commit that enables them
+        on an existing table records the enablement version and timestamp in its metadata."""
+        md = self.metadata
+        if md is None or str(md.config.get("delta.enableInCommitTimestamps", "")).lower() != "true":
+            return None
+        if version == 0:
+            return attempt_ms
+        previous = self.log.commit_info(version - 1)
+        previous_ict = previous.extra.get("inCommitTimestamp") if previous is not None else None
+        if previous_ict is not None:
+            return max(attempt_ms, int(previous_ict) + 1)
+        ict = max(attempt_ms, self.storage.mtime_ms(commit_path(version - 1)) + 1)
+        was_enabled = self.snapshot is not None and str(
+            self.snapshot.configuration.get("delta.enableInCommitTimestamps", "")).lower() == "true"
+        if self._metadata is not None and not was_enabled:
+            config = dict(self._metadata.config)
+            config["delta.inCommitTimestampEnablementVersion"] = str(version)
+            config["delta.inCommitTimestampEnablementTimestamp"] = str(ict)
+            self._metadata = replace(self._metadata, configuration=tuple(sorted(config.items())))
+        return ict
 
     def _maybe_checkpoint(self, version: int) -> None:
         md = self.metadata

@@ -17,7 +17,8 @@ from acidsql.delta.checkpoint import interval_ms
 from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.delta.deletion_vectors import relative_dv_path
 from acidsql.delta.errors import DeltaError
-from acidsql.delta.features import check_writer_protocol
+from acidsql.delta.features import check_write
+from acidsql.protocol.features import WriteKind
 
 if TYPE_CHECKING:
     from acidsql.delta.log import DeltaLog
@@ -58,7 +59,8 @@ def vacuum(log: "DeltaLog", retention_hours: float = DEFAULT_RETENTION_HOURS, dr
     unless `enforce_retention=False`: a shorter window can delete files that readers of older
     versions or uncommitted writers still need."""
     snapshot = log.snapshot()
-    check_writer_protocol(snapshot.protocol)  # VACUUM deletes files: it is a write
+    # VACUUM deletes files: it is a write, and vacuumProtocolCheck asks for the writer check.
+    check_write(snapshot.protocol, snapshot.configuration, snapshot.schema_json, WriteKind.METADATA)
     table_minimum_ms = interval_ms(snapshot.configuration.get("delta.deletedFileRetentionDuration"),
                                    DEFAULT_RETENTION_HOURS * 3_600_000)
     retention_ms = int(retention_hours * 3_600_000)

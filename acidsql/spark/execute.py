@@ -17,18 +17,20 @@ from pyroaring import BitMap64
 from sqlglot import exp
 
 from acidsql.analysis.analyze import Analysis, analyze
-from acidsql.analysis.catalog import Catalog, TableInfo
+from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.predicates import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.conflict import OpKind
 from acidsql.delta.actions import AddFile, RemoveFile
+from acidsql.delta.features import write_kind
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
+from acidsql.protocol.features import WriteKind
 from acidsql.sql import model as m
 from acidsql.spark.changes import (
     FileChanges, RowChanges, apply_row_changes, collect_positions, now_ms, select_files, write_rows,
 )
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
-from acidsql.spark.tables import Warehouse
+from acidsql.spark.tables import Warehouse, table_info
 from acidsql.spark.views import TableViews, has_delta_log
 
 if TYPE_CHECKING:
@@ -49,49 +51,6 @@ class StatementError(Exception):
     def __init__(self, message: str, error_class: Optional[str] = None):
         self.error_class = error_class
         super().__init__(f"[{error_class}] {message}" if error_class else message)
-
-
-# ---- types --------------------------------------------------------------------------------------
-
-_SQL_TYPES = {"long": "BIGINT", "integer": "INT", "short": "SMALLINT", "byte": "TINYINT", "string": "STRING",
-              "double": "DOUBLE", "float": "FLOAT", "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP",
-              "timestamp_ntz": "TIMESTAMP_NTZ", "binary": "BINARY"}
-
-
-def sql_type(t: Any) -> str:
-    """A Spark schema JSON type as SQL type text (what the analyzer's catalog expects)."""
-    if isinstance(t, str):
-        return _SQL_TYPES.get(t, t.upper())
-    kind = t.get("type")
-    if kind == "struct":
-        return "STRUCT<" + ", ".join(f"{f['name']}: {sql_type(f['type'])}" for f in t["fields"]) + ">"
-    if kind == "array":
-        return f"ARRAY<{sql_type(t['elementType'])}>"
-    if kind == "map":
-        return f"MAP<{sql_type(t['keyType'])}, {sql_type(t['valueType'])}>"
-    return str(kind).upper()
-
-
-def table_info(key: str, snapshot: "Snapshot") -> TableInfo:
-    """The analyzer's view of a real table at a version."""
-    clustering = ()
-    dom = snapshot.domains.get("delta.clustering")
-    if dom is not None:
-        try:
-            clustering = tuple(c[0] if isinstance(c, list) else c for c in json.loads(dom.configuration).get("clusteringColumns", []))
-        except ValueError:
-            clustering = ()
-    fields = snapshot.schema_json.get("fields", [])
-    return TableInfo(
-        name=key,
-        columns=tuple((f["name"].lower(), sql_type(f["type"])) for f in fields),
-        partition_columns=tuple(c.lower() for c in snapshot.partition_columns),
-        clustering_columns=tuple(clustering),
-        properties=tuple(snapshot.configuration.items()),
-        identity_columns=tuple(f["name"].lower() for f in fields
-                               if any(k.startswith("delta.identity") for k in (f.get("metadata") or {}))),
-        source=f"the Delta log at version {snapshot.version}",
-    )
 
 
 def deletion_vectors_on(snapshot: "Snapshot") -> bool:
@@ -203,7 +162,11 @@ class Executor:
         assert snapshot is not None
         key = ref.key if ref is not None else name
         catalog = Catalog({key: table_info(key, snapshot)})
-        return txn, snapshot, analyze(statement, catalog), name
+        analysis = analyze(statement, catalog)
+        # Refused here, before a file is written, when a table feature forbids the write
+        # (appendOnly) or acidsql does not perform it correctly (the feature registry says).
+        txn.check_write(_write_kind(statement, analysis))
+        return txn, snapshot, analysis, name
 
     def record_read(self, txn: OptimisticTransaction, snapshot: "Snapshot", analysis: Analysis,
                     statement: m.AnyStatement) -> "FilesRead":
@@ -634,6 +597,14 @@ class Executor:
 
 
 # ---- helpers ------------------------------------------------------------------------------------
+
+def _write_kind(statement: m.AnyStatement, analysis: Analysis) -> WriteKind:
+    """What the statement does to rows: a MERGE with only INSERT clauses adds rows only."""
+    if isinstance(statement, m.Merge) and statement.clauses and all(
+            c.action is m.MergeAction.INSERT for c in statement.clauses):
+        return WriteKind.APPEND
+    return write_kind(analysis.op_kind)
+
 
 class FilesRead(list):
     """The files a statement reads (a list of AddFile). `rows_pending`: the statement must

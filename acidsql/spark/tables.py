@@ -1,10 +1,16 @@
-"""Where tables live: `db.table` names map to folders of a warehouse, delta.`/path` to paths."""
+"""Tables of a warehouse: where they live (`db.table` names map to folders of a warehouse,
+delta.`/path` to paths), and what the analyzer knows of one at a version."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from acidsql.analysis.catalog import TableInfo, table_info_of_delta
 from acidsql.sql.model import TableRef
+
+if TYPE_CHECKING:
+    from acidsql.delta.snapshot import Snapshot
 
 DEFAULT_DATABASE = "default"
 
@@ -98,3 +104,12 @@ def table_ref_from_text(text: str) -> TableRef:
     if t.startswith(("/", "./", "../", "file:")) or os.sep in t and not t.count("."):
         return TableRef(path=t)
     return TableRef(name=t.lower())
+
+
+def table_info(key: str, snapshot: "Snapshot") -> TableInfo:
+    """The analyzer's view of a real table at a version: the one bridge from the engine's
+    snapshot to the analyzer's table model (execution and `--warehouse` lookups both use it)."""
+    return table_info_of_delta(
+        key, schema=snapshot.schema_json, partition_columns=snapshot.partition_columns,
+        clustering_columns=snapshot.clustering_columns, configuration=snapshot.configuration,
+        source=f"the Delta log of {snapshot.table_root} at version {snapshot.version}")

@@ -34,7 +34,7 @@ def test_loader_reads_partitioning_and_properties(tmp_path):
     info = warehouse_loader(str(tmp_path))("default.events")
     assert info.partition_columns == ("date",)
     assert info.get_property("delta.isolationLevel") == "Serializable"
-    assert dict(info.columns)["payload"] == "STRUCT<a: LONG>"
+    assert dict(info.columns)["payload"] == "STRUCT<a: BIGINT>"
     assert "version 0" in info.source
     assert warehouse_loader(str(tmp_path))("default.missing") is None
 

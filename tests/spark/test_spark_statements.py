@@ -259,3 +259,25 @@ def test_select_timestamp_as_of_reads_the_version_committed_by_then(db, table_ro
         db.sql("SELECT id FROM t TIMESTAMP AS OF '2000-01-01'")
     with pytest.raises(StatementError, match="not a timestamp"):
         db.sql("SELECT id FROM t TIMESTAMP AS OF 'yesterday'")
+
+
+def test_append_only_table_refuses_what_changes_rows_before_writing(db, warehouse, table_rows):
+    from acidsql.delta import UnsupportedFeatureError
+
+    db.sql("CREATE TABLE ao (id BIGINT, v STRING) USING DELTA TBLPROPERTIES ('delta.appendOnly' = 'true')")
+    db.sql("INSERT INTO ao VALUES (1, 'a'), (2, 'b')")
+    db.sql("CREATE TABLE src (id BIGINT, v STRING) USING DELTA")
+    db.sql("INSERT INTO src VALUES (2, 'x'), (3, 'c')")
+    table_dir = warehouse / "default" / "ao"
+    before = sorted(p for p in table_dir.rglob("*") if p.is_file())
+    for statement in ("DELETE FROM ao WHERE id = 1", "UPDATE ao SET v = 'z' WHERE id = 1",
+                      "INSERT OVERWRITE ao SELECT * FROM src",
+                      "MERGE INTO ao t USING src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * "
+                      "WHEN NOT MATCHED THEN INSERT *"):
+        with pytest.raises(UnsupportedFeatureError, match="appendOnly"):
+            db.sql(statement)
+        assert sorted(p for p in table_dir.rglob("*") if p.is_file()) == before, statement
+    # A MERGE that only inserts adds rows: allowed, as Delta allows it.
+    r = db.sql("MERGE INTO ao t USING src s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *")
+    assert r.rows_inserted == 1
+    assert table_rows(db.sql("SELECT id, v FROM ao")) == [(1, "a"), (2, "b"), (3, "c")]

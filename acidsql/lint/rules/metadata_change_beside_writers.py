@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from acidsql.lint.finding import Finding, Severity
+from acidsql.protocol import is_protocol_property
 from acidsql.sql import model as m
 
 CODE = "DL004"
@@ -18,9 +19,6 @@ NAME = "metadata-change-beside-writers"
 SUMMARY = "ALTER TABLE / DROP FEATURE / REORG UPGRADE fails every concurrent writer."
 SEVERITY = Severity.WARNING
 
-_PROTOCOL_PROPERTIES = ("delta.enabledeletionvectors", "delta.minreaderversion", "delta.minwriterversion",
-                        "delta.feature.", "delta.enablerowtracking", "delta.columnmapping.mode",
-                        "delta.enableicebergcompatv", "delta.universalformat")
 
 
 def describe_change(statement: m.Statement) -> tuple[str, str] | None:
@@ -29,7 +27,11 @@ def describe_change(statement: m.Statement) -> tuple[str, str] | None:
         action = statement.action
         if action is m.AlterAction.SET_PROPERTIES:
             keys = [k for k, _ in statement.properties]
-            protocol = any(k.lower().startswith(_PROTOCOL_PROPERTIES) for k in keys)
+            # A commit that stores properties carries a metadata action, and the rules check
+            # metadata before anything a protocol upgrade beside it would add: concurrent writers
+            # meet MetadataChangedException. Only protocol requests alone (delta.feature.*, the
+            # minimum versions) commit a bare protocol change.
+            protocol = all(is_protocol_property(k) for k in keys)
             return (f"sets table properties {', '.join(keys)}",
                     "ProtocolChangedException" if protocol else "MetadataChangedException")
         if action is m.AlterAction.UNSET_PROPERTIES:
