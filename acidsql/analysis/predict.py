@@ -17,7 +17,6 @@ from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.footprints import Effects, SymbolicFiles, SymbolicRows, TableState, effects_of, footprint_of
 from acidsql.analysis.predicates import Region
 from acidsql.conflict import Footprint, IsolationLevel, OpKind, Overlap, TableLayout, Verdict, check
-from acidsql.conflict.rules import ADVICE
 from acidsql.sql import model as m
 
 EXCEPTIONS = (
@@ -218,7 +217,7 @@ def _prediction(name: str, expected: Optional[str], verdict: Verdict, cur: Analy
         alternatives=tuple(f"{'conflict' if a.certainty is Overlap.CERTAIN else 'possible'}: {a.exception} ({a.reason})" for a in verdict.alternatives),
         notes=notes,
         assumptions=cur.assumptions,
-        advice=ADVICE.get(exc) if exc else None,
+        advice=c.advice if c else None,
     )
 
 

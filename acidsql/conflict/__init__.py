@@ -22,10 +22,12 @@ from acidsql.conflict.footprint import (
     RowSet,
     TableLayout,
 )
-from acidsql.conflict.rules import Conflict, Rebase, Verdict, check, check_winner, effective_isolation, row_level_applies
+from acidsql.conflict.rules import (
+    Conflict, ConflictKind, Rebase, Verdict, check, check_winner, effective_isolation, row_level_applies,
+)
 
 __all__ = [
-    "Conflict", "Evidence", "FileFilter", "FileSet", "Footprint", "IsolationLevel", "OpKind",
+    "Conflict", "ConflictKind", "Evidence", "FileFilter", "FileSet", "Footprint", "IsolationLevel", "OpKind",
     "Overlap", "ProtocolChange", "Rebase", "RowFilter", "RowSet", "TableLayout", "Verdict",
     "check", "check_winner", "effective_isolation", "row_level_applies",
 ]

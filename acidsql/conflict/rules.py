@@ -16,6 +16,9 @@ file become a `Rebase` (union of the deletion vectors). On tables with deletion 
 compaction without ZORDER BY never conflicts with data changes, in either order: the loser
 is rebased so the winner's deletions hold on the files it rewrote.
 
+Each step is one function (`check_protocol`, `check_metadata`, ... in `CHECKS`), run in that
+order by `check_winner` until one decides; compare delta-rs `conflict_checker.rs`
+`check_conflicts`. A `ConflictKind` carries the exception, its error class and the advice.
 The rule code sees only footprints; see footprint.py for who fills them and how.
 """
 from __future__ import annotations
@@ -33,37 +36,49 @@ from acidsql.conflict.footprint import (
     Overlap,
 )
 
-ERROR_CLASSES = {
-    "ConcurrentAppendException": "DELTA_CONCURRENT_APPEND",
-    "ConcurrentDeleteReadException": "DELTA_CONCURRENT_DELETE_READ",
-    "ConcurrentDeleteDeleteException": "DELTA_CONCURRENT_DELETE_DELETE",
-    "MetadataChangedException": "DELTA_METADATA_CHANGED",
-    "ProtocolChangedException": "DELTA_PROTOCOL_CHANGED",
-    "ConcurrentTransactionException": "DELTA_CONCURRENT_TRANSACTION",
-}
+class ConflictKind(enum.Enum):
+    """A concurrent-modification failure: the exception Delta raises, its error class, and what
+    the user should do. Users meet these words; write them for users."""
 
-# What the user should do, per exception; shown under the reason.
-ADVICE = {
-    "ConcurrentAppendException": (
+    CONCURRENT_APPEND = (
+        "ConcurrentAppendException", "DELTA_CONCURRENT_APPEND",
         "Make the read set explicit and disjoint: put literal predicates on the partition "
-        "columns into the condition (or enable row-level concurrency), then retry."
-    ),
-    "ConcurrentDeleteReadException": (
-        "Another job rewrote or removed files this one read; retry, or separate the jobs by partition."
-    ),
-    "ConcurrentDeleteDeleteException": (
-        "Both jobs rewrote the same files (e.g. two compactions); run one at a time, or on disjoint partitions."
-    ),
-    "MetadataChangedException": (
-        "Table metadata changed underneath this job; run schema and property changes when no writer is active, then retry."
-    ),
-    "ProtocolChangedException": (
-        "The table protocol changed underneath this job; run protocol changes alone, then retry."
-    ),
-    "ConcurrentTransactionException": (
-        "Two writers used the same application transaction id or metadata domain; give each its own."
-    ),
-}
+        "columns into the condition (or enable row-level concurrency), then retry.",
+    )
+    CONCURRENT_DELETE_READ = (
+        "ConcurrentDeleteReadException", "DELTA_CONCURRENT_DELETE_READ",
+        "Another job rewrote or removed files this one read; retry, or separate the jobs by partition.",
+    )
+    CONCURRENT_DELETE_DELETE = (
+        "ConcurrentDeleteDeleteException", "DELTA_CONCURRENT_DELETE_DELETE",
+        "Both jobs rewrote the same files (e.g. two compactions); run one at a time, or on disjoint partitions.",
+    )
+    METADATA_CHANGED = (
+        "MetadataChangedException", "DELTA_METADATA_CHANGED",
+        "Table metadata changed underneath this job; run schema and property changes when no writer is active, "
+        "then retry.",
+    )
+    PROTOCOL_CHANGED = (
+        "ProtocolChangedException", "DELTA_PROTOCOL_CHANGED",
+        "The table protocol changed underneath this job; run protocol changes alone, then retry.",
+    )
+    CONCURRENT_TRANSACTION = (
+        "ConcurrentTransactionException", "DELTA_CONCURRENT_TRANSACTION",
+        "Two writers used the same application transaction id or metadata domain; give each its own.",
+    )
+
+    def __init__(self, exception_name: str, error_class: str, advice: str):
+        self.exception_name = exception_name
+        self.error_class = error_class
+        self.advice = advice
+
+    @classmethod
+    def named(cls, exception_name: str) -> "ConflictKind":
+        """The kind whose exception is `exception_name` (KeyError if none)."""
+        for kind in cls:
+            if kind.exception_name == exception_name:
+                return kind
+        raise KeyError(exception_name)
 
 
 class Check(str, enum.Enum):
@@ -79,7 +94,7 @@ class Check(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Conflict:
-    exception: str  # ConcurrentAppendException, ...
+    kind: ConflictKind
     certainty: Overlap  # POSSIBLE or CERTAIN
     check: Check
     sub_class: Optional[str]
@@ -89,13 +104,18 @@ class Conflict:
     partition_hint: Optional[str] = None
 
     @property
+    def exception(self) -> str:
+        """The exception's name: ConcurrentAppendException, ..."""
+        return self.kind.exception_name
+
+    @property
     def error_class(self) -> str:
-        base = ERROR_CLASSES[self.exception]
+        base = self.kind.error_class
         return f"{base}.{self.sub_class}" if self.sub_class else base
 
     @property
     def advice(self) -> str:
-        return ADVICE[self.exception]
+        return self.kind.advice
 
     def message(self, table: str = "table") -> str:
         """A Databricks-style message naming the winner."""
@@ -192,173 +212,229 @@ def _nonempty(files: Optional[FileSet]) -> Evidence:
     return Evidence(o, "it changed files" if o else "")
 
 
-def _conflict(exc: str, ev: Evidence, check: Check, winner: Footprint, reason: str, sub_class: Optional[str]) -> Conflict:
-    return Conflict(
-        exception=exc,
-        certainty=Overlap.CERTAIN if ev.overlap is Overlap.CERTAIN else Overlap.POSSIBLE,
-        check=check,
-        sub_class=sub_class,
-        reason=reason,
-        winner_version=winner.version,
-        winner_operation=winner.operation,
-        partition_hint=ev.partition_hint,
-    )
-
-
 def _who(winner: Footprint) -> str:
     label = winner.statement or winner.operation
     at = f" (version {winner.version})" if winner.version is not None else ""
     return f"the concurrent {label}{at}"
 
 
-def check_winner(current: Footprint, winner: Footprint) -> Verdict:
-    """Check `current` against one winning commit. See the module docstring for the order."""
-    iso = effective_isolation(current)
-    rlc, rlc_why = row_level_applies(current, winner)
-    findings: list[Conflict] = []
-    rebases: list[Rebase] = []
-    notes: list[str] = []
-    who = _who(winner)
+class _Findings:
+    """What the checks of one winner found: conflicts in order (certain or possible), the
+    rebases a commit needs, and the notes that say why it commits."""
 
-    def done() -> Verdict:
-        first = findings[0] if findings else None
-        return Verdict(first, iso, rlc, tuple(rebases), tuple(findings[1:]), tuple(notes))
+    def __init__(self, current: Footprint, winner: Footprint):
+        self.current = current
+        self.winner = winner
+        self.who = _who(winner)
+        self.isolation = effective_isolation(current)
+        self.row_level, self.row_level_why = row_level_applies(current, winner)
+        self.conflicts: list[Conflict] = []
+        self.rebases: list[Rebase] = []
+        self.notes: list[str] = []
 
-    def found(c: Conflict) -> bool:
-        """Record a finding; True when it certainly happens (later checks cannot run)."""
-        findings.append(c)
-        return c.certainty is Overlap.CERTAIN
+    def conflict(self, kind: ConflictKind, evidence: Evidence, check: Check, reason: str,
+                 sub_class: Optional[str] = None) -> bool:
+        """Record a conflict; True when it certainly happens (no later check runs)."""
+        self.conflicts.append(Conflict(
+            kind=kind, certainty=Overlap.CERTAIN if evidence.overlap is Overlap.CERTAIN else Overlap.POSSIBLE,
+            check=check, sub_class=sub_class, reason=reason, winner_version=self.winner.version,
+            winner_operation=self.winner.operation, partition_hint=evidence.partition_hint,
+        ))
+        return evidence.overlap is Overlap.CERTAIN
 
-    # 1. protocol
-    wp = winner.protocol_change
-    if wp is not None:
-        why = None
-        if current.protocol_change is not None:
-            why = f"{who} changed the table protocol, and this transaction changes it too"
-        elif wp.removes_features:
-            why = f"{who} dropped table feature(s) {', '.join(sorted(wp.removed_features))}"
-        elif winner.metadata_change is None:
-            feats = ", ".join(sorted(wp.added_features)) or "a newer reader/writer version"
-            why = f"{who} upgraded the table protocol ({feats})"
-        if why and found(_conflict("ProtocolChangedException", Evidence(Overlap.CERTAIN), Check.PROTOCOL, winner, why, None)):
-            return done()
+    def verdict(self) -> Verdict:
+        first = self.conflicts[0] if self.conflicts else None
+        return Verdict(first, self.isolation, self.row_level, tuple(self.rebases), tuple(self.conflicts[1:]),
+                       tuple(self.notes))
 
-    # 2. metadata: Databricks fails every concurrent write on a metadata change.
-    if winner.metadata_change is not None:
-        why = f"{who} changed the table metadata ({winner.metadata_change}); metadata changes fail every concurrent write"
-        if found(_conflict("MetadataChangedException", Evidence(Overlap.CERTAIN), Check.METADATA, winner, why, None)):
-            return done()
 
-    # 3. domain metadata
-    shared = current.domains & winner.domains
-    if shared:
-        why = f"{who} wrote metadata domain {', '.join(sorted(shared))}, which this transaction writes too"
-        if found(_conflict("ConcurrentTransactionException", Evidence(Overlap.CERTAIN), Check.DOMAINS, winner, why, None)):
-            return done()
+_CERTAIN = Evidence(Overlap.CERTAIN)
 
-    # 4. application transaction ids
-    shared = current.read_app_ids & winner.app_ids
-    if shared:
-        why = f"{who} committed application transaction {', '.join(sorted(shared))}, which this transaction depends on"
-        if found(_conflict("ConcurrentTransactionException", Evidence(Overlap.CERTAIN), Check.APP_IDS, winner, why, None)):
-            return done()
+# Each check returns True when it decided the outcome (a certain conflict, or a rule that makes
+# the rest moot); False lets the next check run. They run in Delta's order (ConflictChecker.scala
+# checkConflicts; delta-rs conflict_checker.rs check_conflicts).
 
-    # Compaction without ZORDER BY on a table with deletion vectors never conflicts with data
-    # changes in either order; the loser is rebased so no deleted row comes back.
-    dv_table = current.table.deletion_vectors
-    if dv_table and winner.kind is OpKind.COMPACTION and current.kind is not OpKind.ZORDER:
-        if _removed_overlap(winner, current):
-            rebases.append(Rebase(RebaseKind.REMAP_ONTO_COMPACTION, winner.version, f"{who} compacted files this transaction changed"))
-        notes.append(f"{who} is a compaction without ZORDER BY on a table with deletion vectors: it never conflicts with data changes")
-        return done()
-    if dv_table and current.kind is OpKind.COMPACTION and winner.kind is not OpKind.ZORDER:
-        if _nonempty(winner.removed_files):
-            rebases.append(Rebase(RebaseKind.CARRY_DELETES_INTO_COMPACTION, winner.version, f"{who} deleted rows of files this compaction may rewrite"))
-        notes.append("a compaction without ZORDER BY on a table with deletion vectors never conflicts with data changes")
-        return done()
 
-    # 5. files (or rows) the winner added that this transaction should have read.
-    if iso is IsolationLevel.SNAPSHOT:
-        notes.append(f"{current.operation} changes no data and runs at snapshot isolation: concurrent appends cannot conflict")
-    elif current.is_blind_append:
-        notes.append("this transaction is a blind append: it read nothing a concurrent commit could change")
+def check_protocol(f: _Findings) -> bool:
+    """1. A winner that changed the protocol fails a transaction that changes it too, any
+    transaction when it dropped a feature, and (Databricks) any when it upgraded the protocol
+    without a metadata change (a metadata change beside it is reported by check_metadata)."""
+    wp, cur = f.winner.protocol_change, f.current
+    if wp is None:
+        return False
+    if cur.protocol_change is not None:
+        why = f"{f.who} changed the table protocol, and this transaction changes it too"
+    elif wp.removes_features:
+        why = f"{f.who} dropped table feature(s) {', '.join(sorted(wp.removed_features))}"
+    elif f.winner.metadata_change is None:
+        feats = ", ".join(sorted(wp.added_features)) or "a newer reader/writer version"
+        why = f"{f.who} upgraded the table protocol ({feats})"
     else:
-        count_blind = iso is IsolationLevel.SERIALIZABLE or current.metadata_change is not None
-        if winner.is_blind_append and not count_blind:
-            notes.append(f"{who} is a blind append, which never conflicts under WriteSerializable")
-        elif rlc:
-            rows = winner.new_rows
-            ev = current.row_filter.matches(rows) if (rows is not None and current.row_filter is not None) else Evidence.none()
-            if ev:
-                why = f"{who} added rows that match this transaction's condition ({ev.detail})" if ev.detail else f"{who} added rows that match this transaction's condition"
-                if found(_conflict("ConcurrentAppendException", ev, Check.ROW_LEVEL, winner, why, "ROW_LEVEL_CHANGES")):
-                    return done()
-            else:
-                notes.append(f"row level: no row added by {who} matches this transaction's condition")
-        else:
-            ev = _added_files_evidence(current, winner)
-            if ev:
-                if current.read_whole_table:
-                    sub = "WHOLE_TABLE_READ"
-                elif current.table.row_level_concurrency and current.rlc_fallbacks:
-                    sub = "PREDICATES_NEED_REWRITE"
-                elif current.table.partitioned:
-                    sub = "WITH_PARTITION_HINT"
-                else:
-                    sub = "WITHOUT_HINT"
-                scope = "in a partition" if current.table.partitioned else "to the unpartitioned table"
-                why = f"{who} added files {scope} this transaction read"
-                if ev.detail:
-                    why += f" ({ev.detail})"
-                if not current.table.partitioned and not current.read_whole_table:
-                    why += "; without partitions every added file counts"
-                if winner.is_blind_append:
-                    why += "; under Serializable even blind appends count"
-                if found(_conflict("ConcurrentAppendException", ev, Check.ADDED_FILES, winner, why, sub)):
-                    return done()
-            else:
-                notes.append(f"no file added by {who} lies in what this transaction read")
+        return False
+    return f.conflict(ConflictKind.PROTOCOL_CHANGED, _CERTAIN, Check.PROTOCOL, why)
 
-    # 6./7. files the winner removed.
-    if rlc:
-        ev = Evidence.none()
-        if winner.deleted_rows is not None and current.read_rows is not None:
-            ev = winner.deleted_rows.overlap(current.read_rows)
-        if ev:
-            why = f"{who} changed the same rows ({ev.detail})" if ev.detail else f"{who} changed the same rows"
-            if found(_conflict("ConcurrentAppendException", ev, Check.ROW_LEVEL, winner, why, "ROW_LEVEL_CHANGES")):
-                return done()
-        elif _removed_overlap(winner, current):
-            rebases.append(Rebase(RebaseKind.MERGE_DELETION_VECTORS, winner.version, f"{who} changed other rows of the same files"))
-            notes.append(f"row level: {who} changed other rows of the same files; deletion vectors are merged")
-        return done()
 
+def check_metadata(f: _Findings) -> bool:
+    """2. Databricks fails every concurrent write on a metadata change."""
+    if f.winner.metadata_change is None:
+        return False
+    why = (f"{f.who} changed the table metadata ({f.winner.metadata_change}); "
+           "metadata changes fail every concurrent write")
+    return f.conflict(ConflictKind.METADATA_CHANGED, _CERTAIN, Check.METADATA, why)
+
+
+def check_domains(f: _Findings) -> bool:
+    """3. Both wrote the same metadata domain."""
+    shared = f.current.domains & f.winner.domains
+    if not shared:
+        return False
+    why = f"{f.who} wrote metadata domain {', '.join(sorted(shared))}, which this transaction writes too"
+    return f.conflict(ConflictKind.CONCURRENT_TRANSACTION, _CERTAIN, Check.DOMAINS, why)
+
+
+def check_app_ids(f: _Findings) -> bool:
+    """4. The winner committed an application transaction id this transaction read."""
+    shared = f.current.read_app_ids & f.winner.app_ids
+    if not shared:
+        return False
+    why = f"{f.who} committed application transaction {', '.join(sorted(shared))}, which this transaction depends on"
+    return f.conflict(ConflictKind.CONCURRENT_TRANSACTION, _CERTAIN, Check.APP_IDS, why)
+
+
+def check_compaction_with_deletion_vectors(f: _Findings) -> bool:
+    """On tables with deletion vectors, compaction without ZORDER BY never conflicts with data
+    changes, in either order: the loser is rebased so no deleted row comes back. Decides the
+    outcome when it applies."""
+    cur, win = f.current, f.winner
+    if not cur.table.deletion_vectors:
+        return False
+    if win.kind is OpKind.COMPACTION and cur.kind is not OpKind.ZORDER:
+        if _removed_overlap(win, cur):
+            f.rebases.append(Rebase(RebaseKind.REMAP_ONTO_COMPACTION, win.version,
+                                    f"{f.who} compacted files this transaction changed"))
+        f.notes.append(f"{f.who} is a compaction without ZORDER BY on a table with deletion vectors: "
+                       "it never conflicts with data changes")
+        return True
+    if cur.kind is OpKind.COMPACTION and win.kind is not OpKind.ZORDER:
+        if _nonempty(win.removed_files):
+            f.rebases.append(Rebase(RebaseKind.CARRY_DELETES_INTO_COMPACTION, win.version,
+                                    f"{f.who} deleted rows of files this compaction may rewrite"))
+        f.notes.append("a compaction without ZORDER BY on a table with deletion vectors never conflicts with data changes")
+        return True
+    return False
+
+
+def check_added_files(f: _Findings) -> bool:
+    """5. Files (or, at row level, rows) the winner added that this transaction should have read."""
+    cur, win, who = f.current, f.winner, f.who
+    if f.isolation is IsolationLevel.SNAPSHOT:
+        f.notes.append(f"{cur.operation} changes no data and runs at snapshot isolation: concurrent appends cannot conflict")
+        return False
+    if cur.is_blind_append:
+        f.notes.append("this transaction is a blind append: it read nothing a concurrent commit could change")
+        return False
+    count_blind = f.isolation is IsolationLevel.SERIALIZABLE or cur.metadata_change is not None
+    if win.is_blind_append and not count_blind:
+        f.notes.append(f"{who} is a blind append, which never conflicts under WriteSerializable")
+        return False
+    if f.row_level:
+        rows = win.new_rows
+        ev = cur.row_filter.matches(rows) if (rows is not None and cur.row_filter is not None) else Evidence.none()
+        if not ev:
+            f.notes.append(f"row level: no row added by {who} matches this transaction's condition")
+            return False
+        why = f"{who} added rows that match this transaction's condition" + (f" ({ev.detail})" if ev.detail else "")
+        return f.conflict(ConflictKind.CONCURRENT_APPEND, ev, Check.ROW_LEVEL, why, "ROW_LEVEL_CHANGES")
+    ev = _added_files_evidence(cur, win)
+    if not ev:
+        f.notes.append(f"no file added by {who} lies in what this transaction read")
+        return False
+    if cur.read_whole_table:
+        sub = "WHOLE_TABLE_READ"
+    elif cur.table.row_level_concurrency and cur.rlc_fallbacks:
+        sub = "PREDICATES_NEED_REWRITE"
+    elif cur.table.partitioned:
+        sub = "WITH_PARTITION_HINT"
+    else:
+        sub = "WITHOUT_HINT"
+    scope = "in a partition" if cur.table.partitioned else "to the unpartitioned table"
+    why = f"{who} added files {scope} this transaction read"
+    if ev.detail:
+        why += f" ({ev.detail})"
+    if not cur.table.partitioned and not cur.read_whole_table:
+        why += "; without partitions every added file counts"
+    if win.is_blind_append:
+        why += "; under Serializable even blind appends count"
+    return f.conflict(ConflictKind.CONCURRENT_APPEND, ev, Check.ADDED_FILES, why, sub)
+
+
+def check_changed_rows(f: _Findings) -> bool:
+    """6./7. at row level: the winner changed rows this transaction read or changed (a
+    conflict), or other rows of the same files (a rebase: the deletion vectors are merged).
+    Decides the outcome when row-level concurrency applies."""
+    if not f.row_level:
+        return False
+    cur, win, who = f.current, f.winner, f.who
     ev = Evidence.none()
-    if winner.removed_files is not None and current.read_files is not None:
-        ev = winner.removed_files.overlap(current.read_files)
+    if win.deleted_rows is not None and cur.read_rows is not None:
+        ev = win.deleted_rows.overlap(cur.read_rows)
+    if ev:
+        why = f"{who} changed the same rows" + (f" ({ev.detail})" if ev.detail else "")
+        f.conflict(ConflictKind.CONCURRENT_APPEND, ev, Check.ROW_LEVEL, why, "ROW_LEVEL_CHANGES")
+    elif _removed_overlap(win, cur):
+        f.rebases.append(Rebase(RebaseKind.MERGE_DELETION_VECTORS, win.version, f"{who} changed other rows of the same files"))
+        f.notes.append(f"row level: {who} changed other rows of the same files; deletion vectors are merged")
+    return True
+
+
+def check_deleted_read(f: _Findings) -> bool:
+    """6. The winner removed a file this transaction read (any file, if it read the whole table)."""
+    cur, win, who = f.current, f.winner, f.who
+    ev = Evidence.none()
+    if win.removed_files is not None and cur.read_files is not None:
+        ev = win.removed_files.overlap(cur.read_files)
     whole = False
-    if not ev and current.read_whole_table:
-        ev = _nonempty(winner.removed_files)
+    if not ev and cur.read_whole_table:
+        ev = _nonempty(win.removed_files)
         whole = bool(ev)
-    if ev:
-        sub = "EMPTY_READ_PREDICATES" if whole else ("WITH_PARTITION_HINT" if current.table.partitioned else "WITHOUT_HINT")
-        why = f"{who} removed files this transaction read" + (f" ({ev.detail})" if ev.detail else "")
-        if whole:
-            why += "; this transaction read the whole table"
-        if found(_conflict("ConcurrentDeleteReadException", ev, Check.DELETED_READ, winner, why, sub)):
-            return done()
+    if not ev:
+        return False
+    sub = "EMPTY_READ_PREDICATES" if whole else ("WITH_PARTITION_HINT" if cur.table.partitioned else "WITHOUT_HINT")
+    why = f"{who} removed files this transaction read" + (f" ({ev.detail})" if ev.detail else "")
+    if whole:
+        why += "; this transaction read the whole table"
+    return f.conflict(ConflictKind.CONCURRENT_DELETE_READ, ev, Check.DELETED_READ, why, sub)
 
+
+def check_deleted_deleted(f: _Findings) -> bool:
+    """7. Both removed the same file."""
+    cur, win, who = f.current, f.winner, f.who
     ev = Evidence.none()
-    if winner.removed_files is not None and current.removed_files is not None:
-        ev = winner.removed_files.overlap(current.removed_files)
-    if ev:
-        sub = "WITH_PARTITION_HINT" if current.table.partitioned else "WITHOUT_HINT"
-        why = f"{who} removed files this transaction also removes" + (f" ({ev.detail})" if ev.detail else "")
-        if found(_conflict("ConcurrentDeleteDeleteException", ev, Check.DELETED_DELETED, winner, why, sub)):
-            return done()
-    if not findings:
-        notes.append(f"no file this transaction read or removed was removed by {who}")
-    return done()
+    if win.removed_files is not None and cur.removed_files is not None:
+        ev = win.removed_files.overlap(cur.removed_files)
+    if not ev:
+        if not f.conflicts:
+            f.notes.append(f"no file this transaction read or removed was removed by {who}")
+        return False
+    sub = "WITH_PARTITION_HINT" if cur.table.partitioned else "WITHOUT_HINT"
+    why = f"{who} removed files this transaction also removes" + (f" ({ev.detail})" if ev.detail else "")
+    return f.conflict(ConflictKind.CONCURRENT_DELETE_DELETE, ev, Check.DELETED_DELETED, why, sub)
+
+
+CHECKS = (
+    check_protocol, check_metadata, check_domains, check_app_ids, check_compaction_with_deletion_vectors,
+    check_added_files, check_changed_rows, check_deleted_read, check_deleted_deleted,
+)
+
+
+def check_winner(current: Footprint, winner: Footprint) -> Verdict:
+    """Check `current` against one winning commit: the checks in Delta's order, until one
+    decides (a certain conflict, or a rule that makes the rest moot)."""
+    findings = _Findings(current, winner)
+    for run in CHECKS:
+        if run(findings):
+            break
+    return findings.verdict()
 
 
 def _added_files_evidence(current: Footprint, winner: Footprint) -> Evidence:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from acidsql.conflict import Conflict
+from acidsql.conflict.rules import ConflictKind
 from acidsql.delta.errors import DeltaError
 
 
@@ -89,19 +90,19 @@ class ConcurrentTransactionException(DeltaConcurrentModificationException):
     """A concurrent commit used an application transaction id or metadata domain this one uses."""
 
 
-_BY_NAME: dict[str, type[DeltaConcurrentModificationException]] = {
-    cls.__name__: cls
-    for cls in (
-        ConcurrentAppendException, ConcurrentDeleteReadException, ConcurrentDeleteDeleteException,
-        MetadataChangedException, ProtocolChangedException, ConcurrentTransactionException,
-    )
-}
-
-
 def from_conflict(conflict: Conflict, table: str = "table") -> DeltaConcurrentModificationException:
-    """The exception a transaction raises for `conflict` (the class named by conflict.exception)."""
-    cls = _BY_NAME.get(conflict.exception, DeltaConcurrentModificationException)
-    return cls(conflict, table)
+    """The exception a transaction raises for `conflict`: the class its kind names."""
+    return _CLASSES[conflict.kind](conflict, table)
+
+
+_CLASSES: dict[ConflictKind, type[DeltaConcurrentModificationException]] = {
+    ConflictKind.CONCURRENT_APPEND: ConcurrentAppendException,
+    ConflictKind.CONCURRENT_DELETE_READ: ConcurrentDeleteReadException,
+    ConflictKind.CONCURRENT_DELETE_DELETE: ConcurrentDeleteDeleteException,
+    ConflictKind.METADATA_CHANGED: MetadataChangedException,
+    ConflictKind.PROTOCOL_CHANGED: ProtocolChangedException,
+    ConflictKind.CONCURRENT_TRANSACTION: ConcurrentTransactionException,
+}
 
 
 class MaxCommitRetriesExceeded(DeltaError):

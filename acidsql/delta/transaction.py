@@ -28,7 +28,7 @@ from acidsql.conflict import (
     Conflict, Footprint, IsolationLevel, OpKind, Overlap, ProtocolChange, Rebase, TableLayout, check_winner,
     effective_isolation,
 )
-from acidsql.conflict.rules import Check, RebaseKind
+from acidsql.conflict.rules import Check, ConflictKind, RebaseKind
 from acidsql.delta import checkpoint as checkpoints
 from acidsql.delta import datafiles
 from acidsql.delta.actions import (
@@ -651,7 +651,7 @@ class OptimisticTransaction:
     # ---- rebases -----------------------------------------------------------------------------------
     def _unmappable(self, winner: _WinningCommit, winner_fp: Footprint, path: str, why: str) -> Exception:
         conflict = Conflict(
-            exception="ConcurrentDeleteReadException", certainty=Overlap.CERTAIN, check=Check.DELETED_READ,
+            kind=ConflictKind.CONCURRENT_DELETE_READ, certainty=Overlap.CERTAIN, check=Check.DELETED_READ,
             sub_class="WITHOUT_HINT",
             reason=(f"the concurrent {winner_fp.operation} (version {winner.version}) rewrote file {path}, which this "
                     f"transaction changed, and {why}; its deletions cannot be carried over exactly, so it fails "

@@ -1,0 +1,178 @@
+"""Each conflict check on small footprints, table-driven: what it decides alone, and the order
+in which `check_winner` runs them. The footprints are the engine's concrete ones (file paths,
+partition callables, row positions), the smallest real implementation of the four sets."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pyarrow as pa
+import pytest
+
+from acidsql.conflict import ConflictKind, Footprint, IsolationLevel, OpKind, ProtocolChange, TableLayout
+from acidsql.conflict.rules import (
+    CHECKS, Check, RebaseKind, _Findings, check, check_added_files, check_app_ids, check_changed_rows,
+    check_compaction_with_deletion_vectors, check_deleted_deleted, check_deleted_read, check_domains,
+    check_metadata, check_protocol, check_winner,
+)
+from acidsql.delta.actions import AddFile
+from acidsql.delta.exceptions import _CLASSES, from_conflict
+from acidsql.delta.footprints import DataFileSet, PartitionReadFilter, RowConditionFilter, RowPositionSet
+
+PARTITIONED = TableLayout(partitioned=True)
+UNPARTITIONED = TableLayout()
+DV = TableLayout(deletion_vectors=True)  # unpartitioned with deletion vectors: row-level concurrency
+SERIALIZABLE = TableLayout(partitioned=True, isolation=IsolationLevel.SERIALIZABLE)
+
+
+def add(path: str, **partition: str) -> AddFile:
+    return AddFile(path=path, partition_values=tuple(partition.items()), size=1, modification_time=0,
+                   data_change=True, stats='{"numRecords": 2}')
+
+
+def files(*adds: AddFile) -> DataFileSet:
+    return DataFileSet.of(adds)
+
+
+def reads_date(value: str) -> PartitionReadFilter:
+    return PartitionReadFilter((((lambda p: p.get("date") == value), f"date = '{value}'"),))
+
+
+A1, A2 = add("date=1/a.parquet", date="1"), add("date=2/b.parquet", date="2")
+
+
+def fp(kind=OpKind.DML, table=PARTITIONED, **kw) -> Footprint:
+    return Footprint(operation=kw.pop("operation", kind.value.upper()), kind=kind, table=table, **kw)
+
+
+def reader_of(rows: dict[str, pa.Table]):
+    return lambda a: rows[a.path]
+
+
+NEW_ROWS = {"n.parquet": pa.table({"id": [7]})}
+
+# (name, check, current, winner, expected): expected is None (nothing found, the check does
+# not decide), "decides" (decides without a conflict), or (ConflictKind, Check, sub_class).
+CASES = [
+    ("protocol upgrade alone", check_protocol, fp(), fp(OpKind.METADATA, protocol_change=ProtocolChange(frozenset({"x"}))),
+     (ConflictKind.PROTOCOL_CHANGED, Check.PROTOCOL, None)),
+    ("protocol beside metadata is left to the metadata check", check_protocol, fp(),
+     fp(OpKind.METADATA, protocol_change=ProtocolChange(frozenset({"x"})), metadata_change="sets p"), None),
+    ("a dropped feature fails everyone", check_protocol, fp(),
+     fp(OpKind.METADATA, protocol_change=ProtocolChange(removed_features=frozenset({"x"})), metadata_change="m"),
+     (ConflictKind.PROTOCOL_CHANGED, Check.PROTOCOL, None)),
+    ("both change the protocol", check_protocol, fp(protocol_change=ProtocolChange(frozenset({"y"}))),
+     fp(OpKind.METADATA, protocol_change=ProtocolChange(frozenset({"x"})), metadata_change="m"),
+     (ConflictKind.PROTOCOL_CHANGED, Check.PROTOCOL, None)),
+    ("metadata change", check_metadata, fp(), fp(OpKind.METADATA, metadata_change="adds column c"),
+     (ConflictKind.METADATA_CHANGED, Check.METADATA, None)),
+    ("no metadata change", check_metadata, fp(), fp(), None),
+    ("same domain", check_domains, fp(domains=frozenset({"d"})), fp(domains=frozenset({"d", "e"})),
+     (ConflictKind.CONCURRENT_TRANSACTION, Check.DOMAINS, None)),
+    ("other domains", check_domains, fp(domains=frozenset({"d"})), fp(domains=frozenset({"e"})), None),
+    ("an app id it read", check_app_ids, fp(read_app_ids=frozenset({"s"})), fp(app_ids=frozenset({"s"})),
+     (ConflictKind.CONCURRENT_TRANSACTION, Check.APP_IDS, None)),
+    ("an app id it did not read", check_app_ids, fp(app_ids=frozenset({"s"})), fp(app_ids=frozenset({"s"})), None),
+    ("added in a partition it read", check_added_files, fp(read_filter=reads_date("1")), fp(added_files=files(A1)),
+     (ConflictKind.CONCURRENT_APPEND, Check.ADDED_FILES, "WITH_PARTITION_HINT")),
+    ("added in another partition", check_added_files, fp(read_filter=reads_date("1")), fp(added_files=files(A2)), None),
+    ("blind append winner under WriteSerializable", check_added_files, fp(read_filter=reads_date("1")),
+     fp(OpKind.APPEND, added_files=files(A1), is_blind_append=True), None),
+    ("blind append winner under Serializable", check_added_files, fp(table=SERIALIZABLE, read_filter=reads_date("1")),
+     fp(OpKind.APPEND, table=SERIALIZABLE, added_files=files(A1), is_blind_append=True),
+     (ConflictKind.CONCURRENT_APPEND, Check.ADDED_FILES, "WITH_PARTITION_HINT")),
+    ("a blind append current never reads", check_added_files, fp(OpKind.APPEND, is_blind_append=True),
+     fp(added_files=files(A1)), None),
+    ("unpartitioned: any added file counts", check_added_files,
+     fp(table=UNPARTITIONED, read_filter=PartitionReadFilter(((None, "TRUE"),))), fp(table=UNPARTITIONED, added_files=files(A2)),
+     (ConflictKind.CONCURRENT_APPEND, Check.ADDED_FILES, "WITHOUT_HINT")),
+    ("whole-table read", check_added_files, fp(read_whole_table=True, read_filter=PartitionReadFilter(((None, "TRUE"),))),
+     fp(added_files=files(A2)), (ConflictKind.CONCURRENT_APPEND, Check.ADDED_FILES, "WHOLE_TABLE_READ")),
+    ("snapshot isolation for compaction", check_added_files,
+     fp(OpKind.COMPACTION, read_filter=reads_date("1"), changes_data=False), fp(added_files=files(A1)), None),
+    ("removed a file it read", check_deleted_read, fp(read_files=files(A1)), fp(removed_files=files(A1)),
+     (ConflictKind.CONCURRENT_DELETE_READ, Check.DELETED_READ, "WITH_PARTITION_HINT")),
+    ("removed another file", check_deleted_read, fp(read_files=files(A1)), fp(removed_files=files(A2)), None),
+    ("removed any file, after a whole-table read", check_deleted_read, fp(read_whole_table=True, read_files=files()),
+     fp(removed_files=files(A2)), (ConflictKind.CONCURRENT_DELETE_READ, Check.DELETED_READ, "EMPTY_READ_PREDICATES")),
+    ("both removed a file", check_deleted_deleted, fp(removed_files=files(A1)), fp(removed_files=files(A1, A2)),
+     (ConflictKind.CONCURRENT_DELETE_DELETE, Check.DELETED_DELETED, "WITH_PARTITION_HINT")),
+    ("removed different files", check_deleted_deleted, fp(removed_files=files(A1)), fp(removed_files=files(A2)), None),
+    ("compaction winner on a DV table decides: no conflict", check_compaction_with_deletion_vectors,
+     fp(table=DV, read_files=files(A1), removed_files=files(A1)),
+     fp(OpKind.COMPACTION, table=DV, removed_files=files(A1), added_files=files(A2)), "decides"),
+    ("ZORDER current on a DV table: the rule does not apply", check_compaction_with_deletion_vectors,
+     fp(OpKind.ZORDER, table=DV), fp(OpKind.COMPACTION, table=DV, removed_files=files(A1)), None),
+    ("row level: the same rows", check_changed_rows,
+     fp(table=DV, row_filter=RowConditionFilter(lambda t: pa.array([True] * t.num_rows)), read_rows=RowPositionSet.of({"a": [1]})),
+     fp(table=DV, deleted_rows=RowPositionSet.of({"a": [1, 2]}), new_rows=RowPositionSet.of({})),
+     (ConflictKind.CONCURRENT_APPEND, Check.ROW_LEVEL, "ROW_LEVEL_CHANGES")),
+    ("row level: other rows of the same file are merged", check_changed_rows,
+     fp(table=DV, row_filter=RowConditionFilter(lambda t: pa.array([True] * t.num_rows)), read_rows=RowPositionSet.of({"a": [1]}),
+        removed_files=files(add("a"))),
+     fp(table=DV, deleted_rows=RowPositionSet.of({"a": [2]}), new_rows=RowPositionSet.of({}), removed_files=files(add("a"))),
+     "decides"),
+    ("row level: an added row matching the condition", check_added_files,
+     fp(table=DV, row_filter=RowConditionFilter(lambda t: pa.compute.equal(t["id"], 7), "id = 7"),
+        read_rows=RowPositionSet.of({"a": [1]})),
+     fp(table=DV, deleted_rows=RowPositionSet.of({}),
+        new_rows=RowPositionSet.of({}, [add("n.parquet")], reader_of(NEW_ROWS))),
+     (ConflictKind.CONCURRENT_APPEND, Check.ROW_LEVEL, "ROW_LEVEL_CHANGES")),
+    ("row level: an added row outside the condition", check_added_files,
+     fp(table=DV, row_filter=RowConditionFilter(lambda t: pa.compute.equal(t["id"], 8), "id = 8"),
+        read_rows=RowPositionSet.of({"a": [1]})),
+     fp(table=DV, deleted_rows=RowPositionSet.of({}),
+        new_rows=RowPositionSet.of({}, [add("n.parquet")], reader_of(NEW_ROWS))), None),
+]
+
+
+@pytest.mark.parametrize("name,run,current,winner,expected", CASES, ids=[c[0] for c in CASES])
+def test_each_check_alone(name, run, current, winner, expected):
+    findings = _Findings(current, replace(winner, version=5))
+    decided = run(findings)
+    if expected is None:
+        assert not decided and not findings.conflicts
+    elif expected == "decides":
+        assert decided and not findings.conflicts
+    else:
+        kind, which, sub = expected
+        assert decided and len(findings.conflicts) == 1
+        c = findings.conflicts[0]
+        assert (c.kind, c.check, c.sub_class, c.winner_version) == (kind, which, sub, 5)
+        assert c.error_class == kind.error_class + (f".{sub}" if sub else "")
+        assert c.reason and c.advice == kind.advice
+
+
+def test_checks_run_in_deltas_order():
+    assert [c.__name__ for c in CHECKS] == [
+        "check_protocol", "check_metadata", "check_domains", "check_app_ids", "check_compaction_with_deletion_vectors",
+        "check_added_files", "check_changed_rows", "check_deleted_read", "check_deleted_deleted"]
+
+
+def test_the_first_certain_check_decides():
+    """A winner that changed the metadata and removed a file the transaction read fails it on
+    metadata, the earlier check; one that added and removed in a read partition, on appends."""
+    current = fp(read_filter=reads_date("1"), read_files=files(A1))
+    v = check_winner(current, fp(metadata_change="m", removed_files=files(A1), version=3))
+    assert v.conflict.kind is ConflictKind.METADATA_CHANGED and not v.alternatives
+    v = check_winner(current, fp(added_files=files(A1), removed_files=files(A1), version=3))
+    assert v.conflict.kind is ConflictKind.CONCURRENT_APPEND
+
+
+def test_rebases_are_asked_for_and_conflicts_stop_at_the_first_certain_winner():
+    current = fp(table=DV, read_files=files(A1), removed_files=files(A1))
+    compaction = fp(OpKind.COMPACTION, table=DV, removed_files=files(A1), added_files=files(A2), version=2)
+    v = check(current, [compaction, fp(table=DV, metadata_change="m", version=3)])
+    assert [r.kind for r in v.rebases] == [RebaseKind.REMAP_ONTO_COMPACTION]
+    assert v.conflict.kind is ConflictKind.METADATA_CHANGED and v.conflict.winner_version == 3
+
+
+@pytest.mark.parametrize("kind", list(ConflictKind))
+def test_each_kind_is_raised_as_the_exception_it_names(kind):
+    assert _CLASSES[kind].__name__ == kind.exception_name
+    assert ConflictKind.named(kind.exception_name) is kind
+    findings = _Findings(fp(), fp(version=1))
+    from acidsql.conflict.footprint import Evidence, Overlap
+
+    findings.conflict(kind, Evidence(Overlap.CERTAIN), Check.METADATA, "why")
+    raised = from_conflict(findings.conflicts[0], "t")
+    assert type(raised).__name__ == kind.exception_name and kind.advice in str(raised)
