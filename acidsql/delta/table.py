@@ -25,6 +25,7 @@ from acidsql.delta import datafiles
 from acidsql.delta import vacuum as vacuuming
 from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata
 from acidsql.delta.checkpoint import write_checkpoint
+from acidsql.delta.clustering import z_order
 from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.exceptions import (
     DeltaTableError, InvalidTablePropertyError, TableAlreadyExistsError, UnsupportedFeatureError,
@@ -526,9 +527,9 @@ class DeltaTable:
                                                 rows.num_rows))
             data = pa.concat_tables(parts)
             if sort_by:
-                # Rows move, so the mapping must follow them: keep one run per row group.
-                order = pc.sort_indices(data, sort_keys=[(c, "ascending") for c in sort_by])
-                data = data.take(order)
+                # Z-order, exactly as the Spark path orders it. Rows move, so no row mapping is
+                # recorded: a concurrent change then conflicts, as Delta's ZORDER does.
+                data = data.take(z_order(data, sort_by))
                 sources = []
             for add in group:
                 txn.remove(add.to_remove(now, data_change=False))
@@ -549,8 +550,8 @@ class DeltaTable:
     def start_optimize(self, partition_predicate: Optional[PartitionPredicate] = None, zorder_by: Sequence[str] = (),
                        description: str = "", statement: str = "") -> PreparedCommit:
         """OPTIMIZE [WHERE ...] [ZORDER BY (...)]: per partition, compact files into one (files
-        with deletion vectors are rewritten without the deleted rows). ZORDER BY sorts the rows
-        by the given columns (lexicographically: an approximation of Z-order clustering)."""
+        with deletion vectors are rewritten without the deleted rows). ZORDER BY orders the rows
+        by Z-value over the given columns, as the Spark path does."""
         txn = self._begin_existing(WriteKind.REARRANGE)
         snap = txn.snapshot
         for col in zorder_by:

@@ -6,8 +6,9 @@ vectors applied), writes one output file and reports it back. Output files carry
 `acidsql.compactedFrom` tag: the runs of source rows they hold, in order, so the engine can
 carry a concurrent deletion into the compacted files (see acidsql.delta.transaction).
 
-ZORDER BY sorts each partition's rows by a Z-value: the bits of the columns' ranks
-interleaved, so rows close in every column end up in the same files. Rows move, so no row
+ZORDER BY sorts each partition's rows by a Z-value (acidsql/delta/clustering.py, shared with
+the engine's own OPTIMIZE): the bits of the columns' ranks interleaved, so rows close in every
+column end up in the same files. Rows move, so no row
 mapping is recorded (a concurrent change then conflicts, as Delta's ZORDER does).
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.actions import AddFile
+from acidsql.delta.clustering import z_order
 from acidsql.delta.transaction import COMPACTED_FROM_TAG
 from acidsql.spark.scan import absolute_file_path
 from acidsql.spark.copy_on_write import kept_batches
@@ -66,26 +68,6 @@ def plan_bins(files: Sequence[AddFile], target_size: int, *, zorder: bool = Fals
     return [b for b in bins if zorder or purge or len(b.files) > 1 or any(a.deletion_vector for a in b.files)]
 
 
-def z_values(table: "pa.Table", columns: Sequence[str]) -> list[int]:
-    """Each row's Z-value: the dense ranks of its values in `columns` (nulls first), bits
-    interleaved most significant first."""
-    import pyarrow.compute as pc
-
-    ranks = []
-    for c in columns:
-        r = pc.rank(table.column(c), sort_keys="ascending", null_placement="at_start", tiebreaker="dense")
-        ranks.append([int(x) for x in r.to_pylist()])
-    bits = max((max(r, default=0).bit_length() for r in ranks), default=0)
-    out = []
-    for i in range(table.num_rows):
-        z = 0
-        for b in range(bits - 1, -1, -1):
-            for r in ranks:
-                z = (z << 1) | ((r[i] >> b) & 1)
-        out.append(z)
-    return out
-
-
 def _read_live(table_root: str, add: AddFile, schema: "pa.Schema") -> "pa.Table":
     """The file's rows without those its deletion vector deletes, as `schema`."""
     import pyarrow as pa
@@ -116,8 +98,7 @@ def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, 
             sources.append([add.path, add.deletion_vector.unique_id if add.deletion_vector else None, live.num_rows])
         data = pa.concat_tables(parts) if parts else schema.empty_table()
         if zorder_by and data.num_rows:
-            order = sorted(range(data.num_rows), key=z_values(data, zorder_by).__getitem__)
-            data = data.take(pa.array(order, pa.int64()))
+            data = data.take(z_order(data, zorder_by))
         if not data.num_rows:
             continue
         roller = FileRoller(table_root, schema, partition_cols, target_size if zorder_by else 1 << 62,
