@@ -129,7 +129,7 @@ def target_info(statement: m.AnyStatement, catalog: Catalog) -> TableInfo:
 
 def analyze_sql(text: str, catalog: Optional[Catalog] = None) -> Analysis:
     """Parse and analyze one statement."""
-    from acidsql.analysis._statements import parse_statement
+    from acidsql.sql import parse_statement
 
     return analyze(parse_statement(text), catalog)
 

@@ -11,7 +11,7 @@ from typing import Optional, Sequence, Union
 
 import yaml
 
-from acidsql.analysis._statements import parse_statement
+from acidsql.sql import parse_statement
 from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.footprints import Effects, SymbolicFiles, SymbolicRows, TableState, effects_of, footprint_of

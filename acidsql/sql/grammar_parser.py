@@ -20,7 +20,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 
-from acidsql.sql.build import is_path, parse_one_sql
+from acidsql.sql.build import is_path, parse_one_sql, plain_raw_strings
 from acidsql.sql.model import (
     AlterAction, AlterTable, CreateTable, Describe, DescribeWhat, Optimize, OtherStatement,
     Reorg, ReorgApply, Restore, Span, TableRef, Vacuum,
@@ -91,7 +91,7 @@ class Prepared:
         self.spans = spans
 
 
-def prepare(text: str, masked: str, first_word: str, open_quote: Optional[int] = None) -> Prepared:
+def prepare(text: str, masked: str, first_word: str) -> Prepared:
     """Blank out, for the grammar, the expressions of
       OPTIMIZE t WHERE cond [ZORDER BY ...] [FULL]     REORG TABLE t WHERE cond APPLY (...)
       RESTORE t TO TIMESTAMP AS OF expr                VACUUM t USING INVENTORY (query) ...
@@ -100,8 +100,7 @@ def prepare(text: str, masked: str, first_word: str, open_quote: Optional[int] =
     to the end: so a column named `apply`, `zorder` or `full` inside it is read as a column. A
     `)` that closes nothing ends it too. TIMESTAMP AS OF runs to the end, the inventory query to
     its closing parenthesis. `masked` is `text` with strings, quoted names and comments blanked
-    (scanner.scan), so nothing inside those counts; a quote that is never closed (at
-    `open_quote`) ends the expression, for the grammar to report."""
+    (scanner.scan), so nothing inside those counts."""
     if first_word not in _PREPARED:
         return Prepared(text, text)
     depth = 0
@@ -135,8 +134,6 @@ def prepare(text: str, masked: str, first_word: str, open_quote: Optional[int] =
     if end is None:
         zorder = [at for word, at in ends if word == "Z"]
         end = zorder[-1] if zorder else (ends[-1][1] if ends else len(text))
-    if open_quote is not None and open_quote >= start:
-        end = min(end, open_quote)
     while start < end and masked[start].isspace():
         start += 1
     while end > start and masked[end - 1].isspace():
@@ -196,6 +193,8 @@ def _target(tree) -> TableRef:
 
 
 def _unquote(text: str) -> str:
+    if text[0] in "rR":  # a raw string: no escapes
+        return text[2:-1]
     quote = text[0]
     body = text[1:-1]
     return body.replace(quote * 2, quote).replace("\\" + quote, quote)
@@ -218,18 +217,21 @@ def _number(tree) -> str:
 
 
 class GrammarStatementBuilder:
-    """Turns one Lark tree into a model statement; `text` is the statement's source. With
+    """Turns one Lark tree into a model statement; `text` is the statement's source, `source`
+    the same text as sqlglot should read its expressions (same length; see parser). With
     `params`, parameter markers in expressions are bound (see parser.bind_parameters)."""
 
-    def __init__(self, text: str, span: Span, params=None):
+    def __init__(self, text: str, span: Span, params=None, source: Optional[str] = None, raw_strings: bool = False):
         self.text = text
         self.span = span
         self.params = params
+        self.source = text if source is None else source
+        self.raw_strings = raw_strings
 
     def sub_expression(self, token: "Token"):
         """The sqlglot expression of a CONDITION token (an expression blanked by `prepare`)."""
         start, end = token.start_pos, token.end_pos
-        source = self.text[start:end]
+        source = self.source[start:end]
         try:
             expression = parse_one_sql(source)
         except SqlglotParseError as error:
@@ -249,6 +251,8 @@ class GrammarStatementBuilder:
                     at -= 1
             word = re.match(r"\S+", source[at:])
             raise ExpressionError(f"bad expression: unexpected '{word.group(0) if word else alias.name}'", start + at)
+        if self.raw_strings:
+            expression = plain_raw_strings(expression)
         if self.params:
             from acidsql.sql.parser import bind_parameters
 

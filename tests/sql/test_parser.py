@@ -240,7 +240,7 @@ def test_reorg_apply_error_points_at_the_bad_word():
     ("OPTIMIZE t WHERE a = = 1 ZORDER BY b", "bad expression", 22),
     ("OPTIMIZE t WHERE ZORDER BY b", "unexpected 'ZORDER'; expected an expression", 18),
     ("REORG TABLE t WHERE a = ) APPLY (PURGE)", "unexpected ')'; expected APPLY", 25),
-    ("OPTIMIZE t WHERE a = 'x", "unexpected '''", 22),
+    ("OPTIMIZE t WHERE a = 'x", "unterminated string literal", 22),
     ("REORG TABLE t APPLY PURGE", "unexpected 'PURGE'; expected '('", 21),
 ])
 def test_grammar_errors_are_positioned_where_the_problem_is(text, message, col):
