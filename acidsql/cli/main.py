@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 import traceback
 from typing import Optional, Sequence
@@ -76,6 +77,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, object]]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    # acidsql says what it could not read, positioned; sqlglot's own warnings (about SQL it
+    # generates for acidsql's internal use, too) are not for the user's terminal
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
     try:
         parser, modules = build_parser()
         args = parser.parse_args(argv)
@@ -95,6 +99,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         message = error.strerror and error.filename and f"{error.strerror}: {error.filename}" or str(error)
         print(f"acidsql: error: {message}", file=sys.stderr)
         return EXIT_USAGE
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in _SPARK_MODULES:
+            return _internal_error(error, debug)
+        if debug:
+            traceback.print_exc()
+        print(f"acidsql: error: `acidsql {_command(argv)}` runs SQL on PySpark, which is not installed "
+              f"(no module {error.name!r}): pip install 'acidsql[spark]'", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("acidsql: interrupted", file=sys.stderr)
         return 130
@@ -104,11 +116,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         code = exit_.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
     except Exception as error:  # never a traceback for the user unless asked
-        if debug:
-            traceback.print_exc()
-        print(f"acidsql: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
-              file=sys.stderr)
-        return EXIT_USAGE
+        return _internal_error(error, debug)
+
+
+# What the `spark` extra installs (`pip install 'acidsql[spark]'`).
+_SPARK_MODULES = frozenset({"pyspark", "py4j", "pandas"})
+
+
+def _command(argv: Sequence[str]) -> str:
+    return next((a for a in argv if a in COMMANDS), "run")
+
+
+def _internal_error(error: Exception, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    print(f"acidsql: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
+          file=sys.stderr)
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """sqlglot trees -> the typed statement model (acidsql.sql.model)."""
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from typing import Optional
@@ -31,12 +32,29 @@ def _tokenizer_and_parser():
         return _per_thread.pair
 
 
+class _QuietWhileParsing(logging.Filter):
+    """Drops what sqlglot logs while acidsql parses with it ("... contains unsupported syntax.
+    Falling back to parsing as a 'Command'"): acidsql reports each statement itself (a
+    passthrough, or a positioned error), and a library's warning must not reach the user's
+    stderr. sqlglot's logging outside acidsql's parsing is left alone."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(_per_thread, "parsing", False)
+
+
+logging.getLogger("sqlglot").addFilter(_QuietWhileParsing())
+
+
 def parse_sql(sql: str) -> list:
     """`sqlglot.parse(sql, read="databricks", error_message_context=1_000_000)`, without building
     a new dialect, tokenizer and parser for every call (a third of sqlglot's time on short
     statements). Raises sqlglot's ParseError / TokenError like it."""
     tokenizer, parser = _tokenizer_and_parser()
-    return parser.parse(tokenizer.tokenize(sql), sql)
+    _per_thread.parsing = True
+    try:
+        return parser.parse(tokenizer.tokenize(sql), sql)
+    finally:
+        _per_thread.parsing = False
 
 
 def parse_one_sql(sql: str) -> exp.Expression:

@@ -60,6 +60,10 @@ _SOURCE_ALIAS = re.compile(r"\)\s*((AS\s+)?([A-Za-z_][A-Za-z0-9_]*))\s*$", re.IG
 _TIME_TRAVEL = re.compile(r"\b(VERSION|TIMESTAMP)\s+AS\s+OF\b|@v?\d", re.IGNORECASE)
 
 
+# The note of a statement acidsql failed to read through a defect of its own.
+INTERNAL_ERROR_NOTE = "this is a defect in acidsql, not in the SQL: please report it with this statement"
+
+
 class SqlSyntaxError(Exception):
     """Raised by `parse_statement` for SQL that does not parse; `.error` says where and why."""
 
@@ -185,6 +189,11 @@ def _parse_each(scanned: ScannedScript, file: str,
                     scanned.has_raw_string(start, end))
             except RecursionError:  # sqlglot recurses once per level of nesting
                 raise _too_deep(scanned.masked[start:end]) from None
+            except _StatementError:
+                raise
+            except Exception as bug:  # a defect of acidsql, not of the SQL: this statement only
+                raise _StatementError(f"internal error while reading this statement: {type(bug).__name__}: {bug}", 0,
+                                      INTERNAL_ERROR_NOTE) from None
         except _StatementError as failure:
             offset = start + min(max(failure.offset, 0), len(statement_text) - 1)
             err_line, err_col = lines.position(offset)
@@ -622,13 +631,30 @@ def _condition_end(masked: str, start: int) -> int:
 def _from_sqlglot(error: SqlglotParseError, text: str) -> _StatementError:
     info = error.errors[0] if error.errors else {}
     offset = len(info.get("start_context") or "")
-    return _StatementError(_plain_sqlglot(info) if info else str(error), offset)
+    return _StatementError(_plain_sqlglot(info) if info else plain_tokens(str(error).split("\n")[0]), offset)
+
+
+# sqlglot puts token objects into some messages ("Expected table name but got <Token
+# token_type: TokenType.LT, text: <, line: 1, ...>"): the SQL text is what a reader wrote.
+_TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.\w+, text: (.*?), line: \d+, col: \d+, start: \d+, "
+                         r"end: \d+, comments: \[.*?\]>", re.DOTALL)
+_TOKEN_TYPE = re.compile(r"\bTokenType\.(\w+)")
+
+
+def plain_tokens(message: str) -> str:
+    """`message` with every token object written as its SQL text, in quotes."""
+    if "Token" not in message:
+        return message
+    message = _TOKEN_REPR.sub(lambda m: f"'{m.group(1)}'", message)
+    return _TOKEN_TYPE.sub(lambda m: m.group(1).replace("_", " "), message)
 
 
 def _plain_sqlglot(info: dict) -> str:
-    description = str(info.get("description") or "syntax error")
+    description = plain_tokens(str(info.get("description") or "syntax error"))
     found = (info.get("highlight") or "").strip()
     near = f" near '{found}'" if found else " at the end of the statement"
+    if " but got " in description:
+        near = ""
     if description.startswith("Expecting "):
         return f"expected {description[len('Expecting '):].rstrip('.')}{near}"
     if description.startswith("Expected "):

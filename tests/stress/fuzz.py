@@ -182,6 +182,8 @@ def position_problem(error: object, text: str) -> Optional[str]:
         return f"a failure of type {type(error).__name__}, not ParseError"
     if not error.message.strip():
         return "a ParseError without a message"
+    if error.message.startswith("internal error"):
+        return f"an internal error: {error.message[:120]}"
     lines = text.count("\n") + 1
     if not (1 <= error.line <= lines) or error.col < 1:
         return f"a ParseError at {error.line}:{error.col}, outside the {lines}-line input"
