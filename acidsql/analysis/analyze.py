@@ -167,7 +167,7 @@ class _Analyzer:
         errors = self._error_classes(op_kind, read, row_level, is_write, blind)
         return Analysis(
             statement=self.s,
-            kind=self.s.kind.value,
+            kind=self.s.label,
             operation=operation,
             op_kind=op_kind,
             table=self.s.target.key if self.s.target is not None else None,

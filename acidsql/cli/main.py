@@ -4,7 +4,9 @@ Each subcommand is a module in `acidsql/cli/commands/` with `register(subparsers
 `run(args) -> int`. Modules are imported one by one, so a missing or broken one does not
 take the others down, and `acidsql lint` never imports Spark.
 
-Exit status: 0 clean, 1 findings / conflicts / mismatches, 2 usage or internal error.
+Exit status: 0 clean; 1 findings / conflicts / mismatches, or acidsql failed on some item
+(each command reports that item and goes on with the rest); 2 a bad invocation (a missing
+file, a bad option, a malformed config, PySpark missing for a command that runs SQL).
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import sys
 import traceback
 from typing import Optional, Sequence
 
-from acidsql.cli.errors import EXIT_USAGE, UsageError
+from acidsql.cli.errors import EXIT_FINDINGS, EXIT_USAGE, UsageError
 
 COMMANDS = ("lint", "rules", "explain", "conflicts", "rewrite", "parse", "run", "race", "history", "describe")
 
@@ -29,7 +31,8 @@ examples:
   acidsql conflicts --jobs a.sql b.sql        which jobs can run at the same time
   acidsql rewrite job.sql --param date=2024-01-01 --param country=US
 
-exit status: 0 clean, 1 findings/conflicts/mismatch, 2 usage or internal error.
+exit status: 0 clean, 1 findings/conflicts/mismatch (or acidsql failed on some statement),
+             2 bad invocation (usage, missing file, bad config, PySpark not installed).
 Configuration: [tool.acidsql] in pyproject.toml, or acidsql.toml (see `acidsql rules`).
 """
 
@@ -128,11 +131,13 @@ def _command(argv: Sequence[str]) -> str:
 
 
 def _internal_error(error: Exception, debug: bool) -> int:
+    """A defect of acidsql that no command caught for one item: the result is unknown, so it
+    fails like a finding would (exit 1); exit 2 is kept for bad invocations."""
     if debug:
         traceback.print_exc()
     print(f"acidsql: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
           file=sys.stderr)
-    return EXIT_USAGE
+    return EXIT_FINDINGS
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ def prepare(ex: Executor, s: m.AnyStatement):
         table.restore(s.version, ts)
         operation = "RESTORE"
     else:
-        raise StatementError(f"acidsql does not run {s.kind.value} statements: {s.text}")
+        raise StatementError(f"acidsql does not run {s.label} statements: {s.text}")
     txn = table.held
     result = _result(s, operation, name, files_added=len(txn.staged_adds), files_removed=len(txn.staged_removes))
     return PreparedTableOperation(s, name, txn, operation, OpKind.METADATA, result=result)
