@@ -14,7 +14,7 @@ from acidsql.lint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "rules"
-CORPUS = ROOT.parent / "shared" / "corpus" / "statements.sql"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "statements.sql"
 
 PARTITIONED = """CREATE TABLE delta_table (user_id BIGINT, date DATE, country STRING, v STRING)
 USING DELTA PARTITIONED BY (date, country);
