@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "statements.sql"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "statements.sql"
 MIN_STATEMENTS = 300
 RUNS = 9
 SQLFLUFF_STATEMENTS = 60
@@ -125,7 +125,7 @@ def main() -> str:
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
 
     if not CORPUS.exists():
-        return "lint_throughput: ../shared/corpus not found; skipped\n"
+        return "lint_throughput: tests/data/corpus not found; skipped\n"
     statements = _statements()
     repeats = -(-MIN_STATEMENTS // len(statements))
     text = _script(statements) * repeats

@@ -21,7 +21,7 @@ import logging
 import time
 from pathlib import Path
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "statements.sql"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "corpus" / "statements.sql"
 
 
 def split_corpus(text: str) -> list[str]:

@@ -131,7 +131,7 @@ def target_info(statement: m.AnyStatement, catalog: Catalog) -> TableInfo:
 
 def analyze_sql(text: str, catalog: Optional[Catalog] = None) -> Analysis:
     """Parse and analyze one statement."""
-    from acidsql.analysis._statements import parse_statement
+    from acidsql.sql import parse_statement
 
     return analyze(parse_statement(text), catalog)
 
@@ -169,7 +169,7 @@ class _Analyzer:
         errors = self._error_classes(op_kind, read, row_level, is_write, blind)
         return Analysis(
             statement=self.s,
-            kind=self.s.kind.value,
+            kind=self.s.label,
             operation=operation,
             op_kind=op_kind,
             table=self.s.target.key if self.s.target is not None else None,

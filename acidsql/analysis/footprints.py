@@ -274,22 +274,29 @@ class Effects:
     after: Optional[TableState]
 
 
+# The column families Delta keeps min/max statistics for (not booleans, binary, structs,
+# arrays or maps: a condition on those cannot skip a file by its statistics).
+_SKIPPING_CATEGORIES = frozenset({"int", "float", "decimal", "string", "date", "timestamp"})
+
+
 def _stats_may_match(region: Region, f: DataFile, types: Mapping[str, str]) -> bool:
-    """Min/max skipping on the file's live rows, as Delta's data skipping would."""
+    """Min/max skipping on the file's live rows, as Delta's data skipping would. A column it
+    cannot decide on (no statistics for its type, values not known statically) skips nothing:
+    the file may match (an over-approximation, never a missed file)."""
     live = [r for _, r in f.live()]
     if not live:
         return False
     clauses = []
     for col in region.columns:
+        if type_category(types.get(col)) not in _SKIPPING_CATEGORIES:
+            continue
         vals = [r.get(col) for r in live]
         non_null = [v for v in vals if v is not None]
         cat = type_category(types.get(col))
-        if cat in ("complex", "other", "unknown") and not non_null:
-            continue
         try:
             lo = min(non_null) if non_null else None
             hi = max(non_null) if non_null else None
-        except TypeError:
+        except (TypeError, Unknown):  # mixed or statically unknown values: no bound
             continue
         if cat == "string" and non_null:
             # Delta truncates string statistics to a prefix; keep only what survives.

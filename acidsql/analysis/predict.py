@@ -11,7 +11,7 @@ from typing import Optional, Sequence, Union
 
 import yaml
 
-from acidsql.analysis._statements import parse_statement
+from acidsql.sql import parse_statement
 from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.footprints import Effects, SymbolicFiles, SymbolicRows, TableState, effects_of, footprint_of
@@ -255,6 +255,9 @@ class JobMatrix:
     jobs: tuple[str, ...]
     conflicts: tuple[PairConflict, ...]  # only pairs that may fail
     safe_pairs: tuple[tuple[str, str], ...]  # job pairs that never conflict in either order
+    # Statements (or pairs of them) acidsql failed on, in words; the rest was predicted. A job
+    # pair with such a failure is not called safe.
+    errors: tuple[str, ...] = ()
 
     def for_pair(self, a: str, b: str) -> list[PairConflict]:
         return [c for c in self.conflicts if {c.loser, c.winner} == {a, b}]
@@ -264,6 +267,7 @@ class JobMatrix:
             "jobs": list(self.jobs),
             "conflicts": [c.to_dict() for c in self.conflicts],
             "safe_pairs": [list(p) for p in self.safe_pairs],
+            "errors": list(self.errors),
         }
 
     def describe(self) -> list[str]:
@@ -273,6 +277,7 @@ class JobMatrix:
                        f"with {c.exception}: {c.reason}")
         for a, b in self.safe_pairs:
             out.append(f"{a} and {b} can run concurrently")
+        out.extend(self.errors)
         return out
 
 
@@ -292,14 +297,17 @@ def _shared_catalog(scripts: Sequence[m.Script], catalog: Catalog) -> Catalog:
     return cat
 
 
-def _script_writes(script: m.Script, catalog: Catalog) -> list[tuple[m.AnyStatement, Analysis]]:
+def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> list[tuple[m.AnyStatement, Analysis]]:
     cat = catalog.copy()
     out = []
     for st in script.statements:
-        a = analyze(st, cat)
-        if a.is_write and st.target is not None and not _defines_table(st):
-            out.append((st, a))
-        cat.apply(st)
+        try:
+            a = analyze(st, cat)
+            if a.is_write and st.target is not None and not _defines_table(st):
+                out.append((st, a))
+            cat.apply(st)
+        except Exception as bug:  # a defect of acidsql on one statement: the others are predicted
+            errors.append(f"{st.span}: internal error: {type(bug).__name__}: {bug} (this statement is left out)")
     return out
 
 
@@ -311,18 +319,25 @@ def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None)
     for i, s in enumerate(scripts):
         n = s.file if s.file and s.file not in names else f"job{i + 1}"
         names.append(n)
-    writes = [_script_writes(s, catalog) for s in scripts]
+    errors: list[str] = []
+    writes = [_script_writes(s, catalog, errors) for s in scripts]
+    failed_jobs = {i for i, s in enumerate(scripts) for e in errors if e.startswith(f"{s.file}:")}
     conflicts: list[PairConflict] = []
     safe: list[tuple[str, str]] = []
     for i in range(len(scripts)):
         for j in range(i + 1, len(scripts)):
-            found = False
+            found = i in failed_jobs or j in failed_jobs
             for (sa, aa) in writes[i]:
                 for (sb, ab) in writes[j]:
                     if sa.target.key.lower() != sb.target.key.lower():
                         continue
                     for (ln, ls, la), (wn, ws, wa) in (((names[i], sa, aa), (names[j], sb, ab)), ((names[j], sb, ab), (names[i], sa, aa))):
-                        v = check(footprint_of(la, catalog), [footprint_of(wa, catalog)])
+                        try:
+                            v = check(footprint_of(la, catalog), [footprint_of(wa, catalog)])
+                        except Exception as bug:  # this pair only
+                            found = True
+                            errors.append(f"{ls.span} against {ws.span}: internal error: {type(bug).__name__}: {bug}")
+                            continue
                         if v.conflict is None:
                             continue
                         found = True
@@ -336,7 +351,7 @@ def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None)
                         ))
             if not found:
                 safe.append((names[i], names[j]))
-    return JobMatrix(tuple(names), tuple(conflicts), tuple(safe))
+    return JobMatrix(tuple(names), tuple(conflicts), tuple(safe), tuple(errors))
 
 
 # ---------------------------------------------------------------------------------------------

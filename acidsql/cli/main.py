@@ -4,17 +4,20 @@ Each subcommand is a module in `acidsql/cli/commands/` with `register(subparsers
 `run(args) -> int`. Modules are imported one by one, so a missing or broken one does not
 take the others down, and `acidsql lint` never imports Spark.
 
-Exit status: 0 clean, 1 findings / conflicts / mismatches, 2 usage or internal error.
+Exit status: 0 clean; 1 findings / conflicts / mismatches, or acidsql failed on some item
+(each command reports that item and goes on with the rest); 2 a bad invocation (a missing
+file, a bad option, a malformed config, PySpark missing for a command that runs SQL).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 import traceback
 from typing import Optional, Sequence
 
-from acidsql.cli.errors import EXIT_USAGE, UsageError
+from acidsql.cli.errors import EXIT_FINDINGS, EXIT_USAGE, UsageError
 
 COMMANDS = ("lint", "rules", "explain", "conflicts", "rewrite", "parse", "run", "race", "history", "describe")
 
@@ -28,7 +31,8 @@ examples:
   acidsql conflicts --jobs a.sql b.sql        which jobs can run at the same time
   acidsql rewrite job.sql --param date=2024-01-01 --param country=US
 
-exit status: 0 clean, 1 findings/conflicts/mismatch, 2 usage or internal error.
+exit status: 0 clean, 1 findings/conflicts/mismatch (or acidsql failed on some statement),
+             2 bad invocation (usage, missing file, bad config, PySpark not installed).
 Configuration: [tool.acidsql] in pyproject.toml, or acidsql.toml (see `acidsql rules`).
 """
 
@@ -76,6 +80,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, object]]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    # acidsql says what it could not read, positioned; sqlglot's own warnings (about SQL it
+    # generates for acidsql's internal use, too) are not for the user's terminal
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
     try:
         parser, modules = build_parser()
         args = parser.parse_args(argv)
@@ -95,6 +102,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         message = error.strerror and error.filename and f"{error.strerror}: {error.filename}" or str(error)
         print(f"acidsql: error: {message}", file=sys.stderr)
         return EXIT_USAGE
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in _SPARK_MODULES:
+            return _internal_error(error, debug)
+        if debug:
+            traceback.print_exc()
+        print(f"acidsql: error: `acidsql {_command(argv)}` runs SQL on PySpark, which is not installed "
+              f"(no module {error.name!r}): pip install 'acidsql[spark]'", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("acidsql: interrupted", file=sys.stderr)
         return 130
@@ -104,11 +119,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         code = exit_.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
     except Exception as error:  # never a traceback for the user unless asked
-        if debug:
-            traceback.print_exc()
-        print(f"acidsql: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
-              file=sys.stderr)
-        return EXIT_USAGE
+        return _internal_error(error, debug)
+
+
+# What the `spark` extra installs (`pip install 'acidsql[spark]'`).
+_SPARK_MODULES = frozenset({"pyspark", "py4j", "pandas"})
+
+
+def _command(argv: Sequence[str]) -> str:
+    return next((a for a in argv if a in COMMANDS), "run")
+
+
+def _internal_error(error: Exception, debug: bool) -> int:
+    """A defect of acidsql that no command caught for one item: the result is unknown, so it
+    fails like a finding would (exit 1); exit 2 is kept for bad invocations."""
+    if debug:
+        traceback.print_exc()
+    print(f"acidsql: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
+          file=sys.stderr)
+    return EXIT_FINDINGS
 
 
 if __name__ == "__main__":

@@ -50,3 +50,23 @@ class Finding:
             "severity": self.severity.value,
             "fix": self.fix,
         }
+
+
+@dataclass(frozen=True)
+class LintError:
+    """A defect of acidsql met while linting one statement (or reading one file), reported
+    for that item while the rest is linted. `stage` says where: a rule code, "file" or
+    "catalog"."""
+
+    file: str
+    line: int
+    col: int
+    stage: str
+    message: str
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "col": self.col, "stage": self.stage, "error": self.message}

@@ -14,6 +14,25 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.I
 _GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
+def summary(report: LintReport) -> str:
+    """The last line of the text output. "All clear" only when acidsql saw every table the
+    scripts write and failed on nothing: no findings about a table it cannot see is no news."""
+    n = len(report.findings)
+    files = len(report.files)
+    line = f"{n} finding{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''} ({report.statements} statements)"
+    if report.suppressed:
+        line += f", {report.suppressed} suppressed"
+    if report.errors:
+        line += f", {len(report.errors)} internal error{'s' if len(report.errors) != 1 else ''}"
+    if report.unseen_statements:
+        line += f", {report.unseen_statements} on tables acidsql cannot see"
+    return f"All clear: {line}" if not n and report.knew_everything else line
+
+
+def error_line(error) -> str:
+    return f"{error.location}: {error.message} ({error.stage}); the rest was linted"
+
+
 def format_text(report: LintReport, show_fixes: bool = False) -> str:
     lines = []
     for f in report.findings:
@@ -23,12 +42,9 @@ def format_text(report: LintReport, show_fixes: bool = False) -> str:
         if show_fixes and f.fix:
             lines.append("    fix:")
             lines.extend("      " + line for line in f.fix.splitlines())
-    n = len(report.findings)
-    files = len(report.files)
-    summary = f"{n} finding{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''} ({report.statements} statements)"
-    if report.suppressed:
-        summary += f", {report.suppressed} suppressed"
-    lines.append(summary if n else f"All clear: {summary}")
+    lines.extend(error_line(e) for e in report.errors)
+    lines.extend(f"note: {note}" for note in report.notes)
+    lines.append(summary(report))
     return "\n".join(lines) + "\n"
 
 
@@ -50,6 +66,11 @@ def format_github(report: LintReport) -> str:
             f"::{_GITHUB_LEVEL[f.severity]} file={escape_property(f.file)},line={f.line},col={f.col},"
             f"title={escape_property(f.code + ' ' + f.name)}::{escape_data(message)}"
         )
+    for e in report.errors:
+        out.append(f"::error file={escape_property(e.file)},line={e.line},col={e.col},"
+                   f"title={escape_property('acidsql ' + e.stage)}::{escape_data(e.message)}")
+    for note in report.notes:
+        out.append(f"::notice title=acidsql::{escape_data(note)}")
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -76,6 +97,14 @@ def sarif_log(report: LintReport) -> dict:
             }],
         }
         results.append(result)
+    notifications = [{"level": "note", "message": {"text": note}} for note in report.notes]
+    for e in report.errors:
+        notifications.append({
+            "level": "error",
+            "message": {"text": f"{e.message} ({e.stage}); the rest was linted"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": Path(e.file).as_posix()},
+                                                "region": {"startLine": max(e.line, 1), "startColumn": max(e.col, 1)}}}],
+        })
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -83,7 +112,6 @@ def sarif_log(report: LintReport) -> dict:
             "tool": {
                 "driver": {
                     "name": "acidsql",
-                    "informationUri": "https://github.com/acidsql/acidsql",
                     "rules": [
                         {
                             "id": r.CODE,
@@ -96,6 +124,10 @@ def sarif_log(report: LintReport) -> dict:
                     ],
                 }
             },
+            "invocations": [{
+                "executionSuccessful": not report.errors,
+                "toolExecutionNotifications": notifications,
+            }],
             "results": results,
         }],
     }

@@ -8,26 +8,52 @@ from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from acidsql.lint.config import LintConfig
 from acidsql.lint.context import LintContext
-from acidsql.lint.finding import Finding
+from acidsql.lint.finding import Finding, LintError
 from acidsql.lint.rules import all_rules
 from acidsql.lint.rules.parse_error import findings_for_errors
 from acidsql.lint.suppression import Suppressions
+from acidsql.sql import model as m
 from acidsql.sql.model import ParseError
 from acidsql.sql.parser import parse_statements
 
 
 @dataclass(frozen=True)
 class LintReport:
-    """Findings of a run, sorted by file and position. `exit_code` is 1 when any remain."""
+    """Findings of a run, sorted by file and position. `exit_code` is 1 when any remain, or
+    when acidsql failed on some statement (`errors`). `unseen_statements` counts the writes to
+    tables acidsql could not see (`unseen_tables`): rules that depend on a table's layout said
+    nothing about them."""
 
     findings: tuple[Finding, ...]
     files: tuple[str, ...] = ()
     statements: int = 0
     suppressed: int = 0
+    errors: tuple[LintError, ...] = ()
+    unseen_statements: int = 0
+    unseen_tables: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.findings else 0
+        return 1 if self.findings or self.errors else 0
+
+    @property
+    def knew_everything(self) -> bool:
+        """Whether every write linted was to a table acidsql could see, without a failure."""
+        return not self.unseen_statements and not self.errors
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the linter could not judge, in words."""
+        if not self.unseen_statements:
+            return ()
+        n, k = self.unseen_statements, len(self.unseen_tables)
+        shown = ", ".join(self.unseen_tables[:8]) + (", ..." if k > 8 else "")
+        return (
+            f"{n} statement{'s' if n != 1 else ''} write{'' if n != 1 else 's'} {'a table' if k == 1 else f'{k} tables'} "
+            f"acidsql cannot see ({shown}): the rules that depend on a table's layout (partitions, deletion vectors, "
+            "isolation level) said nothing about them. Describe the tables under [tool.acidsql.tables] in "
+            "pyproject.toml or acidsql.toml, create them earlier in the script, or pass --warehouse DIR.",
+        )
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -42,6 +68,10 @@ class LintReport:
             "suppressed": self.suppressed,
             "counts": self.counts(),
             "findings": [f.to_dict() for f in self.findings],
+            "notes": list(self.notes),
+            "unseen_statements": self.unseen_statements,
+            "unseen_tables": list(self.unseen_tables),
+            "errors": [e.to_dict() for e in self.errors],
         }
 
     def to_json(self) -> str:
@@ -53,7 +83,19 @@ class LintReport:
             self.files + other.files,
             self.statements + other.statements,
             self.suppressed + other.suppressed,
+            self.errors + other.errors,
+            self.unseen_statements + other.unseen_statements,
+            tuple(sorted(set(self.unseen_tables) | set(other.unseen_tables))),
         )
+
+
+# The statements that write a table: the ones whose table's layout decides what rules say.
+_WRITES = (m.Merge, m.Update, m.Delete, m.Insert, m.AlterTable, m.Optimize, m.Reorg, m.Vacuum, m.Restore)
+
+
+def _internal(file: str, statement, stage: str, bug: Exception) -> LintError:
+    span = statement.span
+    return LintError(file, span.line, span.col, stage, f"internal error: {type(bug).__name__}: {bug}")
 
 
 def lint_text(
@@ -81,6 +123,9 @@ def lint_text(
     # One statement at a time: each is parsed, checked (and analyzed, if a rule asks) and
     # applied to the catalog, then let go (no rule looks back at earlier statements; the
     # catalog keeps what they did).
+    errors: list[LintError] = []
+    unseen: dict[str, None] = {}
+    unseen_statements = 0
     for statement in parse_statements(text, file, params=params or None):
         if type(statement) is ParseError:
             if report_errors:
@@ -93,14 +138,31 @@ def lint_text(
         statements += 1
         context.begin(statement)
         for rule in rules:
-            for finding in rule.check(statement, context):
+            try:
+                findings = rule.check(statement, context)
+            except Exception as bug:  # a defect of one rule on one statement: say so, go on
+                errors.append(_internal(file, statement, rule.CODE, bug))
+                continue
+            for finding in findings:
                 if suppressions.silences(finding.code, statement.span.line, statement.span.end_line):
                     suppressed += 1
                 else:
                     found.append(finding)
+        if isinstance(statement, _WRITES) and statement.target is not None:
+            try:
+                known = context.table(statement).known
+            except Exception:  # a failing catalog loader: the table was not seen
+                known = False
+            if not known:
+                unseen_statements += 1
+                unseen[statement.target.key] = None
         context.end()
-        catalog.apply(statement)
-    return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), statements, suppressed)
+        try:
+            catalog.apply(statement)
+        except Exception as bug:
+            errors.append(_internal(file, statement, "catalog", bug))
+    return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), statements, suppressed, tuple(errors),
+                      unseen_statements, tuple(sorted(unseen)))
 
 
 def sql_files(paths: Iterable[Union[str, Path]]) -> list[Path]:
@@ -132,6 +194,12 @@ def lint_paths(
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
-            raise ValueError(f"{path}: not a UTF-8 text file") from None
-        report = report + lint_text(text, str(path), config, params, catalog=base)
+            report = report + LintReport((), (str(path),), errors=(
+                LintError(str(path), 1, 1, "file", "not a UTF-8 text file: not linted"),))
+            continue
+        try:
+            report = report + lint_text(text, str(path), config, params, catalog=base)
+        except Exception as bug:  # a defect of acidsql on this file: the other files are linted
+            report = report + LintReport((), (str(path),), errors=(
+                LintError(str(path), 1, 1, "file", f"internal error: {type(bug).__name__}: {bug}"),))
     return report

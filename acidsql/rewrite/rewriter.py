@@ -30,6 +30,7 @@ from sqlglot.tokens import TokenType
 from acidsql.rewrite.literals import LiteralError, literal_value, typed_literal
 from acidsql.rewrite.parameters import bind_parameters, find_markers
 from acidsql.rewrite.table_facts import TableFacts, table_facts
+from acidsql.sql import SqlSyntaxError, parse_statement
 from acidsql.sql.model import Statement
 
 
@@ -100,13 +101,15 @@ def unified_diff(original: str, rewritten: str, file: str = "<sql>") -> str:
 
 
 def _parse(text: str) -> exp.Expression:
+    """The sqlglot tree of one statement, read by acidsql's front end (the same reading lint
+    and run have: what they reject, the rewriter refuses)."""
     try:
-        expression = sqlglot.parse_one(text, read="databricks")
-    except sqlglot.errors.ParseError as error:
-        raise _Refusal(f"the statement does not parse: {str(error).splitlines()[0]}") from None
-    if expression is None:
-        raise _Refusal("the text holds no statement")
-    return expression
+        statement = parse_statement(text)
+    except SqlSyntaxError as error:
+        raise _Refusal(f"the statement does not parse: {error.error.message}") from None
+    if statement.expression is None:
+        raise _Refusal(f"only MERGE, UPDATE and DELETE are rewritten, not {statement.label}")
+    return statement.expression
 
 
 def _table_key(table: exp.Table) -> str:

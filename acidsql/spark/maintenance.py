@@ -110,7 +110,7 @@ def prepare(ex: Executor, s: m.AnyStatement):
         table.restore(s.version, ts)
         operation = "RESTORE"
     else:
-        raise StatementError(f"acidsql does not run {s.kind.value} statements: {s.text}")
+        raise StatementError(f"acidsql does not run {s.label} statements: {s.text}")
     txn = table.held
     result = _result(s, operation, name, files_added=len(txn.staged_adds), files_removed=len(txn.staged_removes))
     return PreparedTableOperation(s, name, txn, operation, OpKind.METADATA, result=result)
@@ -125,6 +125,10 @@ def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
         table.unset_properties(list(s.property_keys), if_exists=s.if_exists)
         return "UNSET TBLPROPERTIES"
     if a is m.AlterAction.ADD_COLUMNS:
+        placed = [c.name for c in s.columns if c.default is not None or c.position is not None]
+        if placed:  # the engine appends plain columns: it would drop the default or the place
+            raise StatementError(f"acidsql does not run ADD COLUMN with DEFAULT or FIRST / AFTER yet "
+                                 f"({', '.join(placed)}): {s.text}")
         cols = []
         for c in s.columns:
             dtype = ex.spark.createDataFrame([], f"`{c.name}` {c.type}").schema.fields[0].dataType

@@ -1,6 +1,7 @@
 """sqlglot trees -> the typed statement model (acidsql.sql.model)."""
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from typing import Optional
@@ -31,12 +32,29 @@ def _tokenizer_and_parser():
         return _per_thread.pair
 
 
+class _QuietWhileParsing(logging.Filter):
+    """Drops what sqlglot logs while acidsql parses with it ("... contains unsupported syntax.
+    Falling back to parsing as a 'Command'"): acidsql reports each statement itself (a
+    passthrough, or a positioned error), and a library's warning must not reach the user's
+    stderr. sqlglot's logging outside acidsql's parsing is left alone."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(_per_thread, "parsing", False)
+
+
+logging.getLogger("sqlglot").addFilter(_QuietWhileParsing())
+
+
 def parse_sql(sql: str) -> list:
     """`sqlglot.parse(sql, read="databricks", error_message_context=1_000_000)`, without building
     a new dialect, tokenizer and parser for every call (a third of sqlglot's time on short
     statements). Raises sqlglot's ParseError / TokenError like it."""
     tokenizer, parser = _tokenizer_and_parser()
-    return parser.parse(tokenizer.tokenize(sql), sql)
+    _per_thread.parsing = True
+    try:
+        return parser.parse(tokenizer.tokenize(sql), sql)
+    finally:
+        _per_thread.parsing = False
 
 
 def parse_one_sql(sql: str) -> exp.Expression:
@@ -196,11 +214,13 @@ def _column_defs(defs) -> tuple[ColumnDef, ...]:
     for column in defs or ():
         if not isinstance(column, exp.ColumnDef):
             continue
-        nullable, identity, generated, comment = True, False, None, None
+        nullable, identity, generated, comment, default = True, False, None, None, None
         for constraint in column.args.get("constraints") or ():
             kind = constraint.args.get("kind")
             if isinstance(kind, exp.NotNullColumnConstraint) and not kind.args.get("allow_null"):
                 nullable = False
+            elif isinstance(kind, exp.DefaultColumnConstraint):
+                default = kind.this
             elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint):
                 identity = True
                 if kind.args.get("expression") is not None:  # GENERATED ALWAYS AS (expr)
@@ -213,9 +233,29 @@ def _column_defs(defs) -> tuple[ColumnDef, ...]:
         out.append(ColumnDef(
             name=_column_name(column.this) if column.this is not None else column.name,
             type=_memo_sql(kind) if kind is not None else "",
-            nullable=nullable, identity=identity, generated=generated, comment=comment,
+            nullable=nullable, identity=identity, generated=generated, comment=comment, default=default,
+            position=_position(column.args.get("position")),
         ))
     return tuple(out)
+
+
+def _position(position) -> Optional[str]:
+    """ADD COLUMN ... FIRST / AFTER c as "FIRST" / "AFTER c"."""
+    if not isinstance(position, exp.ColumnPosition):
+        return None
+    where = str(position.args.get("position") or "").upper()
+    if where == "AFTER" and position.this is not None:
+        return f"AFTER {_column_name(position.this)}"
+    return where or None
+
+
+def plain_raw_strings(tree: exp.Expression) -> exp.Expression:
+    """Raw string literals (r'C:\\dir\\') as the plain string literals they stand for: the
+    model and the analysis know one kind of string literal."""
+    def plain(node: exp.Expression) -> exp.Expression:
+        return exp.Literal.string(node.this) if isinstance(node, exp.RawString) else node
+
+    return tree.transform(plain, copy=False)
 
 
 def _property_pairs(properties) -> tuple[tuple[str, str], ...]:
@@ -408,7 +448,11 @@ def _create(tree: exp.Create, common: dict, extras: dict) -> CreateTable | Other
     )
 
 
-def _alter(tree: exp.Alter, common: dict) -> AlterTable:
+def _alter(tree: exp.Alter, common: dict) -> AlterTable | OtherStatement:
+    kind = str(tree.args.get("kind") or "TABLE").upper()
+    if kind != "TABLE":  # ALTER VIEW / SCHEMA ...: no Delta table's log
+        return OtherStatement(target=None, command=f"ALTER {kind}",
+                              note=f"ALTER {kind} writes no Delta table: no conflict effect", **common)
     target = table_ref(tree.this)
     actions = tree.args.get("actions") or []
     action = actions[0] if actions else None

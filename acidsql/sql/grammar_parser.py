@@ -20,7 +20,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 
-from acidsql.sql.build import is_path, parse_one_sql
+from acidsql.sql.build import is_path, parse_one_sql, plain_raw_strings
 from acidsql.sql.model import (
     AlterAction, AlterTable, CreateTable, Describe, DescribeWhat, Optimize, OtherStatement,
     Reorg, ReorgApply, Restore, Span, TableRef, Vacuum,
@@ -74,9 +74,10 @@ def _cache_file(grammar_text: str) -> Optional[str]:
 
 # Parentheses, and the words that start or end an expression, outside names.
 _CLAUSE_WORDS = re.compile(
-    r"\(|\)|(?<![\w.$])(WHERE|ZORDER\s+BY|APPLY(?=\s*\()|FULL|TIMESTAMP\s+AS\s+OF|INVENTORY(?=\s*\())(?![\w$])",
+    r"\(|\)|(?<![\w.$])(WHERE|ZORDER\s+BY|APPLY(?=\s*\()|FULL|TIMESTAMP\s+AS\s+OF|INVENTORY(?=\s*\()|TBLPROPERTIES"
+    r"|LOCATION)(?![\w$])",
     re.IGNORECASE)
-_PREPARED = frozenset({"OPTIMIZE", "REORG", "RESTORE", "VACUUM"})
+_PREPARED = frozenset({"OPTIMIZE", "REORG", "RESTORE", "VACUUM", "CREATE", "REPLACE"})
 
 
 class Prepared:
@@ -91,17 +92,17 @@ class Prepared:
         self.spans = spans
 
 
-def prepare(text: str, masked: str, first_word: str, open_quote: Optional[int] = None) -> Prepared:
+def prepare(text: str, masked: str, first_word: str) -> Prepared:
     """Blank out, for the grammar, the expressions of
       OPTIMIZE t WHERE cond [ZORDER BY ...] [FULL]     REORG TABLE t WHERE cond APPLY (...)
       RESTORE t TO TIMESTAMP AS OF expr                VACUUM t USING INVENTORY (query) ...
+      CREATE TABLE t SHALLOW CLONE s TIMESTAMP AS OF expr [TBLPROPERTIES (...)] [LOCATION '...']
     A WHERE condition runs from the first depth-0 WHERE to the last depth-0 `ZORDER BY` (else a
     `FULL` that ends the statement) for OPTIMIZE, to the last depth-0 `APPLY (` for REORG, else
     to the end: so a column named `apply`, `zorder` or `full` inside it is read as a column. A
-    `)` that closes nothing ends it too. TIMESTAMP AS OF runs to the end, the inventory query to
-    its closing parenthesis. `masked` is `text` with strings, quoted names and comments blanked
-    (scanner.scan), so nothing inside those counts; a quote that is never closed (at
-    `open_quote`) ends the expression, for the grammar to report."""
+    `)` that closes nothing ends it too. TIMESTAMP AS OF runs to the end (for CLONE, to a depth-0
+    TBLPROPERTIES or LOCATION), the inventory query to its closing parenthesis. `masked` is `text` with strings, quoted names and comments blanked
+    (scanner.scan), so nothing inside those counts."""
     if first_word not in _PREPARED:
         return Prepared(text, text)
     depth = 0
@@ -121,22 +122,25 @@ def prepare(text: str, masked: str, first_word: str, open_quote: Optional[int] =
                 end = match.start()  # the inventory query's `)`, or a `)` closing nothing
                 break
         elif depth == 0:
-            word = match.group(1)[:1].upper()
+            word = match.group(1)[:2].upper()
+            clone = first_word in ("CREATE", "REPLACE")
             if start is None:
-                if (word == "W" and first_word in ("OPTIMIZE", "REORG")) or (word == "T" and first_word == "RESTORE"):
+                if (word == "WH" and first_word in ("OPTIMIZE", "REORG")) or (
+                        word == "TI" and (first_word == "RESTORE" or clone)):
                     start = match.end()
-                elif word == "I" and first_word == "VACUUM":
+                elif word == "IN" and first_word == "VACUUM":
                     inventory_paren = True
-            elif (word == "Z" and first_word == "OPTIMIZE") or (word == "A" and first_word == "REORG") or (
-                    word == "F" and first_word == "OPTIMIZE" and not masked[match.end():].strip()):
-                ends.append((word, match.start()))
+            elif clone and word in ("TB", "LO"):
+                end = match.start()
+                break
+            elif (word == "ZO" and first_word == "OPTIMIZE") or (word == "AP" and first_word == "REORG") or (
+                    word == "FU" and first_word == "OPTIMIZE" and not masked[match.end():].strip()):
+                ends.append((word[0], match.start()))
     if start is None:
         return Prepared(text, text)
     if end is None:
         zorder = [at for word, at in ends if word == "Z"]
         end = zorder[-1] if zorder else (ends[-1][1] if ends else len(text))
-    if open_quote is not None and open_quote >= start:
-        end = min(end, open_quote)
     while start < end and masked[start].isspace():
         start += 1
     while end > start and masked[end - 1].isspace():
@@ -196,6 +200,8 @@ def _target(tree) -> TableRef:
 
 
 def _unquote(text: str) -> str:
+    if text[0] in "rR":  # a raw string: no escapes
+        return text[2:-1]
     quote = text[0]
     body = text[1:-1]
     return body.replace(quote * 2, quote).replace("\\" + quote, quote)
@@ -218,18 +224,21 @@ def _number(tree) -> str:
 
 
 class GrammarStatementBuilder:
-    """Turns one Lark tree into a model statement; `text` is the statement's source. With
+    """Turns one Lark tree into a model statement; `text` is the statement's source, `source`
+    the same text as sqlglot should read its expressions (same length; see parser). With
     `params`, parameter markers in expressions are bound (see parser.bind_parameters)."""
 
-    def __init__(self, text: str, span: Span, params=None):
+    def __init__(self, text: str, span: Span, params=None, source: Optional[str] = None, raw_strings: bool = False):
         self.text = text
         self.span = span
         self.params = params
+        self.source = text if source is None else source
+        self.raw_strings = raw_strings
 
     def sub_expression(self, token: "Token"):
         """The sqlglot expression of a CONDITION token (an expression blanked by `prepare`)."""
         start, end = token.start_pos, token.end_pos
-        source = self.text[start:end]
+        source = self.source[start:end]
         try:
             expression = parse_one_sql(source)
         except SqlglotParseError as error:
@@ -249,6 +258,8 @@ class GrammarStatementBuilder:
                     at -= 1
             word = re.match(r"\S+", source[at:])
             raise ExpressionError(f"bad expression: unexpected '{word.group(0) if word else alias.name}'", start + at)
+        if self.raw_strings:
+            expression = plain_raw_strings(expression)
         if self.params:
             from acidsql.sql.parser import bind_parameters
 
@@ -332,8 +343,11 @@ class GrammarStatementBuilder:
         ref_tree = _find(tree, "table_ref")
         clone_of = _target(next(c for c in ref_tree.children if not isinstance(c, str)))
         version = next((t for t in ref_tree.children if isinstance(t, str) and t.type == "NUMBER"), None)
+        timestamp = next((t for t in ref_tree.children if isinstance(t, str) and t.type == "CONDITION"), None)
         if version is not None:
             clone_of = TableRef(name=clone_of.name, path=clone_of.path, version_as_of=int(version.value))
+        elif timestamp is not None:
+            clone_of = TableRef(name=clone_of.name, path=clone_of.path, timestamp_as_of=self.sub_expression(timestamp))
         properties = []
         for prop in (p for tail in _all(tree, "clone_properties") for p in _all(tail, "property")):
             key = prop.children[0].children[0]

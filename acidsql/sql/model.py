@@ -73,6 +73,8 @@ class ColumnDef:
     identity: bool = False  # GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY
     generated: Optional[exp.Expression] = None  # GENERATED ALWAYS AS (expr)
     comment: Optional[str] = None
+    default: Optional[exp.Expression] = None  # DEFAULT expr
+    position: Optional[str] = None  # ADD COLUMN ... FIRST / AFTER other: "FIRST" or "AFTER other"
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,11 @@ class Statement:
     notes: tuple[str, ...] = ()
 
     kind = StatementKind.OTHER
+
+    @property
+    def label(self) -> str:
+        """What the statement is, as shown to users: its kind (OtherStatement: its own words)."""
+        return self.kind.value
 
 
 class MergeAction(str, enum.Enum):
@@ -257,10 +264,18 @@ class Select(Statement):
 
 @dataclass(frozen=True)
 class OtherStatement(Statement):
-    """Parsed but outside what acidsql models (e.g. SET, USE, Databricks-only ALTERs)."""
+    """Parsed but outside what acidsql models: statements that write no Delta table's log
+    (SHOW, EXPLAIN, SET, USE, REFRESH, CREATE VIEW, ...), passed through with no conflict
+    effect, and Databricks-only ALTERs. `command` is its kind in its own words (SHOW
+    TBLPROPERTIES, MSCK REPAIR TABLE, ...)."""
 
     kind = StatementKind.OTHER
     note: str = ""
+    command: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.command or self.kind.value
 
 
 AnyStatement = Union[

@@ -16,6 +16,7 @@ Which parser reads a statement:
 """
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 import threading
@@ -26,10 +27,14 @@ from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 
-from acidsql.sql.build import UnsupportedStatement, build, parse_one_sql, parse_sql
+from acidsql.sql.build import (
+    SQL_DIALECT, UnsupportedStatement, build, parse_one_sql, parse_sql, plain_raw_strings, table_ref,
+)
 from acidsql.sql.fast_grammar import fast_parse
 from acidsql.sql.grammar_parser import FIRST_WORDS, ExpressionError, GrammarStatementBuilder, grammar, prepare
-from acidsql.sql.model import AnyStatement, ParseError, Script, Span, StatementKind
+from acidsql.sql.model import (
+    AlterAction, AlterTable, AnyStatement, OtherStatement, ParseError, Script, Span, StatementKind, TableRef,
+)
 from acidsql.sql.scanner import ScannedScript, scan, trim
 
 # The first two words within a statement's first 80 characters (of its masked text).
@@ -53,6 +58,10 @@ _CLONE = re.compile(
     + r"\s+((SHALLOW|DEEP)\s+)?CLONE(?![\w$])", re.IGNORECASE)
 _SOURCE_ALIAS = re.compile(r"\)\s*((AS\s+)?([A-Za-z_][A-Za-z0-9_]*))\s*$", re.IGNORECASE)
 _TIME_TRAVEL = re.compile(r"\b(VERSION|TIMESTAMP)\s+AS\s+OF\b|@v?\d", re.IGNORECASE)
+
+
+# The note of a statement acidsql failed to read through a defect of its own.
+INTERNAL_ERROR_NOTE = "this is a defect in acidsql, not in the SQL: please report it with this statement"
 
 
 class SqlSyntaxError(Exception):
@@ -171,13 +180,20 @@ def _parse_each(scanned: ScannedScript, file: str,
         end_line, end_col = lines.position(end)
         span = Span(file, line, col, end_line, end_col, start, end)
         try:
-            open_quote = scanned.unterminated
-            open_quote = open_quote - start if open_quote is not None and start <= open_quote < end else None
+            problem = scanned.problem_in(start, end) if scanned.problems else None
+            if problem is not None:  # an unclosed quote or comment: the lexer's error is the one
+                raise _StatementError(problem.message, problem.offset - start, problem.note)
             try:
                 item: Union[AnyStatement, ParseError] = _parse_one(
-                    statement_text, scanned.masked[start:end], span, params, open_quote)
+                    statement_text, scanned.masked[start:end], span, params, _readable_text(scanned, start, end),
+                    scanned.has_raw_string(start, end))
             except RecursionError:  # sqlglot recurses once per level of nesting
                 raise _too_deep(scanned.masked[start:end]) from None
+            except _StatementError:
+                raise
+            except Exception as bug:  # a defect of acidsql, not of the SQL: this statement only
+                raise _StatementError(f"internal error while reading this statement: {type(bug).__name__}: {bug}", 0,
+                                      INTERNAL_ERROR_NOTE) from None
         except _StatementError as failure:
             offset = start + min(max(failure.offset, 0), len(statement_text) - 1)
             err_line, err_col = lines.position(offset)
@@ -223,24 +239,56 @@ def parse_statement(text: str, params: Optional[Mapping[str, str]] = None) -> An
 # ---------------------------------------------------------------------------------------------
 
 
-def _parse_one(text: str, masked: str, span: Span, params, open_quote: Optional[int] = None) -> AnyStatement:
-    """Parse one statement. `open_quote`: where in it a quote opens that is never closed."""
+def _readable_text(scanned: ScannedScript, start: int, end: int) -> str:
+    """The statement's text for sqlglot and the grammar: the text itself, unless it holds a
+    comment they would end elsewhere than Spark does (a `--` comment continued by a
+    backslash-newline, a nested block comment): those are blanked, same length."""
+    text = scanned.text[start:end]
+    if not scanned.unusual_comments:
+        return text
+    blanked = scanned.unusual_comments_in(start, end)
+    if not blanked:
+        return text
+    chars = list(text)
+    for s, e in blanked:
+        s, e = max(s, start) - start, min(e, end) - start
+        chars[s:e] = [c if c == "\n" else " " for c in chars[s:e]]
+    return "".join(chars)
+
+
+def _parse_one(text: str, masked: str, span: Span, params, sql_text: Optional[str] = None,
+               raw_strings: bool = False) -> AnyStatement:
+    """Parse one statement. `sql_text`: its text as sqlglot should read it (same length as
+    `text`); `raw_strings`: whether it holds raw string literals (r'...')."""
+    sql_text = text if sql_text is None else sql_text
     words = _FIRST_TWO_WORDS.match(masked, 0, 80)
     first = words.group(1).upper() if words else ""
     second = (words.group(2) or "").upper() if words else ""
+    if first in _PASSTHROUGH_FIRST or (first == "ALTER" and second in _ALTER_NOT_TABLE):
+        return _passthrough(text, masked, span)
+    if first == "GENERATE":
+        return _generate(text, masked, span)
     if first in FIRST_WORDS or (first in ("DESCRIBE", "DESC") and second in ("HISTORY", "DETAIL")) or (
             first == "ALTER" and _GRAMMAR_ALTER.match(masked)) or (
             first in ("CREATE", "REPLACE") and _CLONE.match(masked)):
-        return _parse_with_grammar(text, masked, first, span, params, open_quote)
+        try:
+            return _parse_with_grammar(text, masked, first, span, params, sql_text, raw_strings)
+        except _StatementError:
+            # never worse than sqlglot: what it reads as a statement (`DESCRIBE history.tbl`,
+            # a table named history) is that statement
+            statement = _sqlglot_statement_or_none(text, masked, span, params, sql_text, raw_strings)
+            if statement is None:
+                raise
+            return statement
 
     _strict_checks(first, masked)
-    rewritten, extras = _rewrite(text, masked, params)
+    rewritten, extras = _rewrite(sql_text, masked, params)
     try:
         trees = parse_sql(rewritten)
     except SqlglotParseError as error:
         if first in ("ALTER", "CREATE", "REPLACE"):
             try:
-                return _parse_with_grammar(text, masked, first, span, params, open_quote)
+                return _parse_with_grammar(text, masked, first, span, params, sql_text, raw_strings)
             except _StatementError:
                 pass
         raise _from_sqlglot(error, text) from None
@@ -252,7 +300,14 @@ def _parse_one(text: str, masked: str, span: Span, params, open_quote: Optional[
     tree = trees[0]
     if isinstance(tree, exp.Command) or (isinstance(tree, exp.Alter) and any(
             isinstance(a, exp.Command) for a in tree.args.get("actions") or ())):
-        return _parse_with_grammar(text, masked, first, span, params, open_quote)
+        return _from_command(tree, text, masked, first, second, span, params, sql_text, raw_strings)
+    return _build(tree, text, masked, span, params, extras, raw_strings)
+
+
+def _build(tree: exp.Expression, text: str, masked: str, span: Span, params, extras: dict,
+           raw_strings: bool) -> AnyStatement:
+    if raw_strings:
+        tree = plain_raw_strings(tree)
     if params:
         tree = bind_parameters(tree, params)
     try:
@@ -263,13 +318,50 @@ def _parse_one(text: str, masked: str, span: Span, params, open_quote: Optional[
         # a tree sqlglot built from broken SQL in a shape the model does not expect: this
         # function reports bad SQL, it does not raise for it
         raise _StatementError(f"{tree.key.upper()} statement not understood", 0) from None
+    if type(statement) is OtherStatement and not statement.command:
+        statement = dataclasses.replace(statement, command=command_label(masked))
     _check_target(statement, masked)
     return statement
 
 
-def _parse_with_grammar(text: str, masked: str, first: str, span: Span, params,
-                        open_quote: Optional[int] = None) -> AnyStatement:
-    prepared = prepare(text, masked, first, open_quote)
+def _sqlglot_statement_or_none(text: str, masked: str, span: Span, params, sql_text: str,
+                               raw_strings: bool) -> Optional[AnyStatement]:
+    """The statement sqlglot reads, when it reads one (not an opaque Command); else None."""
+    try:
+        trees = [tree for tree in parse_sql(sql_text) if tree is not None]
+    except (SqlglotParseError, TokenError):
+        return None
+    if len(trees) != 1 or isinstance(trees[0], exp.Command):
+        return None
+    try:
+        return _build(trees[0], text, masked, span, params, {}, raw_strings)
+    except _StatementError:
+        return None
+
+
+def _from_command(tree: exp.Expression, text: str, masked: str, first: str, second: str, span: Span, params,
+                  sql_text: str, raw_strings: bool) -> AnyStatement:
+    """A statement sqlglot could keep only as an opaque Command: the grammar's, if it reads it;
+    else an ALTER TABLE acidsql does not model in detail (a metadata change, which conflicts
+    with every concurrent writer: the safe reading), or a passthrough when its leading words
+    say it writes no table; else the grammar's error."""
+    try:
+        return _parse_with_grammar(text, masked, first, span, params, sql_text, raw_strings)
+    except _StatementError as error:
+        if first == "ALTER" and second == "TABLE":
+            statement = _opaque_alter_table(tree, text, masked, span)
+            if statement is not None:
+                return statement
+            raise
+        if not writes_a_table(masked, first):
+            return _passthrough(text, masked, span)
+        raise error from None
+
+
+def _parse_with_grammar(text: str, masked: str, first: str, span: Span, params, sql_text: Optional[str] = None,
+                        raw_strings: bool = False) -> AnyStatement:
+    sql_text = text if sql_text is None else sql_text
+    prepared = prepare(sql_text, masked, first)
     tree = fast_parse(prepared.lark_text)  # the plain forms, without Lark (same tree)
     if tree is None:
         from lark.exceptions import UnexpectedInput
@@ -279,9 +371,130 @@ def _parse_with_grammar(text: str, masked: str, first: str, span: Span, params,
         except UnexpectedInput as error:
             raise _from_lark(error, text) from None
     try:
-        return GrammarStatementBuilder(text, span, params).build(tree)
+        return GrammarStatementBuilder(text, span, params, sql_text, raw_strings).build(tree)
     except ExpressionError as error:
         raise _StatementError(error.message, error.offset) from None
+
+
+# -- statements that write no Delta table -----------------------------------------------------
+
+# Leading words of statements that write no Delta table's log, read from those words alone, as
+# Spark's grammar reads SET and RESET (the rest of the text as it is): no conflict effect.
+_PASSTHROUGH_FIRST = frozenset({
+    "SHOW", "EXPLAIN", "MSCK", "REFRESH", "SET", "RESET", "USE", "DECLARE", "CACHE", "UNCACHE", "CLEAR",
+    "ADD", "LIST", "GRANT", "REVOKE",
+})
+_ALTER_NOT_TABLE = frozenset({"VIEW", "SCHEMA", "DATABASE", "NAMESPACE", "CATALOG", "FUNCTION", "VOLUME",
+                              "SHARE", "RECIPIENT", "PROVIDER", "CONNECTION", "LOCATION", "CREDENTIAL",
+                              "MATERIALIZED", "USER", "GROUP"})
+# Statements whose leading word says they (may) write a table: when acidsql cannot read one,
+# passing it through would hide its conflicts, so its parse error stands.
+_WRITES_A_TABLE = frozenset({
+    "INSERT", "UPDATE", "DELETE", "MERGE", "OPTIMIZE", "VACUUM", "REORG", "RESTORE", "TRUNCATE", "CONVERT",
+    "COPY", "FSCK", "SYNC", "UNDROP", "WITH", "FROM", "ALTER",
+})
+_CREATES_TABLE = re.compile(
+    r"\s*(CREATE|REPLACE)\s+(OR\s+REPLACE\s+)?((EXTERNAL|GLOBAL|TEMP|TEMPORARY|STREAMING|LIVE)\s+)*TABLE\b",
+    re.IGNORECASE)
+_COMMENT_ON_TABLE = re.compile(r"\s*COMMENT\s+ON\s+TABLE\b", re.IGNORECASE)
+_DELTA_STATISTICS = re.compile(r"\bCOMPUTE\s+DELTA\s+STATISTICS\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Words that continue a statement's kind after its first word (`SHOW TBLPROPERTIES t`: the kind
+# is SHOW TBLPROPERTIES); OR REPLACE, TEMP, IF [NOT] EXISTS ... are left out of it.
+_KIND_WORDS = frozenset({
+    "TABLE", "TABLES", "VIEW", "VIEWS", "SCHEMA", "SCHEMAS", "DATABASE", "DATABASES", "NAMESPACE", "NAMESPACES",
+    "CATALOG", "CATALOGS", "FUNCTION", "FUNCTIONS", "CREATE", "TBLPROPERTIES", "PARTITIONS", "COLUMNS", "REPAIR",
+    "VARIABLE", "CACHE", "LAZY", "JAR", "JARS", "FILE", "FILES", "ARCHIVE", "ARCHIVES", "CURRENT", "USER",
+    "SYSTEM", "ALL", "MATERIALIZED", "STREAMING", "CONNECTION", "CONNECTIONS", "LOCATION", "LOCATIONS", "SHARE",
+    "SHARES", "RECIPIENT", "RECIPIENTS", "PROVIDER", "PROVIDERS", "GRANTS", "CREDENTIAL", "CREDENTIALS",
+    "VOLUME", "VOLUMES", "TIME", "ZONE", "ROLE", "ROLES", "GROUPS", "USERS", "PRINCIPALS",
+})
+_KIND_SKIPPED = frozenset({"OR", "REPLACE", "TEMP", "TEMPORARY", "GLOBAL", "EXTERNAL", "IF", "NOT", "EXISTS"})
+
+
+def command_label(masked: str) -> str:
+    """The kind of a statement acidsql passes through, from its leading words:
+    `SHOW TBLPROPERTIES t` -> SHOW TBLPROPERTIES, `CREATE OR REPLACE TEMP VIEW v` -> CREATE VIEW."""
+    words: list[str] = []
+    for match in _WORD.finditer(masked, 0, 200):
+        word = match.group(0).upper()
+        if not words:
+            words.append(word)
+        elif word in _KIND_SKIPPED:
+            continue
+        elif word not in _KIND_WORDS or len(words) == 4:
+            break
+        else:
+            words.append(word)
+    return " ".join(words)
+
+
+def writes_a_table(masked: str, first: str) -> bool:
+    """Whether a statement with these leading words may write a Delta table."""
+    if first in _WRITES_A_TABLE:
+        return True
+    if first in ("CREATE", "REPLACE"):
+        return _CREATES_TABLE.match(masked) is not None
+    if first == "COMMENT":
+        return _COMMENT_ON_TABLE.match(masked) is not None
+    if first == "ANALYZE":
+        return _DELTA_STATISTICS.search(masked) is not None
+    return False
+
+
+_PASSTHROUGH_NOTES = {
+    "EXPLAIN": "EXPLAIN plans its statement and runs nothing: read-only, no conflict effect",
+}
+
+
+def _passthrough(text: str, masked: str, span: Span) -> OtherStatement:
+    label = command_label(masked)
+    note = _PASSTHROUGH_NOTES.get(label, f"{label} writes no Delta table: no conflict effect")
+    return OtherStatement(text=text, span=span, target=None, command=label, note=note)
+
+
+_GENERATE = re.compile(r"\s*GENERATE\s+([A-Za-z_][A-Za-z0-9_]*)\s+FOR\s+TABLE\s+(" + _NAME + r")\s*$", re.IGNORECASE)
+
+
+def _generate(text: str, masked: str, span: Span) -> OtherStatement:
+    """GENERATE <mode> FOR TABLE t: Delta writes manifest files for other engines beside the
+    table; that is no commit to its log."""
+    match = _GENERATE.match(masked)
+    if match is None:
+        raise _StatementError("expected GENERATE symlink_format_manifest FOR TABLE <table>", 0)
+    target = _table_named(text[match.start(2):match.end(2)])
+    if target is None:
+        raise _StatementError("expected a table name after FOR TABLE", match.start(2))
+    mode = match.group(1)
+    return OtherStatement(text=text, span=span, target=target, command=f"GENERATE {mode}",
+                          note=f"GENERATE {mode} writes manifest files, not a Delta commit: no conflict effect")
+
+
+def _table_named(name: str) -> Optional[TableRef]:
+    try:
+        table = exp.to_table(name, dialect=SQL_DIALECT)
+    except (SqlglotParseError, TokenError):
+        return None
+    return table_ref(table) if isinstance(table, exp.Table) and table.name else None
+
+
+_ALTER_TABLE_NAME = re.compile(r"\s*ALTER\s+TABLE\s+(IF\s+EXISTS\s+)?(" + _NAME + r")", re.IGNORECASE)
+
+
+def _opaque_alter_table(tree: exp.Expression, text: str, masked: str, span: Span) -> Optional[AlterTable]:
+    """An ALTER TABLE whose action acidsql does not model: a metadata change on its table."""
+    match = _ALTER_TABLE_NAME.match(masked)
+    if isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
+        target: Optional[TableRef] = table_ref(tree.this)
+    elif match is not None:
+        target = _table_named(text[match.start(2):match.end(2)])
+    else:
+        return None
+    if target is None:
+        return None
+    detail = " ".join(text[match.end():].split()[:3]) if match is not None else ""
+    return AlterTable(text=text, span=span, target=target, action=AlterAction.OTHER, detail=detail or None,
+                      notes=("acidsql reads this ALTER TABLE action only as a metadata change",))
 
 
 def bind_parameters(tree: exp.Expression, params: Mapping[str, str]) -> exp.Expression:
@@ -418,13 +631,30 @@ def _condition_end(masked: str, start: int) -> int:
 def _from_sqlglot(error: SqlglotParseError, text: str) -> _StatementError:
     info = error.errors[0] if error.errors else {}
     offset = len(info.get("start_context") or "")
-    return _StatementError(_plain_sqlglot(info) if info else str(error), offset)
+    return _StatementError(_plain_sqlglot(info) if info else plain_tokens(str(error).split("\n")[0]), offset)
+
+
+# sqlglot puts token objects into some messages ("Expected table name but got <Token
+# token_type: TokenType.LT, text: <, line: 1, ...>"): the SQL text is what a reader wrote.
+_TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.\w+, text: (.*?), line: \d+, col: \d+, start: \d+, "
+                         r"end: \d+, comments: \[.*?\]>", re.DOTALL)
+_TOKEN_TYPE = re.compile(r"\bTokenType\.(\w+)")
+
+
+def plain_tokens(message: str) -> str:
+    """`message` with every token object written as its SQL text, in quotes."""
+    if "Token" not in message:
+        return message
+    message = _TOKEN_REPR.sub(lambda m: f"'{m.group(1)}'", message)
+    return _TOKEN_TYPE.sub(lambda m: m.group(1).replace("_", " "), message)
 
 
 def _plain_sqlglot(info: dict) -> str:
-    description = str(info.get("description") or "syntax error")
+    description = plain_tokens(str(info.get("description") or "syntax error"))
     found = (info.get("highlight") or "").strip()
     near = f" near '{found}'" if found else " at the end of the statement"
+    if " but got " in description:
+        near = ""
     if description.startswith("Expecting "):
         return f"expected {description[len('Expecting '):].rstrip('.')}{near}"
     if description.startswith("Expected "):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acidsql.analysis import Catalog, analyze, conflict_row
-from acidsql.analysis._statements import parse_statement
+from acidsql.sql import parse_statement
 
 SETUP = [
     "CREATE TABLE target (user_id BIGINT, date DATE, country STRING, v STRING) USING DELTA PARTITIONED BY (date, country)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from acidsql.analysis import Catalog, TableInfo, analyze
-from acidsql.analysis._statements import parse_statement
+from acidsql.sql import parse_statement
 from acidsql.conflict import IsolationLevel
 
 

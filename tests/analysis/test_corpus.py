@@ -4,7 +4,7 @@ protocol changes) is a golden file."""
 from __future__ import annotations
 
 from acidsql.analysis import Catalog, analyze
-from acidsql.analysis._statements import parse_statement
+from acidsql.sql import parse_statement
 
 
 def summarize(corpus_statements):

@@ -8,7 +8,7 @@ import pytest
 
 from acidsql.analysis import Catalog, ScenarioError, load_scenarios, predict_jobs, predict_scenarios
 from acidsql.sql import model as m
-from acidsql.analysis._statements import parse_statement
+from acidsql.sql import parse_statement
 
 
 def test_semantics_scenarios_cover_the_brief(scenario_file):

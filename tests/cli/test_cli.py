@@ -1,5 +1,5 @@
 """The command line, run as a user runs it: a subprocess on files in a temporary folder.
-Exit codes: 0 clean, 1 findings / mismatches, 2 usage or internal errors."""
+Exit codes: 0 clean, 1 findings / mismatches / a failure on some item, 2 bad invocations."""
 from __future__ import annotations
 
 import json

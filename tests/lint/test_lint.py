@@ -14,7 +14,7 @@ from acidsql.lint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "rules"
-CORPUS = ROOT.parent / "shared" / "corpus" / "statements.sql"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "statements.sql"
 
 PARTITIONED = """CREATE TABLE delta_table (user_id BIGINT, date DATE, country STRING, v STRING)
 USING DELTA PARTITIONED BY (date, country);
@@ -31,6 +31,7 @@ ON s.user_id = d.user_id AND d.date = '2024-01-01' AND d.country = 'US'
 WHEN MATCHED THEN UPDATE SET *
 WHEN NOT MATCHED THEN INSERT *;
 """
+NO_DV_TABLE = "CREATE TABLE ev (id BIGINT, kind STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = false);\n"
 DV_TABLE = "CREATE TABLE ev (id BIGINT, kind STRING, payload STRUCT<k: STRING>) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true);\n"
 
 
@@ -52,6 +53,8 @@ CASES = {
               "ALTER TABLE ev SET TBLPROPERTIES ('delta.isolationLevel' = 'WriteSerializable');"),
     "DL007": ("CREATE TABLE o (id BIGINT GENERATED ALWAYS AS IDENTITY, item STRING) USING DELTA;",
               "CREATE TABLE o (id STRING, item STRING) USING DELTA;"),
+    "DL008": (NO_DV_TABLE + "DELETE FROM ev WHERE kind = 'test';",
+              NO_DV_TABLE.replace("false", "true") + "DELETE FROM ev WHERE kind = 'test';"),
 }
 
 
@@ -149,9 +152,66 @@ def test_formats_json_sarif_github():
     assert result["level"] == "warning"
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "dir/m.sql"
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 1
+    assert "informationUri" not in run["tool"]["driver"]  # no invented home page
+    assert all((ROOT / r["helpUri"]).is_file() for r in run["tool"]["driver"]["rules"])
     github = render(report, "github")
-    assert github.startswith("::warning file=dir/m.sql,line=1,col=1,title=DL004 metadata-change-beside-writers::")
-    assert github.count("\n") == 1
+    warning, notice = github.splitlines()
+    assert warning.startswith("::warning file=dir/m.sql,line=1,col=1,title=DL004 metadata-change-beside-writers::")
+    assert notice.startswith("::notice title=acidsql::1 statement writes a table acidsql cannot see (t)")
+
+
+UNKNOWN_JOB = ("MERGE INTO ev USING s ON s.id = ev.id WHEN MATCHED THEN UPDATE SET *;\n"
+               "DELETE FROM ev WHERE rand() < 0.1;\nINSERT OVERWRITE ev SELECT * FROM s;\n")
+
+
+def test_all_clear_only_when_the_linter_saw_every_table():
+    report = lint_text(UNKNOWN_JOB, "job.sql")
+    assert not report.findings and report.exit_code == 0
+    assert (report.unseen_statements, report.unseen_tables) == (3, ("ev",))
+    text = render(report, "text")
+    assert "All clear" not in text
+    assert text.splitlines()[-2].startswith("note: 3 statements write a table acidsql cannot see (ev)")
+    assert text.splitlines()[-1] == "0 findings in 1 file (3 statements), 3 on tables acidsql cannot see"
+    assert json.loads(render(report, "json"))["notes"] == list(report.notes)
+    (invocation,) = sarif_log(report)["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is True
+    assert [n["level"] for n in invocation["toolExecutionNotifications"]] == ["note"]
+    assert invocation["toolExecutionNotifications"][0]["message"]["text"] == report.notes[0]
+    # the same job on a table the script creates (known, with deletion vectors): nothing to say
+    known = lint_text("CREATE TABLE ev (id BIGINT, v STRING) USING DELTA TBLPROPERTIES "
+                      "('delta.enableDeletionVectors' = true);\n" + UNKNOWN_JOB.split("\n", 1)[1].replace("rand() < 0.1", "id = 1"),
+                      "job.sql")
+    assert render(known, "text").splitlines()[-1] == "All clear: 0 findings in 1 file (3 statements)"
+
+
+def test_an_internal_error_in_one_rule_is_reported_for_that_statement_and_the_rest_is_linted(monkeypatch):
+    rule = next(r for r in all_rules() if r.CODE == "DL004")
+    real = rule.check
+
+    def broken(statement, context):  # a defect injected into one rule, for one statement
+        if "boom" in statement.text:
+            raise KeyError("boom")
+        return real(statement, context)
+
+    monkeypatch.setattr(rule, "check", broken)
+    report = lint_text("ALTER TABLE boom ADD COLUMNS (x INT);\nALTER TABLE t ADD COLUMNS (y INT);\n", "m.sql")
+    assert [(f.code, f.line) for f in report.findings] == [("DL004", 2)]
+    (error,) = report.errors
+    assert (error.file, error.line, error.stage) == ("m.sql", 1, "DL004") and "KeyError" in error.message
+    assert report.exit_code == 1
+    assert json.loads(render(report, "json"))["errors"][0]["error"].startswith("internal error: KeyError")
+    (invocation,) = sarif_log(report)["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    assert "error" in [n["level"] for n in invocation["toolExecutionNotifications"]]
+    assert "All clear" not in render(report, "text")
+
+
+def test_a_file_that_is_not_utf8_is_reported_and_the_others_are_linted(tmp_path):
+    (tmp_path / "a.sql").write_bytes(b"SELECT '\xff\xfe';")
+    (tmp_path / "b.sql").write_text("ALTER TABLE t ADD COLUMNS (y INT);\n")
+    report = lint_paths([tmp_path])
+    assert codes(report) == ["DL004"]
+    assert [(e.file.endswith("a.sql"), e.stage) for e in report.errors] == [(True, "file")]
 
 
 def test_golden_seed_examples(golden):
@@ -166,3 +226,55 @@ def test_golden_corpus(golden, corpus_statements):
     summary = render(report, "text")
     assert golden == summary
     assert report.statements + len([f for f in report.findings if f.code == "DL000"]) >= 250
+
+
+# --- DL008 ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout, statement, fires", [
+    # unpartitioned without deletion vectors: every DML reads the whole table as far as conflicts go
+    ("TBLPROPERTIES ('delta.enableDeletionVectors' = false)", "UPDATE ev SET v = 'x' WHERE id = 1", True),
+    ("TBLPROPERTIES ('delta.enableDeletionVectors' = false)", "MERGE INTO ev USING s ON s.id = ev.id WHEN MATCHED THEN DELETE", True),
+    # deletion vectors: row-level concurrency (a fallback is DL002's)
+    ("TBLPROPERTIES ('delta.enableDeletionVectors' = true)", "UPDATE ev SET v = 'x' WHERE id = 1", False),
+    ("TBLPROPERTIES ('delta.enableDeletionVectors' = true)", "DELETE FROM ev WHERE id IN (SELECT id FROM s)", False),
+    # clustered with deletion vectors off: no row-level concurrency
+    ("CLUSTER BY (id) TBLPROPERTIES ('delta.enableDeletionVectors' = false)", "DELETE FROM ev WHERE id = 1", True),
+    ("CLUSTER BY (id)", "DELETE FROM ev WHERE id = 1", False),
+    # partitioned: partition predicates narrow the read (their absence is DL001's) ...
+    ("PARTITIONED BY (d)", "DELETE FROM ev WHERE id = 1", False),
+    ("PARTITIONED BY (d)", "MERGE INTO ev USING s ON s.id = ev.id AND ev.d = '2024-01-01' WHEN MATCHED THEN DELETE", False),
+    # ... but not WHEN NOT MATCHED BY SOURCE
+    ("PARTITIONED BY (d)", "MERGE INTO ev USING s ON s.id = ev.id AND ev.d = '2024-01-01' "
+                           "WHEN MATCHED THEN DELETE WHEN NOT MATCHED BY SOURCE THEN DELETE", True),
+    ("TBLPROPERTIES ('delta.enableDeletionVectors' = false)", "INSERT INTO ev VALUES (1, 'a', DATE'2024-01-01')", False),
+])
+def test_dl008_fires_where_no_row_level_concurrency_applies(layout, statement, fires):
+    create = f"CREATE TABLE ev (id BIGINT, v STRING, d DATE) USING DELTA {layout};\n"
+    report = lint_text(create + statement + ";\n", "job.sql", LintConfig(select=("DL008",)))
+    assert codes(report) == (["DL008"] if fires else [])
+
+
+def test_dl008_is_silent_on_tables_it_cannot_see_and_says_so():
+    report = lint_text("DELETE FROM ev WHERE id = 1;\n", "job.sql", LintConfig(select=("DL008",)))
+    assert codes(report) == [] and report.unseen_statements == 1
+
+
+def test_dl008_analyzes_only_the_statements_it_may_report(monkeypatch):
+    """Lint stays fast: tables it cannot see, and tables with row-level concurrency, are
+    decided from the catalog alone."""
+    import importlib
+
+    context_module = importlib.import_module("acidsql.lint.context")
+    analyzed = []
+    real = context_module._analyze
+    monkeypatch.setattr(context_module, "_analyze", lambda st, *a, **k: analyzed.append(st.text) or real(st, *a, **k))
+    text = (DV_TABLE + "DELETE FROM ev WHERE kind = 'a';\nDELETE FROM unknown_t WHERE kind = 'a';\n"
+            + NO_DV_TABLE.replace("ev", "nodv") + "DELETE FROM nodv WHERE kind = 'a';\n")
+    report = lint_text(text, "job.sql", LintConfig(select=("DL008",)))
+    assert codes(report) == ["DL008"]
+    assert analyzed == ["DELETE FROM nodv WHERE kind = 'a'"]
+
+
+def test_golden_dl008(golden):
+    text = NO_DV_TABLE + "MERGE INTO ev USING s ON s.id = ev.id WHEN MATCHED THEN UPDATE SET *;\nDELETE FROM ev WHERE kind = 'x';\n"
+    assert golden == render(lint_text(text, "dl008.sql"), "text")

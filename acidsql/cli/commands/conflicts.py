@@ -17,7 +17,8 @@ examples:
   acidsql conflicts scenarios.yaml --format json
   acidsql conflicts --jobs ingest.sql backfill.sql compact.sql
 exit status: 0 all predictions match `expect` (or no job pair conflicts),
-             1 a prediction does not match (or some job pair can conflict), 2 usage error.
+             1 a prediction does not match, a scenario could not be predicted (its entry
+               says why), or some job pair can conflict; 2 usage error.
 """
 
 
@@ -54,14 +55,32 @@ def _field(obj, name, default=None):
     return getattr(obj, name, default)
 
 
+def _predict_each(scenarios, catalog) -> list[dict]:
+    """One row per scenario: its prediction, or the error that stopped it (a statement that
+    does not parse, or a defect of acidsql) while the other scenarios are predicted."""
+    from acidsql.analysis import ScenarioError, predict_scenario
+
+    rows = []
+    for scenario in scenarios:
+        try:
+            rows.append(to_plain(predict_scenario(scenario, catalog)))
+        except ScenarioError as error:
+            rows.append({"name": scenario.name, "error": str(error), "expected": scenario.expect, "match": False})
+        except Exception as bug:
+            rows.append({"name": scenario.name, "error": f"internal error: {type(bug).__name__}: {bug}",
+                         "expected": scenario.expect, "match": False})
+    return rows
+
+
 def _scenarios(args) -> int:
-    from acidsql.analysis import predict_scenarios
+    from acidsql.analysis import ScenarioError, load_scenarios
 
     try:
-        predictions = predict_scenarios(Path(args.files[0]))
-    except (ValueError, KeyError) as error:
-        raise UsageError(f"{args.files[0]}: {error}") from None
-    rows = [to_plain(p) for p in predictions]
+        scenarios = load_scenarios(Path(args.files[0]))
+    except ScenarioError as error:  # not a scenario file: a bad invocation
+        raise UsageError(str(error)) from None
+    catalog = load_catalog(args.catalog, args.files[0], args.warehouse) if args.catalog else None
+    rows = _predict_each(scenarios, catalog)
     mismatches = [r for r in rows if r.get("match") is False]
     if args.format == "json":
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
@@ -72,6 +91,10 @@ def _scenarios(args) -> int:
 
         t = table(None, "scenario", "predicted", "expected", "match", "reason")
         for r in rows:
+            if "error" in r:
+                t.add_row(str(r.get("name")), Text("error", style="bold red"), str(r.get("expected")),
+                          Text("NO", style="bold red"), str(r["error"]))
+                continue
             outcome = r.get("outcome") or "?"
             exc = r.get("exception")
             certainty = r.get("certainty")
@@ -84,7 +107,9 @@ def _scenarios(args) -> int:
                       str(r.get("reason") or ""))
         con = console()
         con.print(t)
-        con.print(Text(f"{len(rows)} scenarios, {len(mismatches)} mismatch{'es' if len(mismatches) != 1 else ''}",
+        failed = sum(1 for r in rows if "error" in r)
+        con.print(Text(f"{len(rows)} scenarios, {len(mismatches) - failed} mismatch{'es' if len(mismatches) - failed != 1 else ''}"
+                       + (f", {failed} not predicted (error)" if failed else ""),
                        style="bold red" if mismatches else "bold green"))
     return 1 if mismatches else 0
 
@@ -97,7 +122,12 @@ def _jobs(args) -> int:
         raise UsageError("--jobs needs at least two SQL scripts")
     catalog = load_catalog(args.catalog, args.files[0], args.warehouse)
     params = parse_params(args.param)
-    scripts = [parse_script(Path(f).read_text(), f, params=params or None) for f in args.files]
+    scripts = []
+    for f in args.files:
+        try:
+            scripts.append(parse_script(Path(f).read_text(encoding="utf-8"), f, params=params or None))
+        except UnicodeDecodeError:
+            raise UsageError(f"{f}: not a UTF-8 text file") from None
     errors = [e for s in scripts for e in s.errors]
     for error in errors:
         sys.stderr.write(error.format() + "\n")
@@ -107,7 +137,7 @@ def _jobs(args) -> int:
         sys.stdout.write(json.dumps(plain, indent=2) + "\n")
     else:
         _print_matrix(matrix, plain, args.files)
-    return 1 if matrix.conflicts else 0
+    return 1 if matrix.conflicts or matrix.errors else 0
 
 
 def _print_matrix(matrix, plain, files) -> None:

@@ -18,7 +18,7 @@ examples:
   acidsql explain "UPDATE events SET v = 1 WHERE date = '2024-01-01'"
   acidsql explain job.sql --catalog acidsql.toml
   acidsql explain job.sql --format json
-exit status: 0 explained, 1 some statement did not parse, 2 usage error.
+exit status: 0 explained, 1 some statement did not parse (or acidsql failed on it), 2 usage error.
 """
 
 
@@ -42,17 +42,15 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
     script = parse_script(text, file, params=params or None)
     out = []
     for statement in script.statements:
-        analysis = analyze(statement, catalog)
-        entry = {
-            "file": file,
-            "line": statement.span.line,
-            "col": statement.span.col,
-            "statement": statement.text,
-            "analysis": to_plain(analysis),
-            "conflicts": to_plain(conflict_row(analysis, catalog)) if conflict_row is not None else None,
-        }
+        entry = {"file": file, "line": statement.span.line, "col": statement.span.col, "statement": statement.text}
+        try:
+            analysis = analyze(statement, catalog)
+            entry["analysis"] = to_plain(analysis)
+            entry["conflicts"] = to_plain(conflict_row(analysis, catalog)) if conflict_row is not None else None
+            catalog.apply(statement)
+        except Exception as bug:  # a defect of acidsql on this statement: say so, explain the rest
+            entry["error"] = f"internal error: {type(bug).__name__}: {bug}"
         out.append(entry)
-        catalog.apply(statement)
     return out, script.errors
 
 
@@ -70,7 +68,7 @@ def run(args) -> int:
         _print_text(entries)
     if not entries and not errors:
         raise UsageError("no statements to explain")
-    return 1 if errors else 0
+    return 1 if errors or any("error" in e for e in entries) else 0
 
 
 _HEADLINE = ("operation", "table", "blind_append", "blind_append_reason", "metadata_change", "error_classes")
@@ -83,9 +81,13 @@ def _print_text(entries: list[dict]) -> None:
 
     con = console()
     for entry in entries:
-        a = entry["analysis"]
         first_line = entry["statement"].strip().splitlines()[0] if entry["statement"].strip() else ""
         con.print(Text(f"{entry['file']}:{entry['line']}:{entry['col']}: {first_line}", style="bold"))
+        if "error" in entry:
+            con.print(Text(f"  {entry['error']} (the other statements are explained)", style="bold red"))
+            con.print()
+            continue
+        a = entry["analysis"]
         for key in _HEADLINE:
             value = a.get(key)
             if value not in (None, "", [], {}):

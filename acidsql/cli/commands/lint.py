@@ -18,7 +18,7 @@ examples:
 
 Suppress a finding with `-- noqa: DL001` on the statement, or `-- acidsql: disable=DL004`
 for the rest of the file. Settings: [tool.acidsql] in pyproject.toml or acidsql.toml.
-Exit status: 0 no findings, 1 findings, 2 usage error.
+Exit status: 0 no findings, 1 findings (or acidsql failed on some statement), 2 usage error.
 """
 
 
@@ -69,6 +69,7 @@ def _print_text(report, show_fixes: bool) -> None:
 
     from acidsql.cli.output import console
     from acidsql.lint.finding import Severity
+    from acidsql.lint.formats import error_line, summary
 
     out = console()
     colors = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -86,8 +87,10 @@ def _print_text(report, show_fixes: bool) -> None:
             out.print(Text("    fix:", style="green"))
             for fix_line in f.fix.splitlines():
                 out.print(Text("      " + fix_line, style="green"))
-    n, files = len(report.findings), len(report.files)
-    summary = f"{n} finding{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''} ({report.statements} statements)"
-    if report.suppressed:
-        summary += f", {report.suppressed} suppressed"
-    out.print(Text(summary if n else f"All clear: {summary}", style="bold red" if n else "bold green"))
+    for error in report.errors:
+        out.print(Text(error_line(error), style="bold red"))
+    for note in report.notes:
+        out.print(Text(f"note: {note}", style="yellow"))
+    line = summary(report)
+    style = "bold green" if line.startswith("All clear") else ("bold red" if report.exit_code else "bold yellow")
+    out.print(Text(line, style=style))

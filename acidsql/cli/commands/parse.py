@@ -54,7 +54,7 @@ def run(args) -> int:
         con = console()
         for s in script.statements:
             target = f" {s.target.key}" if s.target else ""
-            con.print(Text(f"{s.span}: {s.kind.value}{target}", style="bold"))
+            con.print(Text(f"{s.span}: {s.label}{target}", style="bold"))
             for key, value in statement_dict(s).items():
                 if key in ("kind", "text", "span", "target"):
                     continue

@@ -17,7 +17,8 @@ examples:
   acidsql race scenarios.yaml --only update-vs-delete --format json
 Each scenario runs in a fresh temporary warehouse: setup commits, `current` reads and writes
 its files, each winner commits, then `current` tries to commit.
-exit status: 0 every outcome matches `expect` (and `rows`), 1 a mismatch, 2 usage error.
+exit status: 0 every outcome matches `expect` (and `rows`), 1 a mismatch or a scenario that could not
+run (its entry says why), 2 usage error.
 """
 
 
@@ -43,20 +44,30 @@ def run(args) -> int:
     if args.only:
         scenarios = [s for s in scenarios if any(o in s.name for o in args.only)]
     db = session(args)
-    outcomes = [run_scenario(db.spark, sc, allow_external_paths=db.warehouse.allow_external_paths)
-                for sc in scenarios]
+    outcomes = []  # a scenario's outcome, or the error that stopped it (the others still run)
+    for sc in scenarios:
+        try:
+            outcomes.append(run_scenario(db.spark, sc, allow_external_paths=db.warehouse.allow_external_paths))
+        except Exception as bug:
+            outcomes.append({"name": sc.name, "expected": sc.expect, "match": False,
+                             "error": f"internal error: {type(bug).__name__}: {bug}"})
+    failed = [o for o in outcomes if isinstance(o, dict)]
     if args.format == "json":
-        sys.stdout.write(json.dumps(jsonable([o.to_dict() for o in outcomes]), indent=2) + "\n")
+        sys.stdout.write(json.dumps(jsonable([o if isinstance(o, dict) else o.to_dict() for o in outcomes]), indent=2) + "\n")
     else:
         from acidsql.cli.output import console, table
 
         t = table(None, "scenario", "outcome", "expected", "match", "reason")
         for o in outcomes:
-            t.add_row(o.name, o.outcome, o.expected or "-", "yes" if o.match else "NO", o.reason)
+            if isinstance(o, dict):
+                t.add_row(o["name"], "error", o["expected"] or "-", "NO", o["error"])
+            else:
+                t.add_row(o.name, o.outcome, o.expected or "-", "yes" if o.match else "NO", o.reason)
         console().print(t)
-        bad = [o for o in outcomes if not o.match]
+        bad = [o for o in outcomes if not isinstance(o, dict) and not o.match]
         for o in bad:
             if o.rows_match is False:
                 print(f"{o.name}: rows {o.rows} != expected {o.expected_rows}")
-        print(f"{len(outcomes) - len(bad)} of {len(outcomes)} scenario(s) match")
-    return EXIT_FINDINGS if any(not o.match for o in outcomes) else EXIT_CLEAN
+        print(f"{len(outcomes) - len(bad) - len(failed)} of {len(outcomes)} scenario(s) match"
+              + (f", {len(failed)} did not run (error)" if failed else ""))
+    return EXIT_FINDINGS if failed or any(not o.match for o in outcomes if not isinstance(o, dict)) else EXIT_CLEAN

@@ -32,18 +32,34 @@ def register(subparsers) -> None:
     p.add_argument("--format", "-f", choices=("text", "json"), default="text")
 
 
+INTERNAL = "internal error:"
+
+
+def _entry(result) -> dict:
+    entry = result.to_dict()
+    if result.refused and result.refused.startswith(INTERNAL):
+        entry["error"] = result.refused
+    return entry
+
+
 def rewrite_script(text: str, file: str, params: dict, catalog):
     """(rewritten script text, one RewriteResult per MERGE/UPDATE/DELETE)."""
     from acidsql.rewrite import rewrite
     from acidsql.sql import parse_script
     from acidsql.sql import model as m
 
+    from acidsql.rewrite import RewriteResult
+
     script = parse_script(text, file)
     results = []
     pieces, pos = [], 0
     for statement in script.statements:
         if isinstance(statement, (m.Merge, m.Update, m.Delete)):
-            result = rewrite(statement, params, catalog)
+            try:
+                result = rewrite(statement, params, catalog)
+            except Exception as bug:  # a defect of acidsql on this statement: left as it is, the rest go on
+                result = RewriteResult(file, statement.span.line, statement.text, statement.text, "",
+                                       refused=f"{INTERNAL} {type(bug).__name__}: {bug}")
             results.append(result)
             if result.changed and not result.refused:
                 pieces.append(text[pos:statement.span.start])
@@ -69,7 +85,7 @@ def run(args) -> int:
     refused = [r for r in results if r.refused]
     if args.format == "json":
         sys.stdout.write(json.dumps({"file": file, "changed": rewritten != text, "rewritten": rewritten, "diff": diff,
-                                     "statements": [r.to_dict() for r in results]}, indent=2) + "\n")
+                                     "statements": [_entry(r) for r in results]}, indent=2) + "\n")
     else:
         from rich.syntax import Syntax
         from rich.text import Text
@@ -94,6 +110,4 @@ def run(args) -> int:
             con.print(Syntax(diff, "diff") if is_terminal() else Text(diff))
     if args.write and rewritten != text:
         Path(file).write_text(rewritten)
-    if script.errors:
-        return 2 if not script.statements else 1
-    return 1 if refused else 0
+    return 1 if script.errors or refused else 0

@@ -76,7 +76,7 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
     where = str(statement.span)
     text = args.format == "text"
     try:
-        with _progress(db, f"{where} {statement.kind.value}"):
+        with _progress(db, f"{where} {statement.label}"):
             result = db.execute(statement)
     except DeltaConcurrentModificationException as e:
         if text:
@@ -98,9 +98,9 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
         return {"at": where, **result.to_dict()}, True
     columns, rows = rows_of(result, args.max_rows)
     if text:
-        print(f"{where}: {statement.kind.value}: {len(rows)} row(s){' (first ' + str(args.max_rows) + ')' if len(rows) == args.max_rows else ''}")
+        print(f"{where}: {statement.label}: {len(rows)} row(s){' (first ' + str(args.max_rows) + ')' if len(rows) == args.max_rows else ''}")
         print_rows(columns, rows)
-    return {"statement": statement.text, "at": where, "operation": statement.kind.value, "columns": columns,
+    return {"statement": statement.text, "at": where, "operation": statement.label, "columns": columns,
             "rows": rows}, True
 
 

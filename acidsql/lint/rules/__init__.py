@@ -18,6 +18,7 @@ RULE_MODULES = (
     "zorder_with_deletion_vectors",
     "serializable_blocks_blind_appends",
     "identity_column_concurrent_writes",
+    "dml_reads_whole_table",
 )
 
 

@@ -1,0 +1,3 @@
+SELECT * from SQL_KEYWORDS();
+
+SELECT keyword from SQL_KEYWORDS() WHERE reserved;
