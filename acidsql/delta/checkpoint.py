@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from itertools import compress
 from typing import TYPE_CHECKING, Any, Optional
+from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -175,13 +176,44 @@ def read_checkpoint_lazily(log: "DeltaLog", version: int, files: Optional[list[s
 def _read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]],
                      lazy_adds: bool) -> tuple[list[Action], Optional["CheckpointAdds"]]:
     files = files or log.checkpoint_files(version) or [checkpoint_path(version)]
-    tables = [_read_checkpoint_file(log, rel) for rel in files]
-    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
     rel = files[0]
     where = log.storage.local_path(rel) or rel
-    kinds = [k for k in ("protocol", "metaData", "txn", "domainMetadata", "add", "remove") if k in table.column_names]
-    if "protocol" not in kinds or "metaData" not in kinds:
-        raise CorruptLogError(f"{where}: checkpoint has no protocol or metaData column")
+    actions: list[Action] = []
+    table: Optional[pa.Table] = None
+    if rel.endswith(".json"):
+        # A UUID-named V2 checkpoint in JSON: non-file actions (and the file actions, when it
+        # has no sidecars) one per line, as in a commit.
+        actions, sidecars = _read_json_checkpoint(log, rel, where)
+    else:
+        tables = [_read_checkpoint_file(log, r) for r in files]
+        table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+        if "protocol" not in table.column_names or "metaData" not in table.column_names:
+            raise CorruptLogError(f"{where}: checkpoint has no protocol or metaData column")
+        sidecars = _sidecar_names(table, where)
+    # A V2 checkpoint keeps its add and remove actions either all in itself or all in sidecar
+    # files (PROTOCOL.md, "V2 Spec").
+    file_table = _read_sidecars(log, sidecars, where) if sidecars else table
+    lazy: Optional[CheckpointAdds] = None
+    if table is not None:
+        actions, _ = _table_actions(table, [k for k in _NON_FILE_KINDS if k in table.column_names], False, where)
+    if file_table is not None:
+        file_where = where if file_table is table else f"{where} (sidecars)"
+        more, lazy = _table_actions(file_table, [k for k in _FILE_ACTIONS if k in file_table.column_names],
+                                    lazy_adds, file_where)
+        actions.extend(more)
+    if not any(isinstance(a, Protocol) for a in actions):
+        raise CorruptLogError(f"{where}: checkpoint holds no protocol action")
+    return actions, lazy
+
+
+_NON_FILE_KINDS = ("protocol", "metaData", "txn", "domainMetadata")
+SIDECAR_DIR = "_delta_log/_sidecars"
+
+
+def _table_actions(table: pa.Table, kinds: list[str], lazy_adds: bool,
+                   where: str) -> tuple[list[Action], Optional["CheckpointAdds"]]:
+    """The actions of the `kinds` columns of a checkpoint (or sidecar) table, with the add
+    column as a CheckpointAdds when `lazy_adds` allows (see read_checkpoint_lazily)."""
     actions: list[Action] = []
     lazy: Optional[CheckpointAdds] = None
     for kind in kinds:
@@ -228,9 +260,63 @@ def _read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]],
                 raise CorruptLogError(f"{where}: row {i} of column {kind}: {e}") from None
             if action is not None:
                 actions.append(action)
-    if not any(isinstance(a, Protocol) for a in actions):
-        raise CorruptLogError(f"{where}: checkpoint holds no protocol action")
     return actions, lazy
+
+
+def _read_json_checkpoint(log: "DeltaLog", rel: str, where: str) -> tuple[list[Action], list[str]]:
+    """The actions of a JSON V2 checkpoint and the names of its sidecar files."""
+    try:
+        text = log.storage.read_bytes(rel).decode("utf-8")
+    except FileNotFoundError:
+        raise CorruptLogError(f"{where}: checkpoint is missing") from None
+    except UnicodeDecodeError as e:
+        raise CorruptLogError(f"{where}: not UTF-8 ({e})") from None
+    actions: list[Action] = []
+    sidecars: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            if isinstance(obj, dict) and "sidecar" in obj:
+                sidecars.append(str(obj["sidecar"]["path"]))
+                continue
+            action = action_from_json(obj)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise CorruptLogError(f"{where}:{lineno}: {e}") from None
+        if action is not None:
+            actions.append(action)
+    return actions, sidecars
+
+
+def _sidecar_names(table: pa.Table, where: str) -> list[str]:
+    """The sidecar files a parquet V2 checkpoint references (none for a V1 checkpoint)."""
+    if "sidecar" not in table.column_names:
+        return []
+    column = table.column("sidecar")
+    if column.null_count == len(column) or not pa.types.is_struct(column.type) \
+            or column.type.get_field_index("path") < 0:
+        return []
+    paths = pc.struct_field(column, "path").to_pylist()
+    return [str(p) for p in paths if p is not None]
+
+
+def sidecar_path(name: str) -> str:
+    """The table-relative path of a sidecar named in a `sidecar` action: its path is URI-encoded
+    and, since sidecars always live in `_delta_log/_sidecars`, only the file name counts."""
+    return f"{SIDECAR_DIR}/{unquote(name).rstrip('/').rsplit('/', 1)[-1]}"
+
+
+def _read_sidecars(log: "DeltaLog", names: list[str], where: str) -> pa.Table:
+    tables = []
+    for name in names:
+        rel = sidecar_path(name)
+        try:
+            tables.append(_read_checkpoint_file(log, rel))
+        except CorruptLogError as e:
+            raise CorruptLogError(f"{where}: sidecar {name}: {e}") from None
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+    return table
 
 
 def _read_checkpoint_file(log: "DeltaLog", rel: str) -> pa.Table:
@@ -239,9 +325,9 @@ def _read_checkpoint_file(log: "DeltaLog", rel: str) -> pa.Table:
         local = log.storage.local_path(rel)
         # ParquetFile, not pq.read_table: read_table goes through pyarrow.dataset, whose first
         # use imports pandas (most of a cold process's first snapshot load). Only the action
-        # columns are read (not e.g. a V2 checkpoint's checkpointMetadata/sidecar columns).
+        # columns are read (not e.g. a V2 checkpoint's checkpointMetadata column).
         pf = pq.ParquetFile(local if local is not None else io.BytesIO(log.storage.read_bytes(rel)))
-        names = [n for n in pf.schema_arrow.names if n in _REQUIRED]
+        names = [n for n in pf.schema_arrow.names if n in _REQUIRED or n == "sidecar"]
         # One thread: pyarrow's threads split the read by top-level column, and nearly all of a
         # checkpoint is the add column, so at 100,000 files they saved a few ms of ~50 (the
         # other, mostly null, columns decoded alongside) while their per-thread allocations

@@ -348,13 +348,18 @@ def data_file_rel_path(add_path: str) -> str:
 
 def _read_parquet(storage: "Storage", add: AddFile) -> pa.Table:
     rel = data_file_rel_path(add.path)
-    if rel.startswith("/"):
-        return pq.read_table(rel)
-    local = storage.local_path(rel)
+    # INT96 timestamps (Spark's legacy encoding) are read as microseconds, Delta's unit: read as
+    # pyarrow's default nanoseconds, dates past 2262 (e.g. 9999-12-31) would overflow.
     try:
-        return pq.read_table(local if local is not None else io.BytesIO(storage.read_bytes(rel)))
+        if rel.startswith("/"):
+            return pq.read_table(rel, coerce_int96_timestamp_unit="us")
+        local = storage.local_path(rel)
+        return pq.read_table(local if local is not None else io.BytesIO(storage.read_bytes(rel)),
+                             coerce_int96_timestamp_unit="us")
     except FileNotFoundError:
         raise DeltaError(f"data file {rel} of the table is missing (was it vacuumed?)") from None
+    except (pa.ArrowException, OSError) as e:
+        raise DeltaError(f"data file {rel} of the table cannot be read as parquet: {e}") from None
 
 
 def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, columns: Optional[list[str]] = None,
@@ -363,6 +368,23 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
     deletion vector applied, optional `_row_index` (physical position, before DV filtering).
     Columns missing from the file (added later to the schema) read as nulls."""
     raw = _read_parquet(storage, add)
+    try:
+        out = _logical_rows(raw, add, schema, columns, with_row_index)
+    except (pa.ArrowException, ValueError) as e:
+        raise DeltaError(f"data file {data_file_rel_path(add.path)} does not fit the table schema: {e}") from None
+    if apply_deletion_vector and add.deletion_vector is not None:
+        dv = DeletionVector.read(storage, add.deletion_vector)
+        if len(dv):
+            n = raw.num_rows
+            deleted = pa.array(list(dv.bitmap), type=pa.int64())
+            keep = pc.invert(pc.is_in(pa.array(range(n), type=pa.int64()), value_set=deleted))
+            out = out.filter(keep)
+    return out
+
+
+def _logical_rows(raw: pa.Table, add: AddFile, schema: pa.Schema, columns: Optional[list[str]],
+                  with_row_index: bool) -> pa.Table:
+    """The file's rows as the logical `schema` (see read_data_file), deletion vector not applied."""
     physical = _physical_names(schema)
     partition = add.partition
     wanted = columns if columns is not None else schema.names
@@ -391,14 +413,7 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
     if with_row_index:
         arrays.append(pa.array(range(n), type=pa.int64()))
         fields.append(pa.field(ROW_INDEX_COLUMN, pa.int64(), nullable=False))
-    out = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
-    if apply_deletion_vector and add.deletion_vector is not None:
-        dv = DeletionVector.read(storage, add.deletion_vector)
-        if len(dv):
-            deleted = pa.array(list(dv.bitmap), type=pa.int64())
-            keep = pc.invert(pc.is_in(pa.array(range(n), type=pa.int64()), value_set=deleted))
-            out = out.filter(keep)
-    return out
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def read_snapshot(snapshot: "Snapshot", columns: Optional[list[str]] = None,

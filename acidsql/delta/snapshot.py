@@ -19,9 +19,9 @@ from acidsql.delta.errors import CorruptLogError, UnsupportedProtocolError
 if TYPE_CHECKING:
     from acidsql.delta.checkpoint import CheckpointAdds
 
-# Reader features acidsql can read correctly. v2Checkpoint is deliberately absent: acidsql reads
-# only classic checkpoints, and a V2 table's state may live in sidecars it would miss.
-SUPPORTED_READER_FEATURES = frozenset({"deletionVectors", "columnMapping", "timestampNtz", "vacuumProtocolCheck"})
+# Reader features acidsql can read correctly.
+SUPPORTED_READER_FEATURES = frozenset({"deletionVectors", "columnMapping", "timestampNtz", "vacuumProtocolCheck",
+                                       "v2Checkpoint"})
 SUPPORTED_READER_VERSIONS = (1, 2, 3)
 
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
