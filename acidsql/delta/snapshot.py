@@ -15,13 +15,15 @@ from acidsql.delta.actions import (
     Action, AddFile, CommitInfo, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
 )
 from acidsql.delta.errors import CorruptLogError, UnsupportedProtocolError
+from acidsql.delta.type_widening import TYPE_WIDENING_FEATURES, check_type_changes
 
 if TYPE_CHECKING:
     from acidsql.delta.checkpoint import CheckpointAdds
 
 # Reader features acidsql can read correctly.
 SUPPORTED_READER_FEATURES = frozenset({"deletionVectors", "columnMapping", "timestampNtz", "vacuumProtocolCheck",
-                                       "v2Checkpoint"})
+                                       "v2Checkpoint", "variantType", "variantType-preview", "typeWidening",
+                                       "typeWidening-preview"})
 SUPPORTED_READER_VERSIONS = (1, 2, 3)
 
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
@@ -310,6 +312,9 @@ class SnapshotBuilder:
                 f"{self.table_root}: the log up to version {self.version} has no "
                 f"{'protocol' if self.protocol is None else 'metaData'} action")
         check_reader_protocol(self.protocol)
+        if set(self.protocol.reader_features or ()) & set(TYPE_WIDENING_FEATURES):
+            check_type_changes(self.metadata.schema)
+
         def young(r: RemoveFile) -> bool:
             return min_tombstone_ms is None or (r.deletion_timestamp or 0) >= min_tombstone_ms
 
@@ -336,11 +341,19 @@ _PRIMITIVES: dict[str, pa.DataType] = {
 _DECIMAL = re.compile(r"decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 
 
+# A variant value as stored in parquet (PROTOCOL.md, "Variant data in Parquet"), unshredded: its
+# binary-encoded metadata and value, as the `deltalake` package also presents it.
+VARIANT_ARROW_TYPE = pa.struct([pa.field("metadata", pa.binary(), nullable=False),
+                                pa.field("value", pa.binary(), nullable=False)])
+
+
 def arrow_type_from_spark(t: Any, column_mapping: bool = False) -> pa.DataType:
     """One Spark type (a name like "long"/"decimal(10,2)" or a struct/array/map object) as pyarrow."""
     if isinstance(t, str):
         if t in _PRIMITIVES:
             return _PRIMITIVES[t]
+        if t == "variant":
+            return VARIANT_ARROW_TYPE
         m = _DECIMAL.fullmatch(t)
         if m:
             return pa.decimal128(int(m.group(1)), int(m.group(2)))
