@@ -10,6 +10,7 @@ import json
 import re
 import threading
 import time
+import uuid
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -65,6 +66,9 @@ def interval_ms(text: Optional[str], default_ms: int) -> int:
 
 # ---- the checkpoint schema ---------------------------------------------------------------------
 
+SIDECAR_DIR = "_delta_log/_sidecars"
+_FILE_ACTIONS = ("add", "remove")
+
 _STR_MAP = pa.map_(pa.string(), pa.string())
 _DV = pa.struct([("storageType", pa.string()), ("pathOrInlineDv", pa.string()), ("offset", pa.int32()),
                  ("sizeInBytes", pa.int32()), ("cardinality", pa.int64())])
@@ -116,18 +120,51 @@ def _row_for(action_json: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[int] = None) -> None:
-    """Write `%020d.checkpoint.parquet` for `snapshot.version`, then `_last_checkpoint`
-    (version, size, sizeInBytes, numOfAddFiles). Tombstones older than
-    `delta.deletedFileRetentionDuration` (default 7 days) are dropped."""
+    """Write the checkpoint of `snapshot.version`, then `_last_checkpoint` (version, size,
+    sizeInBytes, numOfAddFiles). Tombstones older than `delta.deletedFileRetentionDuration`
+    (default 7 days) are dropped.
+
+    A table with the v2Checkpoint feature and `delta.checkpointPolicy = 'v2'` gets a V2 spec,
+    UUID-named checkpoint whose file actions are in a sidecar (see write_v2_checkpoint); any
+    other table a classic `%020d.checkpoint.parquet` (V1 spec)."""
+    if uses_v2_checkpoints(snapshot):
+        write_v2_checkpoint(log, snapshot, now_ms=now_ms)
+        return
+    non_file, file_rows = _checkpoint_rows(snapshot, now_ms)
+    rows = non_file + file_rows
+    table = pa.Table.from_pylist(rows, schema=CHECKPOINT_SCHEMA)
+    data = _parquet_bytes(table)
+    log.storage.write_bytes(checkpoint_path(snapshot.version), data)
+    last = {"version": snapshot.version, "size": len(rows), "sizeInBytes": len(data),
+            "numOfAddFiles": len(snapshot.files)}
+    log.storage.write_bytes("_delta_log/_last_checkpoint", json.dumps(last, separators=(",", ":")).encode())
+
+
+def uses_v2_checkpoints(snapshot: "Snapshot") -> bool:
+    """Whether new checkpoints of the table follow the V2 spec: the v2Checkpoint feature is
+    supported and `delta.checkpointPolicy` is 'v2' (PROTOCOL.md, "V2 Checkpoint Table Feature")."""
+    return (snapshot.configuration.get("delta.checkpointPolicy") == "v2"
+            and "v2Checkpoint" in (snapshot.protocol.writer_features or ()))
+
+
+def _parquet_bytes(table: pa.Table) -> bytes:
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="snappy")
+    return buf.getvalue()
+
+
+def _checkpoint_rows(snapshot: "Snapshot", now_ms: Optional[int]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The checkpoint rows of `snapshot`: (non-file actions, add and remove actions)."""
     now = int(time.time() * 1000) if now_ms is None else now_ms
     retention = interval_ms(snapshot.configuration.get("delta.deletedFileRetentionDuration"),
                             DEFAULT_DELETED_FILE_RETENTION_MS)
     cutoff = now - retention
-    rows: list[dict[str, Any]] = [_row_for(snapshot.protocol.to_json()), _row_for(snapshot.metadata.to_json())]
+    non_file: list[dict[str, Any]] = [_row_for(snapshot.protocol.to_json()), _row_for(snapshot.metadata.to_json())]
     for app_id in sorted(snapshot.app_txns):
-        rows.append(_row_for(Txn(app_id, snapshot.app_txns[app_id], snapshot.txn_last_updated.get(app_id)).to_json()))
+        non_file.append(_row_for(Txn(app_id, snapshot.app_txns[app_id], snapshot.txn_last_updated.get(app_id)).to_json()))
     for domain in sorted(snapshot.domains):
-        rows.append(_row_for(snapshot.domains[domain].to_json()))
+        non_file.append(_row_for(snapshot.domains[domain].to_json()))
+    rows: list[dict[str, Any]] = []
     for path in sorted(snapshot.files):
         rows.append(_row_for(snapshot.files[path].to_json()))
     for path in sorted(snapshot.tombstones):
@@ -139,14 +176,67 @@ def write_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[
         tomb = snapshot.dv_tombstones[dv_id]
         if (tomb.deletion_timestamp or 0) > cutoff:
             rows.append(_row_for(tomb.to_json()))
-    table = pa.Table.from_pylist(rows, schema=CHECKPOINT_SCHEMA)
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="snappy")
-    data = buf.getvalue()
-    log.storage.write_bytes(checkpoint_path(snapshot.version), data)
-    last = {"version": snapshot.version, "size": len(rows), "sizeInBytes": len(data),
-            "numOfAddFiles": len(snapshot.files)}
+    return non_file, rows
+
+
+# ---- V2 checkpoints ----------------------------------------------------------------------------
+
+CHECKPOINT_METADATA_TYPE = pa.struct([("version", pa.int64()), ("tags", _STR_MAP)])
+SIDECAR_TYPE = pa.struct([("path", pa.string()), ("sizeInBytes", pa.int64()), ("modificationTime", pa.int64()),
+                          ("tags", _STR_MAP)])
+V2_CHECKPOINT_SCHEMA = pa.schema(
+    [f for f in CHECKPOINT_SCHEMA if f.name not in _FILE_ACTIONS] +
+    [pa.field("checkpointMetadata", CHECKPOINT_METADATA_TYPE), pa.field("sidecar", SIDECAR_TYPE)])
+SIDECAR_SCHEMA = pa.schema([CHECKPOINT_SCHEMA.field("add"), CHECKPOINT_SCHEMA.field("remove")])
+
+
+def v2_checkpoint_path(version: int, unique: str) -> str:
+    """`_delta_log/%020d.checkpoint.<uuid>.parquet`, relative to the table root."""
+    return f"_delta_log/{version:020d}.checkpoint.{unique}.parquet"
+
+
+def write_v2_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[int] = None) -> str:
+    """Write a V2 spec, UUID-named parquet checkpoint of `snapshot.version` (PROTOCOL.md, "V2
+    Spec"): one sidecar file in `_delta_log/_sidecars/` holds every add and remove action; the
+    checkpoint holds the other actions, one `checkpointMetadata` and one `sidecar` action
+    pointing at it. The sidecar is written first, so a reader never finds a checkpoint whose
+    sidecar is missing. `_last_checkpoint` gets the `v2Checkpoint` field. Returns the
+    checkpoint's path (relative to the table root)."""
+    non_file, file_rows = _checkpoint_rows(snapshot, now_ms)
+    sidecar_data = _parquet_bytes(pa.Table.from_pylist(file_rows, schema=SIDECAR_SCHEMA))
+    sidecar_name = f"{uuid.uuid4()}.parquet"
+    sidecar_rel = f"{SIDECAR_DIR}/{sidecar_name}"
+    log.storage.write_bytes(sidecar_rel, sidecar_data)
+    try:
+        sidecar_mtime = log.storage.mtime_ms(sidecar_rel)
+    except OSError:
+        sidecar_mtime = int(time.time() * 1000)
+    num_adds = len(snapshot.files)
+    tags = [("sidecarNumActions", str(len(file_rows))), ("sidecarSizeInBytes", str(len(sidecar_data))),
+            ("numOfAddFiles", str(num_adds))]
+    rows = non_file + [
+        {"checkpointMetadata": {"version": snapshot.version, "tags": tags}},
+        {"sidecar": {"path": sidecar_name, "sizeInBytes": len(sidecar_data), "modificationTime": sidecar_mtime,
+                     "tags": []}},
+    ]
+    data = _parquet_bytes(pa.Table.from_pylist(rows, schema=V2_CHECKPOINT_SCHEMA))
+    rel = v2_checkpoint_path(snapshot.version, str(uuid.uuid4()))
+    log.storage.write_bytes(rel, data)
+    try:
+        mtime = log.storage.mtime_ms(rel)
+    except OSError:
+        mtime = int(time.time() * 1000)
+    last = {
+        "version": snapshot.version, "size": len(rows) + len(file_rows), "sizeInBytes": len(data) + len(sidecar_data),
+        "numOfAddFiles": num_adds,
+        "v2Checkpoint": {
+            "path": rel.rsplit("/", 1)[-1], "sizeInBytes": len(data), "modificationTime": mtime,
+            "sidecarFiles": [{"path": sidecar_name, "sizeInBytes": len(sidecar_data),
+                              "modificationTime": sidecar_mtime}],
+        },
+    }
     log.storage.write_bytes("_delta_log/_last_checkpoint", json.dumps(last, separators=(",", ":")).encode())
+    return rel
 
 
 def _to_json_value(v: Any) -> Any:
@@ -207,7 +297,6 @@ def _read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]],
 
 
 _NON_FILE_KINDS = ("protocol", "metaData", "txn", "domainMetadata")
-SIDECAR_DIR = "_delta_log/_sidecars"
 
 
 def _table_actions(table: pa.Table, kinds: list[str], lazy_adds: bool,
@@ -355,7 +444,6 @@ def _present(kind: str, body: dict[str, Any]) -> bool:
 # those lists. Any layout this reader does not expect (other field types, stats only in
 # stats_parsed) goes to the row-by-row reader above, which is the reference behaviour.
 
-_FILE_ACTIONS = ("add", "remove")
 _INT_FIELDS = {"add": ("size", "modificationTime", "baseRowId", "defaultRowCommitVersion"),
                "remove": ("deletionTimestamp", "size", "baseRowId", "defaultRowCommitVersion")}
 _BOOL_FIELDS = {"add": ("dataChange",), "remove": ("dataChange", "extendedFileMetadata")}

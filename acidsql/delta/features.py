@@ -116,8 +116,6 @@ def validate_properties(properties: Mapping[str, Any]) -> dict[str, str]:
                     f"{key}: unknown table feature {name!r}{_did_you_mean(name, KNOWN_FEATURES)}")
             if value.lower() not in ("supported", "enabled"):
                 raise InvalidTablePropertyError(f"{key} must be 'supported', not {value!r}")
-            if name == "v2Checkpoint":
-                raise InvalidTablePropertyError(f"{key}: {_NOT_SUPPORTED_YET['delta.checkpointPolicy', 'v2']}")
             out[key] = "supported"
             continue
         canonical = next((k for k in KNOWN_PROPERTIES if k.lower() == key.lower()), None)
@@ -154,11 +152,8 @@ def validate_properties(properties: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-# Valid Delta settings acidsql cannot honour yet: accepting one would leave a table acidsql
-# can no longer read (V2 checkpoints) or whose files other readers cannot map (id mode needs
-# parquet field ids, which acidsql does not write).
-_NOT_SUPPORTED_YET = {
-    ("delta.checkpointPolicy", "v2"): "acidsql reads and writes classic checkpoints only",
+# Valid Delta settings acidsql cannot honour yet (none at the moment): (property, value) -> why.
+_NOT_SUPPORTED_YET: dict[tuple[str, str], str] = {
     ("delta.columnMapping.mode", "id"): "acidsql supports column mapping by name only ('name')",
 }
 

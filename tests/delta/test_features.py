@@ -67,10 +67,7 @@ def test_enabling_dvs_upgrades_protocol_in_the_same_commit(tmp_path):
     ({"delta.logRetentionDuration": "seven days"}, "interval"),
     ({"delta.checkpointInterval": "0"}, "positive integer"),
     ({"delta.feature.deletionVector": "supported"}, "unknown table feature"),
-    # Valid Delta, but a table acidsql could no longer read, or files others could not map:
-    ({"delta.checkpointPolicy": "v2"}, "classic checkpoints only"),
-    ({"delta.feature.v2Checkpoint": "supported"}, "classic checkpoints only"),
-    ({"delta.columnMapping.mode": "id"}, "by name only"),
+    ({"delta.checkpointPolicy": "v3"}, "must be 'classic' or 'v2'"),
     ({"delta.parquet.compression.codec": "lzo"}, "must be 'snappy' or 'zstd'"),
 ])
 def test_bad_properties_are_clear_errors(tmp_path, props, words):
