@@ -9,6 +9,7 @@ from typing import Callable, Optional
 
 from acidsql.analysis.catalog import TableInfo
 from acidsql.delta.errors import DeltaError
+from acidsql.delta.features import clustering_columns
 from acidsql.delta.log import DeltaLog
 from acidsql.spark.tables import Warehouse
 from acidsql.sql.model import TableRef
@@ -34,14 +35,7 @@ def table_info_from_log(name: str, root: str) -> Optional[TableInfo]:
         return None
     snapshot = DeltaLog(root).snapshot()
     fields = snapshot.metadata.schema.get("fields", [])
-    clustering: tuple[str, ...] = ()
-    domain = snapshot.domains.get("delta.clustering")
-    if domain is not None:
-        try:
-            clustering = tuple(".".join(c) if isinstance(c, list) else str(c)
-                               for c in json.loads(domain.configuration).get("clusteringColumns", []))
-        except ValueError:
-            clustering = ()
+    clustering = clustering_columns(snapshot.domains, snapshot.configuration)
     return TableInfo(
         name=name,
         columns=tuple((f["name"].lower(), _type_text(f["type"])) for f in fields),

@@ -7,6 +7,7 @@ Delta-Spark's TableFeature.scala.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
@@ -35,6 +36,9 @@ WRITER_ONLY_FEATURES = frozenset({
     "appendOnly", "invariants", "checkConstraints", "changeDataFeed", "generatedColumns",
     "allowColumnDefaults", "identityColumns", "rowTracking", "domainMetadata", "icebergCompatV1",
     "icebergCompatV2", "clustering", "inCommitTimestamp", "checkpointProtection",
+    # The writer feature of liquid clustering before it was named `clustering` (Databricks
+    # Runtime 13.3-era tables): read as clustering, columns in delta.liquid.clusteringColumns.
+    "liquid",
 })
 KNOWN_FEATURES = READER_WRITER_FEATURES | WRITER_ONLY_FEATURES
 FEATURE_DEPENDENCIES: dict[str, frozenset[str]] = {
@@ -83,6 +87,7 @@ KNOWN_PROPERTIES: dict[str, Any] = {
     "delta.targetFileSize": None,
     "delta.tuneFileSizesForRewrites": _BOOL,
     "delta.universalFormat.enabledFormats": None,
+    "delta.liquid.clusteringColumns": None,
     "delta.rowTracking.materializedRowIdColumnName": None,
     "delta.rowTracking.materializedRowCommitVersionColumnName": None,
 }
@@ -311,12 +316,32 @@ def protocol_without(protocol: Protocol, feature: str, add: Iterable[str] = ()) 
     return protocol_for(remaining)
 
 
+LEGACY_CLUSTERING_PROPERTY = "delta.liquid.clusteringColumns"
+
+
+def clustering_columns(domains: Mapping[str, Any], configuration: Mapping[str, str]) -> tuple[str, ...]:
+    """A clustered table's clustering columns (dotted paths for nested ones): from its
+    `delta.clustering` domain, or, for tables with the legacy `liquid` feature, from the
+    `delta.liquid.clusteringColumns` property (comma-separated). () when not clustered."""
+    domain = domains.get(CLUSTERING_DOMAIN)
+    if domain is not None:
+        try:
+            cols = json.loads(domain.configuration or "{}").get("clusteringColumns", [])
+        except ValueError:
+            return ()
+        return tuple(".".join(c) if isinstance(c, list) else str(c) for c in cols)
+    legacy = configuration.get(LEGACY_CLUSTERING_PROPERTY)
+    if legacy:
+        return tuple(c.strip() for c in legacy.split(",") if c.strip())
+    return ()
+
+
 def table_layout(configuration: Mapping[str, str], partition_columns: Iterable[str],
                  domains: Iterable[str] = (), protocol: Optional[Protocol] = None,
                  schema: Optional[Mapping[str, Any]] = None) -> TableLayout:
     """What the conflict rules need to know about a table at a version."""
     dv_setting = str(configuration.get("delta.enableDeletionVectors", "")).lower()
-    clustered = CLUSTERING_DOMAIN in set(domains)
+    clustered = CLUSTERING_DOMAIN in set(domains) or bool(configuration.get(LEGACY_CLUSTERING_PROPERTY))
     return TableLayout(
         partitioned=bool(tuple(partition_columns)),
         clustered=clustered,

@@ -30,7 +30,7 @@ from acidsql.delta.exceptions import (
     DeltaTableError, InvalidTablePropertyError, TableAlreadyExistsError, UnsupportedFeatureError,
 )
 from acidsql.delta.features import (
-    CLUSTERING_DOMAIN, protocol_features, protocol_for, protocol_without, required_features, validate_properties,
+    CLUSTERING_DOMAIN, clustering_columns, protocol_features, protocol_for, protocol_without, required_features, validate_properties,
 )
 from acidsql.delta.footprints import PartitionPredicate, RowCondition
 from acidsql.delta.log import DeltaLog
@@ -754,10 +754,7 @@ class DeltaTable:
     def detail(self) -> TableDetail:
         snap = self.snapshot()
         md = snap.metadata
-        clustering: tuple[str, ...] = ()
-        if CLUSTERING_DOMAIN in snap.domains:
-            cols = json.loads(snap.domains[CLUSTERING_DOMAIN].configuration or "{}").get("clusteringColumns", [])
-            clustering = tuple(".".join(c) if isinstance(c, list) else str(c) for c in cols)
+        clustering = clustering_columns(snap.domains, snap.configuration)
         return TableDetail(
             format="delta", id=md.id, name=md.name, description=md.description, location=self.root,
             created_at=md.created_time, last_modified=snap.timestamp_ms, partition_columns=md.partition_columns,

@@ -21,6 +21,7 @@ from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.analysis.predicates import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.conflict import OpKind
 from acidsql.delta.actions import AddFile, RemoveFile
+from acidsql.delta.features import clustering_columns
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
 from acidsql.sql import model as m
 from acidsql.spark.changes import (
@@ -74,13 +75,7 @@ def sql_type(t: Any) -> str:
 
 def table_info(key: str, snapshot: "Snapshot") -> TableInfo:
     """The analyzer's view of a real table at a version."""
-    clustering = ()
-    dom = snapshot.domains.get("delta.clustering")
-    if dom is not None:
-        try:
-            clustering = tuple(c[0] if isinstance(c, list) else c for c in json.loads(dom.configuration).get("clusteringColumns", []))
-        except ValueError:
-            clustering = ()
+    clustering = clustering_columns(snapshot.domains, snapshot.configuration)
     fields = snapshot.schema_json.get("fields", [])
     return TableInfo(
         name=key,
