@@ -96,7 +96,9 @@ def partition_value_to_string(value: Any, arrow_type: pa.DataType) -> Optional[s
     if pa.types.is_floating(arrow_type):
         return repr(float(value))
     if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
-        return bytes(value).decode("latin-1")
+        # Spark keeps a binary partition value as the string its bytes decode to in UTF-8; bytes
+        # that are not UTF-8 become lone surrogates, which partition_value_from_string restores.
+        return bytes(value).decode("utf-8", errors="surrogateescape")
     return str(value)
 
 
@@ -126,7 +128,7 @@ def partition_value_from_string(s: Optional[str], arrow_type: pa.DataType) -> An
             value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
         return value.replace(tzinfo=dt.timezone.utc) if arrow_type.tz is not None else value
     if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
-        return s.encode("latin-1")
+        return s.encode("utf-8", errors="surrogateescape")
     raise DeltaError(f"acidsql cannot read partition values of type {arrow_type}")
 
 

@@ -219,3 +219,16 @@ def test_wide_decimals_get_no_bounds(tmp_path):
     storage = LocalStorage(tmp_path)
     add = write_data_file(storage, pa.table({"d": pa.array([decimal.Decimal("1.5")], pa.decimal128(38, 1))}), {})
     assert json.loads(add.stats)["minValues"] == {} and json.loads(add.stats)["nullCount"] == {"d": 0}
+
+
+def test_binary_partition_values_are_utf8_text_as_spark_writes_them():
+    """DAT's multi_partitioned case: Spark keeps b'\\xf0\\x9f\\x98\\x88' as the partition value
+    '😈'. Bytes that are not UTF-8 still round-trip."""
+    import pyarrow as pa
+
+    from acidsql.delta.datafiles import partition_value_from_string, partition_value_to_string
+
+    assert partition_value_to_string("😈".encode(), pa.binary()) == "😈"
+    assert partition_value_from_string("😈", pa.binary()) == "😈".encode()
+    raw = b"\x80\xff\x00a"
+    assert partition_value_from_string(partition_value_to_string(raw, pa.binary()), pa.binary()) == raw
