@@ -229,16 +229,16 @@ def _physical_name(f: pa.Field) -> str:
     return raw.decode() if raw else f.name
 
 
-def _physical_field(f: pa.Field) -> pa.Field:
+def physical_field(f: pa.Field) -> pa.Field:
     """The field as stored in parquet under column mapping: physical names at every level,
     and the column-mapping id as parquet field id (readers may resolve columns by id)."""
     t = f.type
     if pa.types.is_struct(t):
-        t = pa.struct([_physical_field(t.field(i)) for i in range(t.num_fields)])
+        t = pa.struct([physical_field(t.field(i)) for i in range(t.num_fields)])
     elif pa.types.is_list(t):
-        t = pa.list_(_physical_field(t.value_field))
+        t = pa.list_(physical_field(t.value_field))
     elif pa.types.is_map(t):
-        t = pa.map_(_physical_field(t.key_field), _physical_field(t.item_field))
+        t = pa.map_(physical_field(t.key_field), physical_field(t.item_field))
     raw_id = (f.metadata or {}).get(COLUMN_ID_KEY.encode())
     meta = {b"PARQUET:field_id": raw_id} if raw_id is not None else None
     return pa.field(_physical_name(f), t, nullable=f.nullable, metadata=meta)
@@ -249,7 +249,7 @@ def _reshape(arr: pa.Array, f: pa.Field, to_physical: bool) -> pa.Array:
     (physical names), struct children matched by name at every nesting level; children the
     source lacks (added to the schema later) become nulls; leaf types are cast to the target."""
     t = f.type
-    target = _physical_field(f).type if to_physical else t
+    target = physical_field(f).type if to_physical else t
     if pa.types.is_struct(t) and pa.types.is_struct(arr.type):
         children, fields = [], []
         flat = arr.flatten()
@@ -286,7 +286,7 @@ def _to_physical_table(data: pa.Table, schema: pa.Schema) -> pa.Table:
         if name in schema.names:
             f = schema.field(name)
             arrays.append(_reshape(_column(data, name), f, to_physical=True))
-            fields.append(_physical_field(f))
+            fields.append(physical_field(f))
         else:
             arrays.append(_column(data, name))
             fields.append(data.schema.field(name))

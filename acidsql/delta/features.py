@@ -158,9 +158,7 @@ def validate_properties(properties: Mapping[str, Any]) -> dict[str, str]:
 
 
 # Valid Delta settings acidsql cannot honour yet (none at the moment): (property, value) -> why.
-_NOT_SUPPORTED_YET: dict[tuple[str, str], str] = {
-    ("delta.columnMapping.mode", "id"): "acidsql supports column mapping by name only ('name')",
-}
+_NOT_SUPPORTED_YET: dict[tuple[str, str], str] = {}
 
 
 def _did_you_mean(word: str, choices: Iterable[str]) -> str:
