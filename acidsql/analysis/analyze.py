@@ -440,6 +440,12 @@ class _Analyzer:
             meta = "unsets " + ", ".join(s.property_keys)
         elif s.action is m.AlterAction.ADD_COLUMNS:
             meta = "adds column(s) " + ", ".join(f"{c.name} {c.type}" for c in s.columns)
+        elif s.action is m.AlterAction.RENAME_COLUMN:
+            meta = f"renames column {s.column_names[0]} to {s.rename_to}"
+        elif s.action is m.AlterAction.DROP_COLUMNS:
+            meta = "drops column(s) " + ", ".join(s.column_names)
+        elif s.action is m.AlterAction.CHANGE_COLUMN_TYPE:
+            meta = f"changes the type of column {s.column_names[0]} to {s.column_type}"
         elif s.action is m.AlterAction.DROP_FEATURE:
             feature = s.feature or "?"
             if feature.lower() == "deletionvectors" and self.info.get_property("delta.enableDeletionVectors") is not None:

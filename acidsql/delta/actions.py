@@ -64,6 +64,9 @@ class Protocol:
                    tuple(rf) if rf is not None else None, tuple(wf) if wf is not None else None)
 
 
+EMPTY_SCHEMA_STRING = '{"type":"struct","fields":[]}'
+
+
 @dataclass(frozen=True)
 class Metadata:
     id: str
@@ -97,6 +100,10 @@ class Metadata:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Metadata":
+        if d.get("schemaString") is None:
+            # Some writers (Delta Live Tables) create a table before its schema is known; Delta
+            # reads a metaData without schemaString as an empty schema, as here.
+            d = {**d, "schemaString": EMPTY_SCHEMA_STRING}
         try:
             schema = json.loads(d["schemaString"])
         except (TypeError, json.JSONDecodeError) as e:

@@ -10,11 +10,13 @@ import json
 import re
 import threading
 import time
+import uuid
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from itertools import compress
 from typing import TYPE_CHECKING, Any, Optional
+from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -63,6 +65,9 @@ def interval_ms(text: Optional[str], default_ms: int) -> int:
 
 
 # ---- the checkpoint schema ---------------------------------------------------------------------
+
+SIDECAR_DIR = "_delta_log/_sidecars"
+_FILE_ACTIONS = ("add", "remove")
 
 _STR_MAP = pa.map_(pa.string(), pa.string())
 _DV = pa.struct([("storageType", pa.string()), ("pathOrInlineDv", pa.string()), ("offset", pa.int32()),
@@ -115,18 +120,51 @@ def _row_for(action_json: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[int] = None) -> None:
-    """Write `%020d.checkpoint.parquet` for `snapshot.version`, then `_last_checkpoint`
-    (version, size, sizeInBytes, numOfAddFiles). Tombstones older than
-    `delta.deletedFileRetentionDuration` (default 7 days) are dropped."""
+    """Write the checkpoint of `snapshot.version`, then `_last_checkpoint` (version, size,
+    sizeInBytes, numOfAddFiles). Tombstones older than `delta.deletedFileRetentionDuration`
+    (default 7 days) are dropped.
+
+    A table with the v2Checkpoint feature and `delta.checkpointPolicy = 'v2'` gets a V2 spec,
+    UUID-named checkpoint whose file actions are in a sidecar (see write_v2_checkpoint); any
+    other table a classic `%020d.checkpoint.parquet` (V1 spec)."""
+    if uses_v2_checkpoints(snapshot):
+        write_v2_checkpoint(log, snapshot, now_ms=now_ms)
+        return
+    non_file, file_rows = _checkpoint_rows(snapshot, now_ms)
+    rows = non_file + file_rows
+    table = pa.Table.from_pylist(rows, schema=CHECKPOINT_SCHEMA)
+    data = _parquet_bytes(table)
+    log.storage.write_bytes(checkpoint_path(snapshot.version), data)
+    last = {"version": snapshot.version, "size": len(rows), "sizeInBytes": len(data),
+            "numOfAddFiles": len(snapshot.files)}
+    log.storage.write_bytes("_delta_log/_last_checkpoint", json.dumps(last, separators=(",", ":")).encode())
+
+
+def uses_v2_checkpoints(snapshot: "Snapshot") -> bool:
+    """Whether new checkpoints of the table follow the V2 spec: the v2Checkpoint feature is
+    supported and `delta.checkpointPolicy` is 'v2' (PROTOCOL.md, "V2 Checkpoint Table Feature")."""
+    return (snapshot.configuration.get("delta.checkpointPolicy") == "v2"
+            and "v2Checkpoint" in (snapshot.protocol.writer_features or ()))
+
+
+def _parquet_bytes(table: pa.Table) -> bytes:
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="snappy")
+    return buf.getvalue()
+
+
+def _checkpoint_rows(snapshot: "Snapshot", now_ms: Optional[int]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The checkpoint rows of `snapshot`: (non-file actions, add and remove actions)."""
     now = int(time.time() * 1000) if now_ms is None else now_ms
     retention = interval_ms(snapshot.configuration.get("delta.deletedFileRetentionDuration"),
                             DEFAULT_DELETED_FILE_RETENTION_MS)
     cutoff = now - retention
-    rows: list[dict[str, Any]] = [_row_for(snapshot.protocol.to_json()), _row_for(snapshot.metadata.to_json())]
+    non_file: list[dict[str, Any]] = [_row_for(snapshot.protocol.to_json()), _row_for(snapshot.metadata.to_json())]
     for app_id in sorted(snapshot.app_txns):
-        rows.append(_row_for(Txn(app_id, snapshot.app_txns[app_id], snapshot.txn_last_updated.get(app_id)).to_json()))
+        non_file.append(_row_for(Txn(app_id, snapshot.app_txns[app_id], snapshot.txn_last_updated.get(app_id)).to_json()))
     for domain in sorted(snapshot.domains):
-        rows.append(_row_for(snapshot.domains[domain].to_json()))
+        non_file.append(_row_for(snapshot.domains[domain].to_json()))
+    rows: list[dict[str, Any]] = []
     for path in sorted(snapshot.files):
         rows.append(_row_for(snapshot.files[path].to_json()))
     for path in sorted(snapshot.tombstones):
@@ -138,14 +176,67 @@ def write_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[
         tomb = snapshot.dv_tombstones[dv_id]
         if (tomb.deletion_timestamp or 0) > cutoff:
             rows.append(_row_for(tomb.to_json()))
-    table = pa.Table.from_pylist(rows, schema=CHECKPOINT_SCHEMA)
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="snappy")
-    data = buf.getvalue()
-    log.storage.write_bytes(checkpoint_path(snapshot.version), data)
-    last = {"version": snapshot.version, "size": len(rows), "sizeInBytes": len(data),
-            "numOfAddFiles": len(snapshot.files)}
+    return non_file, rows
+
+
+# ---- V2 checkpoints ----------------------------------------------------------------------------
+
+CHECKPOINT_METADATA_TYPE = pa.struct([("version", pa.int64()), ("tags", _STR_MAP)])
+SIDECAR_TYPE = pa.struct([("path", pa.string()), ("sizeInBytes", pa.int64()), ("modificationTime", pa.int64()),
+                          ("tags", _STR_MAP)])
+V2_CHECKPOINT_SCHEMA = pa.schema(
+    [f for f in CHECKPOINT_SCHEMA if f.name not in _FILE_ACTIONS] +
+    [pa.field("checkpointMetadata", CHECKPOINT_METADATA_TYPE), pa.field("sidecar", SIDECAR_TYPE)])
+SIDECAR_SCHEMA = pa.schema([CHECKPOINT_SCHEMA.field("add"), CHECKPOINT_SCHEMA.field("remove")])
+
+
+def v2_checkpoint_path(version: int, unique: str) -> str:
+    """`_delta_log/%020d.checkpoint.<uuid>.parquet`, relative to the table root."""
+    return f"_delta_log/{version:020d}.checkpoint.{unique}.parquet"
+
+
+def write_v2_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[int] = None) -> str:
+    """Write a V2 spec, UUID-named parquet checkpoint of `snapshot.version` (PROTOCOL.md, "V2
+    Spec"): one sidecar file in `_delta_log/_sidecars/` holds every add and remove action; the
+    checkpoint holds the other actions, one `checkpointMetadata` and one `sidecar` action
+    pointing at it. The sidecar is written first, so a reader never finds a checkpoint whose
+    sidecar is missing. `_last_checkpoint` gets the `v2Checkpoint` field. Returns the
+    checkpoint's path (relative to the table root)."""
+    non_file, file_rows = _checkpoint_rows(snapshot, now_ms)
+    sidecar_data = _parquet_bytes(pa.Table.from_pylist(file_rows, schema=SIDECAR_SCHEMA))
+    sidecar_name = f"{uuid.uuid4()}.parquet"
+    sidecar_rel = f"{SIDECAR_DIR}/{sidecar_name}"
+    log.storage.write_bytes(sidecar_rel, sidecar_data)
+    try:
+        sidecar_mtime = log.storage.mtime_ms(sidecar_rel)
+    except OSError:
+        sidecar_mtime = int(time.time() * 1000)
+    num_adds = len(snapshot.files)
+    tags = [("sidecarNumActions", str(len(file_rows))), ("sidecarSizeInBytes", str(len(sidecar_data))),
+            ("numOfAddFiles", str(num_adds))]
+    rows = non_file + [
+        {"checkpointMetadata": {"version": snapshot.version, "tags": tags}},
+        {"sidecar": {"path": sidecar_name, "sizeInBytes": len(sidecar_data), "modificationTime": sidecar_mtime,
+                     "tags": []}},
+    ]
+    data = _parquet_bytes(pa.Table.from_pylist(rows, schema=V2_CHECKPOINT_SCHEMA))
+    rel = v2_checkpoint_path(snapshot.version, str(uuid.uuid4()))
+    log.storage.write_bytes(rel, data)
+    try:
+        mtime = log.storage.mtime_ms(rel)
+    except OSError:
+        mtime = int(time.time() * 1000)
+    last = {
+        "version": snapshot.version, "size": len(rows) + len(file_rows), "sizeInBytes": len(data) + len(sidecar_data),
+        "numOfAddFiles": num_adds,
+        "v2Checkpoint": {
+            "path": rel.rsplit("/", 1)[-1], "sizeInBytes": len(data), "modificationTime": mtime,
+            "sidecarFiles": [{"path": sidecar_name, "sizeInBytes": len(sidecar_data),
+                              "modificationTime": sidecar_mtime}],
+        },
+    }
     log.storage.write_bytes("_delta_log/_last_checkpoint", json.dumps(last, separators=(",", ":")).encode())
+    return rel
 
 
 def _to_json_value(v: Any) -> Any:
@@ -175,13 +266,43 @@ def read_checkpoint_lazily(log: "DeltaLog", version: int, files: Optional[list[s
 def _read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]],
                      lazy_adds: bool) -> tuple[list[Action], Optional["CheckpointAdds"]]:
     files = files or log.checkpoint_files(version) or [checkpoint_path(version)]
-    tables = [_read_checkpoint_file(log, rel) for rel in files]
-    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
     rel = files[0]
     where = log.storage.local_path(rel) or rel
-    kinds = [k for k in ("protocol", "metaData", "txn", "domainMetadata", "add", "remove") if k in table.column_names]
-    if "protocol" not in kinds or "metaData" not in kinds:
-        raise CorruptLogError(f"{where}: checkpoint has no protocol or metaData column")
+    actions: list[Action] = []
+    table: Optional[pa.Table] = None
+    if rel.endswith(".json"):
+        # A UUID-named V2 checkpoint in JSON: non-file actions (and the file actions, when it
+        # has no sidecars) one per line, as in a commit.
+        actions, sidecars = _read_json_checkpoint(log, rel, where)
+    else:
+        tables = [_read_checkpoint_file(log, r) for r in files]
+        table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+        if "protocol" not in table.column_names or "metaData" not in table.column_names:
+            raise CorruptLogError(f"{where}: checkpoint has no protocol or metaData column")
+        sidecars = _sidecar_names(table, where)
+    # A V2 checkpoint keeps its add and remove actions either all in itself or all in sidecar
+    # files (PROTOCOL.md, "V2 Spec").
+    file_table = _read_sidecars(log, sidecars, where) if sidecars else table
+    lazy: Optional[CheckpointAdds] = None
+    if table is not None:
+        actions, _ = _table_actions(table, [k for k in _NON_FILE_KINDS if k in table.column_names], False, where)
+    if file_table is not None:
+        file_where = where if file_table is table else f"{where} (sidecars)"
+        more, lazy = _table_actions(file_table, [k for k in _FILE_ACTIONS if k in file_table.column_names],
+                                    lazy_adds, file_where)
+        actions.extend(more)
+    if not any(isinstance(a, Protocol) for a in actions):
+        raise CorruptLogError(f"{where}: checkpoint holds no protocol action")
+    return actions, lazy
+
+
+_NON_FILE_KINDS = ("protocol", "metaData", "txn", "domainMetadata")
+
+
+def _table_actions(table: pa.Table, kinds: list[str], lazy_adds: bool,
+                   where: str) -> tuple[list[Action], Optional["CheckpointAdds"]]:
+    """The actions of the `kinds` columns of a checkpoint (or sidecar) table, with the add
+    column as a CheckpointAdds when `lazy_adds` allows (see read_checkpoint_lazily)."""
     actions: list[Action] = []
     lazy: Optional[CheckpointAdds] = None
     for kind in kinds:
@@ -228,9 +349,63 @@ def _read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]],
                 raise CorruptLogError(f"{where}: row {i} of column {kind}: {e}") from None
             if action is not None:
                 actions.append(action)
-    if not any(isinstance(a, Protocol) for a in actions):
-        raise CorruptLogError(f"{where}: checkpoint holds no protocol action")
     return actions, lazy
+
+
+def _read_json_checkpoint(log: "DeltaLog", rel: str, where: str) -> tuple[list[Action], list[str]]:
+    """The actions of a JSON V2 checkpoint and the names of its sidecar files."""
+    try:
+        text = log.storage.read_bytes(rel).decode("utf-8")
+    except FileNotFoundError:
+        raise CorruptLogError(f"{where}: checkpoint is missing") from None
+    except UnicodeDecodeError as e:
+        raise CorruptLogError(f"{where}: not UTF-8 ({e})") from None
+    actions: list[Action] = []
+    sidecars: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            if isinstance(obj, dict) and "sidecar" in obj:
+                sidecars.append(str(obj["sidecar"]["path"]))
+                continue
+            action = action_from_json(obj)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise CorruptLogError(f"{where}:{lineno}: {e}") from None
+        if action is not None:
+            actions.append(action)
+    return actions, sidecars
+
+
+def _sidecar_names(table: pa.Table, where: str) -> list[str]:
+    """The sidecar files a parquet V2 checkpoint references (none for a V1 checkpoint)."""
+    if "sidecar" not in table.column_names:
+        return []
+    column = table.column("sidecar")
+    if column.null_count == len(column) or not pa.types.is_struct(column.type) \
+            or column.type.get_field_index("path") < 0:
+        return []
+    paths = pc.struct_field(column, "path").to_pylist()
+    return [str(p) for p in paths if p is not None]
+
+
+def sidecar_path(name: str) -> str:
+    """The table-relative path of a sidecar named in a `sidecar` action: its path is URI-encoded
+    and, since sidecars always live in `_delta_log/_sidecars`, only the file name counts."""
+    return f"{SIDECAR_DIR}/{unquote(name).rstrip('/').rsplit('/', 1)[-1]}"
+
+
+def _read_sidecars(log: "DeltaLog", names: list[str], where: str) -> pa.Table:
+    tables = []
+    for name in names:
+        rel = sidecar_path(name)
+        try:
+            tables.append(_read_checkpoint_file(log, rel))
+        except CorruptLogError as e:
+            raise CorruptLogError(f"{where}: sidecar {name}: {e}") from None
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+    return table
 
 
 def _read_checkpoint_file(log: "DeltaLog", rel: str) -> pa.Table:
@@ -239,9 +414,9 @@ def _read_checkpoint_file(log: "DeltaLog", rel: str) -> pa.Table:
         local = log.storage.local_path(rel)
         # ParquetFile, not pq.read_table: read_table goes through pyarrow.dataset, whose first
         # use imports pandas (most of a cold process's first snapshot load). Only the action
-        # columns are read (not e.g. a V2 checkpoint's checkpointMetadata/sidecar columns).
+        # columns are read (not e.g. a V2 checkpoint's checkpointMetadata column).
         pf = pq.ParquetFile(local if local is not None else io.BytesIO(log.storage.read_bytes(rel)))
-        names = [n for n in pf.schema_arrow.names if n in _REQUIRED]
+        names = [n for n in pf.schema_arrow.names if n in _REQUIRED or n == "sidecar"]
         # One thread: pyarrow's threads split the read by top-level column, and nearly all of a
         # checkpoint is the add column, so at 100,000 files they saved a few ms of ~50 (the
         # other, mostly null, columns decoded alongside) while their per-thread allocations
@@ -269,7 +444,6 @@ def _present(kind: str, body: dict[str, Any]) -> bool:
 # those lists. Any layout this reader does not expect (other field types, stats only in
 # stats_parsed) goes to the row-by-row reader above, which is the reference behaviour.
 
-_FILE_ACTIONS = ("add", "remove")
 _INT_FIELDS = {"add": ("size", "modificationTime", "baseRowId", "defaultRowCommitVersion"),
                "remove": ("deletionTimestamp", "size", "baseRowId", "defaultRowCommitVersion")}
 _BOOL_FIELDS = {"add": ("dataChange",), "remove": ("dataChange", "extendedFileMetadata")}

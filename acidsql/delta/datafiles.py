@@ -89,7 +89,9 @@ def partition_value_to_string(value: Any, arrow_type: pa.DataType) -> Optional[s
     if pa.types.is_floating(arrow_type):
         return repr(float(value))
     if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
-        return bytes(value).decode("latin-1")
+        # Spark keeps a binary partition value as the string its bytes decode to in UTF-8; bytes
+        # that are not UTF-8 become lone surrogates, which partition_value_from_string restores.
+        return bytes(value).decode("utf-8", errors="surrogateescape")
     return str(value)
 
 
@@ -119,7 +121,7 @@ def partition_value_from_string(s: Optional[str], arrow_type: pa.DataType) -> An
             value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
         return value.replace(tzinfo=dt.timezone.utc) if arrow_type.tz is not None else value
     if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
-        return s.encode("latin-1")
+        return s.encode("utf-8", errors="surrogateescape")
     raise DeltaError(f"acidsql cannot read partition values of type {arrow_type}")
 
 
@@ -220,16 +222,16 @@ def _physical_name(f: pa.Field) -> str:
     return raw.decode() if raw else f.name
 
 
-def _physical_field(f: pa.Field) -> pa.Field:
+def physical_field(f: pa.Field) -> pa.Field:
     """The field as stored in parquet under column mapping: physical names at every level,
     and the column-mapping id as parquet field id (readers may resolve columns by id)."""
     t = f.type
     if pa.types.is_struct(t):
-        t = pa.struct([_physical_field(t.field(i)) for i in range(t.num_fields)])
+        t = pa.struct([physical_field(t.field(i)) for i in range(t.num_fields)])
     elif pa.types.is_list(t):
-        t = pa.list_(_physical_field(t.value_field))
+        t = pa.list_(physical_field(t.value_field))
     elif pa.types.is_map(t):
-        t = pa.map_(_physical_field(t.key_field), _physical_field(t.item_field))
+        t = pa.map_(physical_field(t.key_field), physical_field(t.item_field))
     raw_id = (f.metadata or {}).get(COLUMN_ID_KEY.encode())
     meta = {b"PARQUET:field_id": raw_id} if raw_id is not None else None
     return pa.field(_physical_name(f), t, nullable=f.nullable, metadata=meta)
@@ -240,7 +242,7 @@ def _reshape(arr: pa.Array, f: pa.Field, to_physical: bool) -> pa.Array:
     (physical names), struct children matched by name at every nesting level; children the
     source lacks (added to the schema later) become nulls; leaf types are cast to the target."""
     t = f.type
-    target = _physical_field(f).type if to_physical else t
+    target = physical_field(f).type if to_physical else t
     if pa.types.is_struct(t) and pa.types.is_struct(arr.type):
         children, fields = [], []
         flat = arr.flatten()
@@ -277,7 +279,7 @@ def _to_physical_table(data: pa.Table, schema: pa.Schema) -> pa.Table:
         if name in schema.names:
             f = schema.field(name)
             arrays.append(_reshape(_column(data, name), f, to_physical=True))
-            fields.append(_physical_field(f))
+            fields.append(physical_field(f))
         else:
             arrays.append(_column(data, name))
             fields.append(data.schema.field(name))
@@ -341,13 +343,18 @@ def data_file_rel_path(add_path: str) -> str:
 
 def _read_parquet(storage: "Storage", add: AddFile) -> pa.Table:
     rel = data_file_rel_path(add.path)
-    if rel.startswith("/"):
-        return pq.read_table(rel)
-    local = storage.local_path(rel)
+    # INT96 timestamps (Spark's legacy encoding) are read as microseconds, Delta's unit: read as
+    # pyarrow's default nanoseconds, dates past 2262 (e.g. 9999-12-31) would overflow.
     try:
-        return pq.read_table(local if local is not None else io.BytesIO(storage.read_bytes(rel)))
+        if rel.startswith("/"):
+            return pq.read_table(rel, coerce_int96_timestamp_unit="us")
+        local = storage.local_path(rel)
+        return pq.read_table(local if local is not None else io.BytesIO(storage.read_bytes(rel)),
+                             coerce_int96_timestamp_unit="us")
     except FileNotFoundError:
         raise DeltaError(f"data file {rel} of the table is missing (was it vacuumed?)") from None
+    except (pa.ArrowException, OSError) as e:
+        raise DeltaError(f"data file {rel} of the table cannot be read as parquet: {e}") from None
 
 
 def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, columns: Optional[list[str]] = None,
@@ -356,6 +363,23 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
     deletion vector applied, optional `_row_index` (physical position, before DV filtering).
     Columns missing from the file (added later to the schema) read as nulls."""
     raw = _read_parquet(storage, add)
+    try:
+        out = _logical_rows(raw, add, schema, columns, with_row_index)
+    except (pa.ArrowException, ValueError) as e:
+        raise DeltaError(f"data file {data_file_rel_path(add.path)} does not fit the table schema: {e}") from None
+    if apply_deletion_vector and add.deletion_vector is not None:
+        dv = DeletionVector.read(storage, add.deletion_vector)
+        if len(dv):
+            n = raw.num_rows
+            deleted = pa.array(list(dv.bitmap), type=pa.int64())
+            keep = pc.invert(pc.is_in(pa.array(range(n), type=pa.int64()), value_set=deleted))
+            out = out.filter(keep)
+    return out
+
+
+def _logical_rows(raw: pa.Table, add: AddFile, schema: pa.Schema, columns: Optional[list[str]],
+                  with_row_index: bool) -> pa.Table:
+    """The file's rows as the logical `schema` (see read_data_file), deletion vector not applied."""
     physical = _physical_names(schema)
     partition = add.partition
     wanted = columns if columns is not None else schema.names
@@ -384,14 +408,7 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
     if with_row_index:
         arrays.append(pa.array(range(n), type=pa.int64()))
         fields.append(pa.field(ROW_INDEX_COLUMN, pa.int64(), nullable=False))
-    out = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
-    if apply_deletion_vector and add.deletion_vector is not None:
-        dv = DeletionVector.read(storage, add.deletion_vector)
-        if len(dv):
-            deleted = pa.array(list(dv.bitmap), type=pa.int64())
-            keep = pc.invert(pc.is_in(pa.array(range(n), type=pa.int64()), value_set=deleted))
-            out = out.filter(keep)
-    return out
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def read_snapshot(snapshot: "Snapshot", columns: Optional[list[str]] = None,

@@ -9,6 +9,7 @@ in a domain).
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
@@ -206,10 +207,41 @@ def clustering_domain(domains: Iterable[str]) -> Optional[str]:
     return None
 
 
+LEGACY_CLUSTERING_PROPERTY = "delta.liquid.clusteringColumns"
+
+
+def clustering_columns(domains: Mapping[str, Any], configuration: Mapping[str, str],
+                       logical_names: Optional[Mapping[str, str]] = None) -> tuple[str, ...]:
+    """A clustered table's clustering columns (dotted paths for nested ones), () when it is
+    not clustered: from its `delta.clustering` domain (lists of path parts, physical names
+    under column mapping), Databricks' preview `delta.liquid` domain (`{"physicalName": [...]}`
+    entries), or the preview's `delta.liquid.clusteringColumns` property (comma-separated).
+    `logical_names` maps top-level physical names to column names."""
+    logical = logical_names or {}
+    domain = clustering_domain(domains)
+    if domain is None:
+        legacy = configuration.get(LEGACY_CLUSTERING_PROPERTY)
+        return tuple(c.strip() for c in legacy.split(",") if c.strip()) if legacy else ()
+    try:
+        entries = json.loads(domains[domain].configuration or "{}").get("clusteringColumns", [])
+    except ValueError:
+        raise UnsupportedProtocolError(f"the {domain} domain's configuration is not JSON") from None
+    out = []
+    for entry in entries:
+        if isinstance(entry, dict):  # delta.liquid: {"physicalName": ["a", "b"]}
+            entry = entry.get("physicalName", [])
+        parts = [str(p) for p in entry] if isinstance(entry, list) else [str(entry)]
+        if parts:
+            parts[0] = logical.get(parts[0], parts[0])
+            out.append(".".join(parts))
+    return tuple(out)
+
+
 def table_layout(configuration: Mapping[str, str], partition_columns: Iterable[str],
                  domains: Iterable[str] = (), protocol: Optional[Protocol] = None,
                  schema: Optional[Mapping[str, Any]] = None) -> TableLayout:
     """What the conflict rules need to know about a table at a version."""
     identity = ("identity",) if schema is not None and "identityColumns" in schema_features(schema) else ()
-    clustered = ("clustered",) if clustering_domain(domains) is not None else ()
+    clustered = ("clustered",) if (clustering_domain(domains) is not None
+                                   or configuration.get(LEGACY_CLUSTERING_PROPERTY)) else ()
     return TableLayout.of(configuration, partition_columns, clustered, identity)

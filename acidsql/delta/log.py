@@ -23,6 +23,9 @@ LAST_CHECKPOINT = f"{LOG_DIR}/_last_checkpoint"
 _COMMIT_NAME = re.compile(r"^(\d{20})\.json$")
 _CHECKPOINT_NAME = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
 _MULTIPART_CHECKPOINT_NAME = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
+# A V2 checkpoint named by a UUID: `n.checkpoint.<uuid>.json|parquet` (PROTOCOL.md, "UUID-named checkpoint").
+_UUID_CHECKPOINT_NAME = re.compile(
+    r"^(\d{20})\.checkpoint\.([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.(json|parquet)$")
 
 
 def commit_path(version: int) -> str:
@@ -62,7 +65,7 @@ class DeltaLog:
         return out
 
     def checkpoint_versions(self) -> list[int]:
-        """Versions that have a classic checkpoint (single file, or a complete set of the
+        """Versions that have a checkpoint (a classic or UUID-named file, or a complete set of the
         deprecated multi-part files), ascending."""
         return sorted(self._checkpoint_files())
 
@@ -74,12 +77,17 @@ class DeltaLog:
         """Checkpoint files by version, from `names` (a listing of the log) or a new listing."""
         single: dict[int, list[str]] = {}
         parts: dict[tuple[int, int], list[str]] = {}
+        uuid_named: dict[int, list[str]] = {}
         for name in (self.storage.list_dir(LOG_DIR) if names is None else names):
             if ".checkpoint." not in name:
                 continue
             m = _CHECKPOINT_NAME.match(name)
             if m:
                 single[int(m.group(1))] = [f"{LOG_DIR}/{name}"]
+                continue
+            m = _UUID_CHECKPOINT_NAME.match(name)
+            if m:
+                uuid_named.setdefault(int(m.group(1)), []).append(f"{LOG_DIR}/{name}")
                 continue
             m = _MULTIPART_CHECKPOINT_NAME.match(name)
             if m:
@@ -88,12 +96,24 @@ class DeltaLog:
             # Readers must ignore incomplete multi-part checkpoints (a writer may have died).
             if len(names_) == count and version not in single:
                 single[version] = sorted(names_)
+        for version, names_ in uuid_named.items():
+            # Several UUID-named checkpoints of one version hold the same state (racing writers):
+            # any one will do. A classic file of that version is equally valid and preferred.
+            single.setdefault(version, [sorted(names_)[0]])
         return single
 
+    def _latest_in(self, names: Sequence[str]) -> int:
+        """The newest version a listing of the log can rebuild: its newest commit, or its newest
+        checkpoint when the log begins (after cleanup) at a checkpoint with no commit after it."""
+        versions = self._versions_in(names)
+        latest = versions[-1] if versions else -1
+        checkpoints = self._checkpoint_files(names)
+        return max([latest, *checkpoints]) if checkpoints else latest
+
     def latest_version(self) -> int:
-        """The newest commit version, -1 if there is no table."""
-        versions = self.versions()
-        return versions[-1] if versions else -1
+        """The newest version (commit, or a checkpoint past the last commit file), -1 if there
+        is no table."""
+        return self._latest_in(self.storage.list_dir(LOG_DIR))
 
     def exists(self) -> bool:
         """Whether a table (at least one commit) exists here."""
@@ -142,7 +162,7 @@ class DeltaLog:
         Raises CommitFileExists if another writer created that version."""
         if version < 0:
             raise ValueError(f"commit version must be >= 0, got {version}")
-        if version > 0 and not self.storage.exists(commit_path(version - 1)):
+        if version > 0 and not self.storage.exists(commit_path(version - 1)) and not self.checkpoint_files(version - 1):
             raise DeltaError(f"cannot write version {version} of {self.table_root}: version "
                              f"{version - 1} does not exist (a commit must follow the latest version)")
         infos = [a for a in actions if isinstance(a, CommitInfo)]
@@ -153,7 +173,10 @@ class DeltaLog:
         self.storage.write_if_absent(commit_path(version), data)
 
     def commit_info(self, version: int) -> Optional[CommitInfo]:
-        """The commitInfo of `version`, if it has one."""
+        """The commitInfo of `version`, if it has one (None also when only a checkpoint of
+        `version` is left: checkpoints keep no commitInfo)."""
+        if not self.storage.exists(commit_path(version)) and self.checkpoint_files(version):
+            return None
         for a in self.read_commit(version):
             if isinstance(a, CommitInfo):
                 return a
@@ -169,7 +192,14 @@ class DeltaLog:
             ict = info.extra.get("inCommitTimestamp")
             if ict is not None:
                 return int(ict)
-        return self.storage.mtime_ms(commit_path(version))
+        try:
+            return self.storage.mtime_ms(commit_path(version))
+        except FileNotFoundError:
+            # The log begins at a checkpoint of this version (its commit was cleaned up).
+            files = self.checkpoint_files(version)
+            if not files:
+                raise CorruptLogError(f"{self._where(commit_path(version))}: commit version {version} is missing") from None
+            return self.storage.mtime_ms(files[0])
 
     def history(self, limit: int | None = None) -> list[tuple[int, CommitInfo]]:
         """(version, commitInfo) newest first, each `timestamp` the commit's time as time travel
@@ -190,8 +220,11 @@ class DeltaLog:
     def version_at(self, timestamp_ms: int) -> int:
         """The latest version whose commit timestamp is <= `timestamp_ms`."""
         versions = self.versions()
-        if not versions:
+        latest = self.latest_version()
+        if latest < 0:
             raise TableNotFoundError(f"no Delta table at {self.table_root}")
+        if not versions or versions[-1] < latest:  # the log begins at a checkpoint past its commits
+            versions.append(latest)
         for v in reversed(versions):
             if self.commit_timestamp(v) <= timestamp_ms:
                 return v
@@ -208,10 +241,9 @@ class DeltaLog:
         # One listing of the log serves the versions and the checkpoints: listing costs one
         # entry per commit, the only part of a load that grows with history length.
         names = self.storage.list_dir(LOG_DIR)
-        versions = self._versions_in(names)
-        if not versions:
+        latest = self._latest_in(names)
+        if latest < 0:
             raise TableNotFoundError(f"no Delta table at {self.table_root} (no {LOG_DIR} commits)")
-        latest = versions[-1]
         if timestamp_ms is not None:
             version = self.version_at(timestamp_ms)
         if version is None:

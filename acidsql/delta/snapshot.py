@@ -15,7 +15,8 @@ from acidsql.delta.actions import (
     Action, AddFile, CommitInfo, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
 )
 from acidsql.delta.errors import CorruptLogError, UnsupportedProtocolError
-from acidsql.delta.features import check_reader_protocol, clustering_domain
+from acidsql.delta.features import check_reader_protocol, clustering_columns
+from acidsql.delta.type_widening import TYPE_WIDENING_FEATURES, check_type_changes
 
 if TYPE_CHECKING:
     from acidsql.delta.checkpoint import CheckpointAdds
@@ -78,26 +79,10 @@ class Snapshot:
 
     @cached_property
     def clustering_columns(self) -> tuple[str, ...]:
-        """The liquid clustering columns, logical names (dotted for nested fields), from the
-        `delta.clustering` domain (or Databricks' preview `delta.liquid`); () when unclustered.
-        The domain holds physical names under column mapping, as lists of path parts."""
-        domain = clustering_domain(self.domains)
-        if domain is None:
-            return ()
-        try:
-            entries = json.loads(self.domains[domain].configuration or "{}").get("clusteringColumns", [])
-        except ValueError:
-            raise CorruptLogError(f"{self.table_root}: the {domain} domain's configuration is not JSON") from None
+        """The liquid clustering columns, logical names (dotted for nested fields); () when
+        the table is not clustered (see `features.clustering_columns`)."""
         logical = {physical: name for name, physical in self._physical_names.items()}
-        out = []
-        for entry in entries:
-            if isinstance(entry, dict):  # delta.liquid: {"physicalName": ["a", "b"]}
-                entry = entry.get("physicalName", [])
-            parts = [str(p) for p in entry] if isinstance(entry, list) else [str(entry)]
-            if parts:
-                parts[0] = logical.get(parts[0], parts[0])
-            out.append(".".join(parts))
-        return tuple(out)
+        return clustering_columns(self.domains, self.configuration, logical)
 
     def arrow_schema(self) -> pa.Schema:
         """The logical schema as pyarrow. Under column mapping each field carries its physical
@@ -316,6 +301,9 @@ class SnapshotBuilder:
                 f"{self.table_root}: the log up to version {self.version} has no "
                 f"{'protocol' if self.protocol is None else 'metaData'} action")
         check_reader_protocol(self.protocol)
+        if set(self.protocol.reader_features or ()) & set(TYPE_WIDENING_FEATURES):
+            check_type_changes(self.metadata.schema)
+
         def young(r: RemoveFile) -> bool:
             return min_tombstone_ms is None or (r.deletion_timestamp or 0) >= min_tombstone_ms
 
@@ -342,11 +330,19 @@ _PRIMITIVES: dict[str, pa.DataType] = {
 _DECIMAL = re.compile(r"decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 
 
+# A variant value as stored in parquet (PROTOCOL.md, "Variant data in Parquet"), unshredded: its
+# binary-encoded metadata and value, as the `deltalake` package also presents it.
+VARIANT_ARROW_TYPE = pa.struct([pa.field("metadata", pa.binary(), nullable=False),
+                                pa.field("value", pa.binary(), nullable=False)])
+
+
 def arrow_type_from_spark(t: Any, column_mapping: bool = False) -> pa.DataType:
     """One Spark type (a name like "long"/"decimal(10,2)" or a struct/array/map object) as pyarrow."""
     if isinstance(t, str):
         if t in _PRIMITIVES:
             return _PRIMITIVES[t]
+        if t == "variant":
+            return VARIANT_ARROW_TYPE
         m = _DECIMAL.fullmatch(t)
         if m:
             return pa.decimal128(int(m.group(1)), int(m.group(2)))

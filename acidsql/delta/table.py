@@ -9,6 +9,7 @@ writers deterministically. `<op>()` does both.
 """
 from __future__ import annotations
 
+import copy
 import json
 import time
 import uuid
@@ -38,6 +39,7 @@ from acidsql.delta.footprints import PartitionPredicate, RowCondition
 from acidsql.delta.log import DeltaLog
 from acidsql.delta.snapshot import PHYSICAL_NAME_KEY, COLUMN_ID_KEY, Snapshot, spark_schema_from_arrow
 from acidsql.delta.storage import Storage
+from acidsql.delta.type_widening import TYPE_CHANGES_KEY, widening_allowed
 from acidsql.delta.transaction import (
     CommitResult, CompactionSource, DEFAULT_MAX_RETRIES, OptimisticTransaction, compacted_from_tag,
 )
@@ -65,23 +67,76 @@ def _schema_json(schema: SchemaLike) -> dict[str, Any]:
     return obj
 
 
-def _with_column_mapping(schema: dict[str, Any], start_id: int) -> tuple[dict[str, Any], int]:
-    """Give every top-level field a column-mapping id and physical name. Physical names equal
-    the logical names (as Delta does when it turns column mapping on for an existing table),
-    so existing data files stay valid."""
-    fields, next_id = [], start_id
-    for f in schema["fields"]:
+def _with_column_mapping(schema: dict[str, Any], start_id: int, fresh_names: bool = False) -> tuple[dict[str, Any], int]:
+    """Give every field (nested ones too: PROTOCOL.md, "Column Mapping") that has none a
+    column-mapping id and a physical name. Physical names are the logical names (as Delta does
+    when it turns column mapping on for an existing table, so existing data files stay valid),
+    or, with `fresh_names`, new `col-<uuid>` names (for columns added later: a physical name
+    must never repeat one a dropped column had)."""
+    next_id = start_id
+
+    def field(f: dict[str, Any]) -> dict[str, Any]:
+        nonlocal next_id
         meta = dict(f.get("metadata") or {})
         if COLUMN_ID_KEY not in meta:
             next_id += 1
             meta[COLUMN_ID_KEY] = next_id
-        meta.setdefault(PHYSICAL_NAME_KEY, f["name"])
-        fields.append({**f, "metadata": meta})
-    return {**schema, "fields": fields}, next_id
+        if PHYSICAL_NAME_KEY not in meta:
+            meta[PHYSICAL_NAME_KEY] = f"col-{uuid.uuid4()}" if fresh_names else f["name"]
+        return {**f, "type": kind(f["type"]), "metadata": meta}
+
+    def kind(t: Any) -> Any:
+        if not isinstance(t, dict):
+            return t
+        if t.get("type") == "struct":
+            return {**t, "fields": [field(f) for f in t["fields"]]}
+        if t.get("type") == "array":
+            return {**t, "elementType": kind(t["elementType"])}
+        if t.get("type") == "map":
+            return {**t, "keyType": kind(t["keyType"]), "valueType": kind(t["valueType"])}
+        return t
+
+    return kind(schema), next_id
 
 
 def _max_column_id(schema: dict[str, Any]) -> int:
-    return max([int((f.get("metadata") or {}).get(COLUMN_ID_KEY, 0)) for f in schema["fields"]] + [0])
+    found = [0]
+
+    def visit(t: Any) -> None:
+        if not isinstance(t, dict):
+            return
+        if t.get("type") == "struct":
+            for f in t["fields"]:
+                found.append(int((f.get("metadata") or {}).get(COLUMN_ID_KEY, 0)))
+                visit(f["type"])
+        elif t.get("type") == "array":
+            visit(t["elementType"])
+        elif t.get("type") == "map":
+            visit(t["keyType"])
+            visit(t["valueType"])
+
+    visit(schema)
+    return max(found)
+
+
+def _find_field(schema: dict[str, Any], path: str) -> tuple[list[dict[str, Any]], int]:
+    """The list of struct fields holding the (dotted, case-insensitive) column `path` and its
+    index there; raises DeltaTableError naming the column when it does not exist."""
+    fields = schema["fields"]
+    parts = path.split(".")
+    for depth, part in enumerate(parts):
+        index = next((i for i, f in enumerate(fields) if f["name"].lower() == part.lower()), -1)
+        if index < 0:
+            where = ".".join(parts[:depth]) or "the table"
+            names = ", ".join(f["name"] for f in fields)
+            raise DeltaTableError(f"column {path!r} does not exist: {where} has no field {part!r} (fields: {names})")
+        if depth == len(parts) - 1:
+            return fields, index
+        t = fields[index]["type"]
+        if not (isinstance(t, dict) and t.get("type") == "struct"):
+            raise DeltaTableError(f"column {path!r} does not exist: {'.'.join(parts[:depth + 1])} is not a struct")
+        fields = t["fields"]
+    raise DeltaTableError(f"column {path!r} does not exist")
 
 
 def _raw_partition(add: AddFile) -> dict[str, Optional[str]]:
@@ -317,11 +372,12 @@ class DeltaTable:
                 raise DeltaTableError(f"column {name!r} already exists")
             if isinstance(type_json, str) and type_json.startswith("{"):
                 type_json = json.loads(type_json)
-            meta: dict[str, Any] = {}
+            field_json = {"name": name, "type": type_json, "nullable": nullable, "metadata": {}}
             if mapping:
-                next_id += 1
-                meta = {COLUMN_ID_KEY: next_id, PHYSICAL_NAME_KEY: name}
-            field_json = {"name": name, "type": type_json, "nullable": nullable, "metadata": meta}
+                # A fresh physical name: a dropped column's files may still hold its old name.
+                mapped, next_id = _with_column_mapping({"type": "struct", "fields": [field_json]}, next_id,
+                                                       fresh_names=True)
+                field_json = mapped["fields"][0]
             fields.append(field_json)
             existing.add(name.lower())
             added.append({"column": field_json})
@@ -330,6 +386,104 @@ class DeltaTable:
             config["delta.columnMapping.maxColumnId"] = str(next_id)
         self._stage_metadata(txn, config, schema_json)
         return txn.commit("ADD COLUMNS", OpKind.METADATA, {"columns": json.dumps(added)}, {})
+
+    def _require_column_mapping(self, snap: Snapshot, what: str) -> None:
+        if snap.column_mapping_mode == "none":
+            raise UnsupportedFeatureError(
+                f"{what} needs column mapping (Delta changes only the schema, not the data files, and can do "
+                "so only when files name their columns by physical name): set delta.columnMapping.mode = 'name' "
+                "first, with ALTER TABLE ... SET TBLPROPERTIES")
+
+    def rename_column(self, column: str, new_name: str) -> CommitResult:
+        """ALTER TABLE RENAME COLUMN column TO new_name (a dotted path renames a struct field).
+        A metadata-only change: the column keeps its physical name, so no data file is rewritten.
+        Needs column mapping, as in Delta."""
+        txn = self._begin_existing(WriteKind.METADATA)
+        snap = txn.snapshot
+        self._require_column_mapping(snap, "RENAME COLUMN")
+        schema_json = copy.deepcopy(snap.schema_json)
+        fields, index = _find_field(schema_json, column)
+        old = fields[index]["name"]
+        if any(f["name"].lower() == new_name.lower() for i, f in enumerate(fields) if i != index):
+            raise DeltaTableError(f"cannot rename {column} to {new_name!r}: a column of that name already exists")
+        top_level = "." not in column
+        if top_level and old in snap.partition_columns:
+            # Partition values are tracked by physical name, which stays; acidsql's partition
+            # filters are written with logical names, so it does not rename these yet.
+            raise UnsupportedFeatureError(f"acidsql does not rename partition column {old!r} yet")
+        if top_level and old in snap.clustering_columns:
+            raise UnsupportedFeatureError(f"acidsql does not rename clustering column {old!r} yet")
+        fields[index] = {**fields[index], "name": new_name}
+        self._stage_metadata(txn, dict(snap.configuration), schema_json)
+        return txn.commit("RENAME COLUMN", OpKind.METADATA, {"oldColumnPath": column, "newColumnPath": new_name}, {})
+
+    def drop_columns(self, columns: Sequence[str], if_exists: bool = False) -> CommitResult:
+        """ALTER TABLE DROP COLUMN[S] (dotted paths drop struct fields). A metadata-only change:
+        the values stay in the data files, unread. Needs column mapping, as in Delta; partition
+        and clustering columns, and the last column, cannot be dropped."""
+        txn = self._begin_existing(WriteKind.METADATA)
+        snap = txn.snapshot
+        self._require_column_mapping(snap, "DROP COLUMN")
+        schema_json = copy.deepcopy(snap.schema_json)
+        dropped = []
+        for column in columns:
+            try:
+                fields, index = _find_field(schema_json, column)
+            except DeltaTableError:
+                if if_exists:
+                    continue
+                raise
+            name = fields[index]["name"]
+            if "." not in column and name in snap.partition_columns:
+                raise DeltaTableError(f"cannot drop partition column {name!r}")
+            if "." not in column and name in snap.clustering_columns:
+                raise DeltaTableError(f"cannot drop clustering column {name!r}")
+            if len(fields) == 1:
+                raise DeltaTableError(f"cannot drop {column}: it is the only field left in its struct")
+            del fields[index]
+            dropped.append(column)
+        if not dropped:
+            raise DeltaTableError("none of the columns to drop exists") if columns and not if_exists else DeltaTableError(
+                "DROP COLUMNS needs at least one column")
+        self._stage_metadata(txn, dict(snap.configuration), schema_json)
+        return txn.commit("DROP COLUMNS", OpKind.METADATA, {"columns": json.dumps(dropped)}, {})
+
+    def change_column_type(self, column: str, new_type: Any) -> CommitResult:
+        """ALTER TABLE ALTER COLUMN column TYPE new_type: a type widening (PROTOCOL.md, "Type
+        Widening"), a metadata-only change recorded in the field's `delta.typeChanges`; files
+        written before keep the narrower type and are read as the wider one. Needs
+        `delta.enableTypeWidening = true`, as Delta does."""
+        txn = self._begin_existing(WriteKind.METADATA)
+        snap = txn.snapshot
+        schema_json = copy.deepcopy(snap.schema_json)
+        fields, index = _find_field(schema_json, column)
+        f = fields[index]
+        old_type = f["type"]
+        if isinstance(new_type, str) and new_type.startswith("{"):
+            new_type = json.loads(new_type)
+        if old_type == new_type:
+            raise DeltaTableError(f"column {column} already has type {json.dumps(new_type)}")
+        iceberg = any(snap.configuration.get(k, "").lower() == "true"
+                      for k in ("delta.enableIcebergCompatV1", "delta.enableIcebergCompatV2"))
+        if not widening_allowed(old_type, new_type):
+            raise DeltaTableError(
+                f"cannot change column {column} from {json.dumps(old_type)} to {json.dumps(new_type)}: Delta changes a "
+                "column's type only to a wider one (byte -> short -> integer -> long, float -> double, byte/short/"
+                "integer -> double, date -> timestamp_ntz, decimal(p, s) -> decimal(p + k1, s + k2) with k1 >= k2 >= 0, "
+                "integers -> wide enough decimals)")
+        if iceberg and not widening_allowed(old_type, new_type, iceberg_compat=True):
+            raise DeltaTableError(f"cannot change column {column} from {old_type} to {new_type} on a table with "
+                                  "IcebergCompat: Iceberg does not allow that change")
+        if snap.configuration.get("delta.enableTypeWidening", "false").lower() != "true":
+            raise UnsupportedFeatureError(
+                f"changing column {column} from {old_type} to {new_type} needs type widening: set "
+                "delta.enableTypeWidening = 'true' first, with ALTER TABLE ... SET TBLPROPERTIES")
+        meta = dict(f.get("metadata") or {})
+        meta[TYPE_CHANGES_KEY] = list(meta.get(TYPE_CHANGES_KEY) or []) + [{"fromType": old_type, "toType": new_type}]
+        fields[index] = {**f, "type": new_type, "metadata": meta}
+        self._stage_metadata(txn, dict(snap.configuration), schema_json)
+        return txn.commit("CHANGE COLUMN", OpKind.METADATA,
+                          {"column": json.dumps({"name": column, "type": new_type})}, {})
 
     def _stage_metadata(self, txn: OptimisticTransaction, config: Mapping[str, str], schema_json: Mapping[str, Any],
                         min_reader: Optional[int] = None, min_writer: Optional[int] = None,

@@ -163,6 +163,8 @@ def _uses(schema: Any, keys: tuple[str, ...], types: tuple[str, ...]) -> Iterato
 
 
 W, RW = FeatureKind.WRITER, FeatureKind.READER_WRITER
+_VARIANT = ("acidsql reads unshredded VARIANT columns as a struct of binary metadata and value, "
+            "without decoding them, and does not write them")
 _NOT_CATALOG = "the table's commits go through a catalog or commit coordinator acidsql does not speak to"
 
 # One record per feature, in PROTOCOL.md's order, then Delta's newer and preview features.
@@ -209,7 +211,8 @@ _RECORDS = (
         "columnMapping", RW, "Columns are stored under physical names or field ids (delta.columnMapping.mode).",
         legacy_reader_version=2, legacy_writer_version=5, activation=Activation.PROPERTY,
         enabling_property="delta.columnMapping.mode", enabling_values=("name", "id"),
-        limitation="name mode only, with physical names equal to the column names (Spark execution)",
+        limitation="name and id modes; acidsql does not rename partition or clustering columns, and finds "
+                   "columns by physical name in id mode too",
     ),
     TableFeature(
         "identityColumns", W, "Identity columns get unique generated values (delta.identity.* metadata).",
@@ -235,8 +238,7 @@ _RECORDS = (
     TableFeature(
         "v2Checkpoint", RW, "UUID-named V2 checkpoints with sidecar files (delta.checkpointPolicy = 'v2').",
         enabling_property="delta.checkpointPolicy", enabling_values=("v2",), droppable=Droppable.WITH_HISTORY_PROTECTION,
-        reads=False, writes=NO_WRITES,
-        limitation="acidsql reads and writes classic checkpoints only",
+        limitation="acidsql writes the parquet form of V2 checkpoints (one sidecar), never the JSON form",
     ),
     TableFeature(
         "catalogManaged", RW, "Commits are ratified by a catalog.", reads=False, writes=NO_WRITES,
@@ -265,28 +267,27 @@ _RECORDS = (
     # Newer than PROTOCOL.md's table, from TableFeature.scala.
     TableFeature(
         "typeWidening", RW, "Column types may be widened; older files keep narrower types (delta.enableTypeWidening).",
-        enabling_property="delta.enableTypeWidening", reads=False, writes=NO_WRITES,
-        limitation="acidsql does not read files written before a column type was widened yet",
+        enabling_property="delta.enableTypeWidening",
+        limitation="a nested column's type is widened through the Python API only (SQL reads top-level columns)",
     ),
     TableFeature(
-        "typeWidening-preview", RW, "The preview name of typeWidening.", reads=False, writes=NO_WRITES,
-        limitation="acidsql does not read files written before a column type was widened yet",
+        "typeWidening-preview", RW, "The preview name of typeWidening.",
     ),
     TableFeature(
         "variantType", RW, "VARIANT columns (semi-structured values).", schema_types=("variant",),
-        reads=False, writes=NO_WRITES, limitation="acidsql does not read or write VARIANT columns",
+        writes=NO_WRITES, limitation=_VARIANT,
     ),
     TableFeature(
         "variantType-preview", RW, "The preview name of variantType.", schema_types=("variant",),
-        reads=False, writes=NO_WRITES, limitation="acidsql does not read or write VARIANT columns",
+        writes=NO_WRITES, limitation=_VARIANT,
     ),
     TableFeature(
         "variantShredding", RW, "Shredded VARIANT columns.", requires=("variantType",),
-        reads=False, writes=NO_WRITES, limitation="acidsql does not read or write VARIANT columns",
+        reads=False, writes=NO_WRITES, limitation="acidsql does not read shredded VARIANT columns",
     ),
     TableFeature(
         "variantShredding-preview", RW, "The preview name of variantShredding.",
-        reads=False, writes=NO_WRITES, limitation="acidsql does not read or write VARIANT columns",
+        reads=False, writes=NO_WRITES, limitation="acidsql does not read shredded VARIANT columns",
     ),
     TableFeature(
         "checkpointProtection", W, "Log history before a version is protected (left by DROP FEATURE).",
@@ -328,7 +329,8 @@ _RECORDS = (
     ),
     # Databricks' preview name of clustering (domain delta.liquid), found in tables other writers made.
     TableFeature(
-        "liquid", W, "The preview name of clustering (domain delta.liquid).", requires=("domainMetadata",),
+        "liquid", W, "The preview name of clustering (domain delta.liquid, property delta.liquid.clusteringColumns).",
+        requires=("domainMetadata",),
         writes=NO_WRITES, limitation="acidsql does not write tables clustered with the preview 'liquid' feature yet",
     ),
 )

@@ -84,6 +84,7 @@ KNOWN_PROPERTIES: dict[str, Any] = {
     "delta.inCommitTimestampEnablementVersion": "int",
     "delta.inCommitTimestampEnablementTimestamp": "int",
     "delta.isolationLevel": "isolation",
+    "delta.liquid.clusteringColumns": None,
     "delta.logRetentionDuration": "interval",
     "delta.minReaderVersion": ("1", "2", "3"),
     "delta.minWriterVersion": ("1", "2", "3", "4", "5", "6", "7"),
@@ -175,11 +176,9 @@ def validate_properties(properties: Mapping[str, Any]) -> PropertyChange:
                           versions.get("delta.minReaderVersion"), versions.get("delta.minWriterVersion"))
 
 
-# A setting of a feature acidsql writes, in a mode it does not: id-mode column mapping needs
-# parquet field ids, which acidsql does not write.
-_MODES_NOT_WRITTEN = {
-    ("delta.columnMapping.mode", "id"): "acidsql supports column mapping by name only ('name')",
-}
+# Settings of a feature acidsql writes, in a mode it does not: (property, value) -> why. (None
+# at the moment: column mapping's id mode is written with parquet field ids.)
+_MODES_NOT_WRITTEN: dict[tuple[str, str], str] = {}
 
 
 def _checked_value(canonical: str, value: str) -> str:

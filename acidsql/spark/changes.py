@@ -144,9 +144,36 @@ def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowC
     return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied)
 
 
+def logical_names(snapshot: "Snapshot") -> dict[str, str]:
+    """Physical name -> column name, for the top-level columns whose names differ (column
+    mapping): partition values and statistics are keyed by physical name in the log, while
+    the analyzer's partition and statistics tests use column names."""
+    return {snapshot.physical_name(c): c for c in (f["name"] for f in snapshot.schema_json.get("fields", []))
+            if snapshot.physical_name(c) != c}
+
+
+def by_column_names(partition_test, snapshot: "Snapshot"):
+    """`partition_test` (over {column name: raw value}) applied to a file's raw partition
+    values, which are keyed by physical name under column mapping."""
+    renames = logical_names(snapshot)
+    if partition_test is None or not renames:
+        return partition_test
+
+    def test(values):
+        return partition_test({renames.get(k, k): v for k, v in values.items()})
+
+    return test
+
+
 def select_files(snapshot: "Snapshot", partition_test=None, stats_test=None) -> list[AddFile]:
     """Live files that may hold rows of a read: partition pruning, then min/max skipping."""
     out = []
+    renames = logical_names(snapshot)
+
+    def named(d):
+        return {renames.get(k, k): v for k, v in d.items()} if renames and d else (d or {})
+
+    partition_test = by_column_names(partition_test, snapshot)
     for add in snapshot.files.values():
         raw = {k: (v if v != "" else None) for k, v in add.partition_values}
         if partition_test is not None and not partition_test(raw):
@@ -155,8 +182,8 @@ def select_files(snapshot: "Snapshot", partition_test=None, stats_test=None) -> 
             stats = add.stats_json
             if stats and "numRecords" in stats:
                 try:
-                    keep = stats_test(stats.get("minValues") or {}, stats.get("maxValues") or {},
-                                      stats.get("nullCount") or {}, int(stats["numRecords"]))
+                    keep = stats_test(named(stats.get("minValues")), named(stats.get("maxValues")),
+                                      named(stats.get("nullCount")), int(stats["numRecords"]))
                 except Exception:
                     keep = True
                 if not keep:

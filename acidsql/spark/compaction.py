@@ -115,14 +115,16 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
     """Run the bins as Spark tasks; return the output AddFiles (dataChange=false), tagged."""
     import functools
 
-    from acidsql.spark.write import data_arrow_schema, session_codec
+    from acidsql.spark.write import data_arrow_schema, physical_column_names, session_codec
 
     if not bins:
         return []
     schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns)
+    # The files hold (and the new ones get) physical column names under column mapping.
     task = functools.partial(
         _compact_task, table_root=snapshot.table_root, schema_bytes=schema.serialize().to_pybytes(),
-        partition_cols=tuple(snapshot.partition_columns), zorder_by=tuple(zorder_by), target_size=target_size,
+        partition_cols=physical_column_names(snapshot.schema_json, snapshot.partition_columns),
+        zorder_by=physical_column_names(snapshot.schema_json, zorder_by), target_size=target_size,
         codec=session_codec(spark, snapshot.configuration),
     )
     payload = [json.dumps([json.dumps(a.to_json()["add"]) for a in b.files]) for b in bins]

@@ -23,9 +23,10 @@ from pyroaring import BitMap64
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.storage import LocalStorage
-from acidsql.spark.scan import absolute_file_path, require_logical_physical_names
+from acidsql.spark.scan import absolute_file_path
 from acidsql.spark.write import (
-    FILE_ROW_SCHEMA, FileRoller, add_files_from_rows, conform, data_arrow_schema, file_row_arrow_schema, session_codec,
+    FILE_ROW_SCHEMA, FileRoller, add_files_from_rows, conform, data_arrow_schema, file_row_arrow_schema,
+    physical_column_names, session_codec,
 )
 
 if TYPE_CHECKING:
@@ -89,7 +90,6 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
     how many rows they hold. `schema_json`: the table's schema after the statement, when it
     adds columns (old rows get nulls there)."""
     schema_json = dict(schema_json or snapshot.schema_json)
-    require_logical_physical_names(schema_json, snapshot.table_root)
     if not files:
         return [], 0
     storage = LocalStorage(snapshot.table_root)
@@ -103,7 +103,7 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
     schema = data_arrow_schema(schema_json, snapshot.partition_columns)
     task = functools.partial(
         _copy_task, files=payload, table_root=snapshot.table_root, data_schema_bytes=schema.serialize().to_pybytes(),
-        partition_cols=tuple(snapshot.partition_columns), target_size=target_size,
+        partition_cols=physical_column_names(schema_json, snapshot.partition_columns), target_size=target_size,
         codec=session_codec(spark, snapshot.configuration),
     )
     rows = spark.range(0, len(payload), 1, len(payload)).mapInArrow(task, FILE_ROW_SCHEMA).collect()

@@ -26,7 +26,7 @@ from acidsql.delta.transaction import CommitResult, OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 from acidsql.sql import model as m
 from acidsql.spark.changes import (
-    FileChanges, RowChanges, apply_row_changes, collect_positions, now_ms, select_files, write_rows,
+    FileChanges, RowChanges, apply_row_changes, by_column_names, collect_positions, now_ms, select_files, write_rows,
 )
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
@@ -187,7 +187,8 @@ class Executor:
         else:
             description = read.partitions.describe() if not read.partitions.is_true else "TRUE"
             txn.record_read_predicate(
-                to_partition_callable(read.partitions, types) if not read.partitions.is_true else None, description)
+                by_column_names(to_partition_callable(read.partitions, types), snapshot)
+                if not read.partitions.is_true else None, description)
             files = select_files(snapshot, to_partition_callable(read.partitions, types),
                                  to_stats_callable(read.files, types))
         files = FilesRead(files)

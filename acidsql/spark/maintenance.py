@@ -135,6 +135,16 @@ def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
             cols.append((c.name, json.loads(dtype.json()), c.nullable))
         table.add_columns(cols)
         return "ADD COLUMNS"
+    if a is m.AlterAction.RENAME_COLUMN and s.rename_to is not None:
+        table.rename_column(s.column_names[0], s.rename_to)
+        return "RENAME COLUMN"
+    if a is m.AlterAction.DROP_COLUMNS:
+        table.drop_columns(list(s.column_names), if_exists=s.if_exists)
+        return "DROP COLUMNS"
+    if a is m.AlterAction.CHANGE_COLUMN_TYPE and s.column_type is not None:
+        dtype = ex.spark.createDataFrame([], f"`x` {s.column_type}").schema.fields[0].dataType
+        table.change_column_type(s.column_names[0], json.loads(dtype.json()))
+        return "CHANGE COLUMN"
     raise StatementError(f"acidsql does not run this ALTER TABLE: {s.text}")
 
 

@@ -16,8 +16,6 @@ from urllib.parse import quote, unquote
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
-from acidsql.delta.errors import UnsupportedProtocolError
-from acidsql.delta.snapshot import PHYSICAL_NAME_KEY
 from acidsql.delta.storage import LocalStorage
 
 if TYPE_CHECKING:
@@ -29,29 +27,6 @@ FILE_COLUMN = "_acid_file"  # the Delta path (AddFile.path) of the file a row wa
 ROW_COLUMN = "_acid_row"  # the row's physical index in that file (what deletion vectors address)
 POSITION_COLUMNS = (FILE_COLUMN, ROW_COLUMN)
 _SPARK_PATH = "_acid_spark_path"
-
-
-def require_logical_physical_names(schema_json: dict, table: str) -> None:
-    """Spark reads and writes parquet columns by their logical names. Under column mapping a
-    column may be stored under another physical name (a renamed column, `col-<uuid>` names
-    from other writers); reading it by its logical name would give NULLs and writing it would
-    make files other readers cannot map. Refuse, rather than answer wrongly."""
-    def differing(fields, prefix=""):
-        for f in fields:
-            physical = (f.get("metadata") or {}).get(PHYSICAL_NAME_KEY, f["name"])
-            if physical != f["name"]:
-                yield f"{prefix}{f['name']} (stored as {physical})"
-            kind = f["type"]
-            while isinstance(kind, dict) and kind.get("type") in ("array", "map"):
-                kind = kind.get("elementType", kind.get("valueType"))
-            if isinstance(kind, dict) and kind.get("type") == "struct":
-                yield from differing(kind["fields"], f"{prefix}{f['name']}.")
-
-    names = list(differing(schema_json.get("fields", [])))
-    if names:
-        raise UnsupportedProtocolError(
-            f"{table}: column mapping stores {', '.join(names)} under other physical names, which acidsql's "
-            "Spark execution cannot read or write yet (the engine's own reader can)")
 
 
 def spark_schema(snapshot: "Snapshot"):
@@ -87,10 +62,16 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-    require_logical_physical_names(snapshot.schema_json, snapshot.table_root)
+    from acidsql.spark.write import physical_column_names, physical_schema_json
+
     schema = spark_schema(snapshot)
     partition_cols = list(snapshot.partition_columns)
     data_fields = [f for f in schema.fields if f.name not in partition_cols]
+    # Under column mapping the files name their columns (at every depth) by physical name:
+    # Spark reads those and casts each column to its logical type, which renames struct fields
+    # by position. (In id mode the files carry the physical names too, beside the field ids.)
+    stored = {f.name: p for f, p in zip(schema.fields, StructType.fromJson(physical_schema_json(snapshot.schema_json)).fields)}
+    physical_partition = physical_column_names(snapshot.schema_json, partition_cols)
     adds = list(snapshot.files.values()) if files is None else list(files)
     position_fields = [StructField(FILE_COLUMN, StringType(), False), StructField(ROW_COLUMN, LongType(), False)]
     out_schema = StructType(list(schema.fields) + (position_fields if positions else []))
@@ -99,14 +80,16 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
 
     local_paths = [absolute_file_path(snapshot.table_root, a.path) for a in adds]
     uris = _spark_uris(spark, local_paths)
-    rows = spark.read.schema(StructType(data_fields)).parquet(*local_paths).select(
-        *[F.col(f"`{f.name}`") for f in data_fields],
+    rows = spark.read.schema(StructType([stored[f.name] for f in data_fields])).parquet(*local_paths).select(
+        *[(F.col(f"`{stored[f.name].name}`") if stored[f.name] == f
+           else F.col(f"`{stored[f.name].name}`").cast(f.dataType)).alias(f.name) for f in data_fields],
         F.col("_metadata.file_path").alias(_SPARK_PATH),
         F.col("_metadata.row_index").alias(ROW_COLUMN),
     )
     # One small row per file: its Spark URI, Delta path and raw partition values.
     file_rows = [
-        (uri, a.path, *[a.partition.get(c) for c in partition_cols]) for uri, a in zip(uris, adds)
+        (uri, a.path, *[a.partition.get(p, a.partition.get(c)) for c, p in zip(partition_cols, physical_partition)])
+        for uri, a in zip(uris, adds)
     ]
     file_schema = StructType(
         [StructField(_SPARK_PATH, StringType(), False), StructField(FILE_COLUMN, StringType(), False)]

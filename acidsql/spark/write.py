@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.datafiles import DEFAULT_PARQUET_CODEC, PARQUET_CODECS, data_file_name, parquet_codec
-from acidsql.spark.scan import require_logical_physical_names
+from acidsql.delta.snapshot import PHYSICAL_NAME_KEY
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -55,7 +55,8 @@ def partition_value_string(value: Any) -> Optional[str]:
     if isinstance(value, _dt.date):
         return value.isoformat()
     if isinstance(value, bytes):
-        return value.decode("latin-1")
+        # As datafiles.partition_value_to_string: the UTF-8 text Spark keeps for binary values.
+        return value.decode("utf-8", errors="surrogateescape")
     return str(value)
 
 
@@ -94,7 +95,10 @@ class ColumnStats:
 
         self.schema = schema
         self.num_records = 0
-        self.nulls: dict[str, int] = {f.name: 0 for f in schema}
+        # A struct column's nullCount is a nested object in Delta's stats schema (one count per
+        # field); a plain count there makes other readers (deltalake) reject the stats, so struct
+        # columns get none here (stats are optional per column).
+        self.nulls: dict[str, int] = {f.name: 0 for f in schema if not pa.types.is_struct(f.type)}
         self.mins: dict[str, Any] = {}
         self.maxs: dict[str, Any] = {}
         t = pa.types
@@ -108,8 +112,8 @@ class ColumnStats:
         import pyarrow.compute as pc
 
         self.num_records += table.num_rows
-        for f in self.schema:
-            self.nulls[f.name] += table.column(f.name).null_count
+        for name in self.nulls:
+            self.nulls[name] += table.column(name).null_count
         for name in self.ranged:
             col = table.column(name)
             if col.null_count == len(col):
@@ -294,14 +298,50 @@ def file_row_arrow_schema() -> "pa.Schema":
                       ("modification_time", pa.int64()), ("stats", pa.string()), ("tag", pa.string())])
 
 
-def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequence[str]) -> "pa.Schema":
-    """The schema of the parquet files: the table's columns without the partition columns."""
-    from acidsql.delta.snapshot import arrow_schema_from_spark
+def has_physical_names(schema_json: Mapping[str, Any]) -> bool:
+    """Whether the schema carries column-mapping physical names (column mapping is on)."""
+    return any(PHYSICAL_NAME_KEY in (f.get("metadata") or {}) for f in schema_json.get("fields", []))
 
-    full = arrow_schema_from_spark(dict(spark_schema_json))
+
+def physical_schema_json(schema_json: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema as the data files store it: each field (at any depth) under its column-mapping
+    physical name; the same shape and types, so Spark casts between the two forms field by
+    field (struct casts go by position)."""
+    def kind(t: Any) -> Any:
+        if not isinstance(t, dict):
+            return t
+        if t.get("type") == "struct":
+            return {**t, "fields": [{**f, "name": (f.get("metadata") or {}).get(PHYSICAL_NAME_KEY, f["name"]),
+                                     "type": kind(f["type"])} for f in t["fields"]]}
+        if t.get("type") == "array":
+            return {**t, "elementType": kind(t["elementType"])}
+        if t.get("type") == "map":
+            return {**t, "keyType": kind(t["keyType"]), "valueType": kind(t["valueType"])}
+        return t
+
+    return kind(dict(schema_json))
+
+
+def physical_column_names(schema_json: Mapping[str, Any], columns: Sequence[str]) -> tuple[str, ...]:
+    """The physical names of top-level `columns` (themselves without column mapping)."""
+    by_name = {f["name"]: (f.get("metadata") or {}).get(PHYSICAL_NAME_KEY, f["name"])
+               for f in schema_json.get("fields", [])}
+    return tuple(by_name.get(c, c) for c in columns)
+
+
+def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequence[str]) -> "pa.Schema":
+    """The schema of the parquet files: the table's columns without the partition columns;
+    under column mapping by physical name at every level, with the column-mapping ids as parquet
+    field ids (what readers resolve columns by in id mode)."""
     import pyarrow as pa
 
-    return pa.schema([f for f in full if f.name not in partition_cols])
+    from acidsql.delta.datafiles import physical_field
+    from acidsql.delta.snapshot import arrow_schema_from_spark
+
+    mapped = has_physical_names(spark_schema_json)
+    full = arrow_schema_from_spark(dict(spark_schema_json), column_mapping=mapped)
+    fields = [f for f in full if f.name not in partition_cols]
+    return pa.schema([physical_field(f) for f in fields] if mapped else fields)
 
 
 def add_files_from_rows(rows: Sequence[Any], *, data_change: bool = True,
@@ -328,21 +368,23 @@ def write_dataframe(df: "DataFrame", *, table_root: str, schema_json: Mapping[st
 
     from pyspark.sql.types import StructType
 
-    require_logical_physical_names(dict(schema_json), table_root)
-    partition_cols = tuple(partition_cols)
+    data_schema = data_arrow_schema(schema_json, partition_cols)
     # Store assignment: every value takes the column's type (an INT literal into a BIGINT column).
+    # Under column mapping the columns are written under their physical names (nested ones too:
+    # a cast to the physical struct type renames its fields, by position).
     fields = StructType.fromJson(dict(schema_json)).fields
+    stored = StructType.fromJson(physical_schema_json(schema_json)).fields
     df = df.select(*[
-        (F.col(f"`{f.name}`") if df.schema[f.name].dataType == f.dataType
-         else F.col(f"`{f.name}`").cast(f.dataType)).alias(f.name)
-        for f in fields
+        (F.col(f"`{f.name}`") if df.schema[f.name].dataType == p.dataType
+         else F.col(f"`{f.name}`").cast(p.dataType)).alias(p.name)
+        for f, p in zip(fields, stored)
     ])
+    partition_cols = physical_column_names(schema_json, partition_cols)
     if partition_cols:
         df = df.repartition(*[F.col(f"`{c}`") for c in partition_cols]).sortWithinPartitions(
             *[F.col(f"`{c}`") for c in partition_cols])
     elif single_file:
         df = df.coalesce(1)
-    data_schema = data_arrow_schema(schema_json, partition_cols)
     task = functools.partial(
         _write_task, table_root=table_root, data_schema_bytes=data_schema.serialize().to_pybytes(),
         partition_cols=partition_cols, target_size=target_size, codec=codec,

@@ -467,6 +467,20 @@ def _alter(tree: exp.Alter, common: dict) -> AlterTable | OtherStatement:
             return AlterTable(target=target, action=AlterAction.CLUSTER_BY, cluster_none=True, **common)
         return AlterTable(target=target, action=AlterAction.CLUSTER_BY,
                           cluster_by=tuple(_column_name(c) for c in action.expressions), **common)
+    if isinstance(action, exp.RenameColumn) and action.args.get("to") is not None:
+        return AlterTable(target=target, action=AlterAction.RENAME_COLUMN, column_names=(_column_name(action.this),),
+                          rename_to=_column_name(action.args["to"]), **common)
+    if isinstance(action, exp.Drop) and str(action.args.get("kind") or "").upper() in ("COLUMN", "COLUMNS"):
+        names = []
+        for item in action.args.get("tables") or ():
+            names.extend(_column_name(c) for c in (item.expressions if isinstance(item, exp.Schema) else [item]))
+        return AlterTable(target=target, action=AlterAction.DROP_COLUMNS, column_names=tuple(names),
+                          if_exists=bool(action.args.get("exists")), **common)
+    if (isinstance(action, exp.AlterColumn) and action.args.get("dtype") is not None
+            and not action.args.get("rename_to") and not action.args.get("using")):
+        return AlterTable(target=target, action=AlterAction.CHANGE_COLUMN_TYPE,
+                          column_names=(_column_name(action.this),), column_type=_memo_sql(action.args["dtype"]),
+                          **common)
     if isinstance(action, exp.Command):
         raise UnsupportedStatement("ALTER TABLE action not understood")
     detail = " ".join(common["text"].split()[3:6]) if action is not None else ""

@@ -187,7 +187,10 @@ class AlterAction(str, enum.Enum):
     ADD_COLUMNS = "ADD COLUMNS"
     DROP_FEATURE = "DROP FEATURE"
     CLUSTER_BY = "CLUSTER BY"
-    OTHER = "OTHER"  # recognised ALTER TABLE we do not model in detail (RENAME, CHANGE COLUMN...)
+    RENAME_COLUMN = "RENAME COLUMN"
+    DROP_COLUMNS = "DROP COLUMNS"
+    CHANGE_COLUMN_TYPE = "CHANGE COLUMN"  # ALTER COLUMN c TYPE t (Delta's operation name)
+    OTHER = "OTHER"  # recognised ALTER TABLE we do not model in detail (CHANGE COLUMN c c2 ..., ...)
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,11 @@ class AlterTable(Statement):
     truncate_history: bool = False
     cluster_by: tuple[str, ...] = ()  # CLUSTER BY (cols); empty with cluster_none for NONE
     cluster_none: bool = False
+    # RENAME COLUMN (column_names[0] -> rename_to), DROP COLUMNS (column_names), ALTER COLUMN TYPE
+    # (column_names[0] gets column_type, Spark SQL type text): dotted paths for nested fields.
+    column_names: tuple[str, ...] = ()
+    rename_to: Optional[str] = None
+    column_type: Optional[str] = None
     detail: Optional[str] = None  # for OTHER: a short description of the action
 
 

@@ -219,3 +219,37 @@ def test_wide_decimals_get_no_bounds(tmp_path):
     storage = LocalStorage(tmp_path)
     add = write_data_file(storage, pa.table({"d": pa.array([decimal.Decimal("1.5")], pa.decimal128(38, 1))}), {})
     assert json.loads(add.stats)["minValues"] == {} and json.loads(add.stats)["nullCount"] == {"d": 0}
+
+
+def test_binary_partition_values_are_utf8_text_as_spark_writes_them():
+    """DAT's multi_partitioned case: Spark keeps b'\\xf0\\x9f\\x98\\x88' as the partition value
+    '😈'. Bytes that are not UTF-8 still round-trip."""
+    import pyarrow as pa
+
+    from acidsql.delta.datafiles import partition_value_from_string, partition_value_to_string
+
+    assert partition_value_to_string("😈".encode(), pa.binary()) == "😈"
+    assert partition_value_from_string("😈", pa.binary()) == "😈".encode()
+    raw = b"\x80\xff\x00a"
+    assert partition_value_from_string(partition_value_to_string(raw, pa.binary()), pa.binary()) == raw
+
+
+def test_int96_timestamps_in_year_9999_read_and_delete(tmp_path):
+    """delta-rs's table_with_edge_timestamps (INT96, 9999-12-31): read and DELETE through the
+    engine, values kept to the microsecond (read as nanoseconds they overflowed)."""
+    import datetime as dt
+    import shutil
+    from pathlib import Path
+
+    import pyarrow.compute as pc
+
+    from acidsql.delta.table import DeltaTable
+
+    root = tmp_path / "t"
+    shutil.copytree(Path(__file__).parents[1] / "data" / "delta-rs" / "table_with_edge_timestamps", root)
+    t = DeltaTable(str(root))
+    big = sorted(t.to_arrow().column("BIG_DATE").to_pylist())
+    assert [v.replace(tzinfo=None) for v in big] == [dt.datetime(9999, 12, 30), dt.datetime(9999, 12, 31)]
+    t.delete(lambda rows: pc.equal(rows.column("SOME_VALUE"), 1))
+    left = t.to_arrow().to_pylist()
+    assert [(r["SOME_VALUE"], r["BIG_DATE"].replace(tzinfo=None)) for r in left] == [(2, dt.datetime(9999, 12, 30))]

@@ -67,10 +67,7 @@ def test_enabling_dvs_upgrades_protocol_in_the_same_commit(tmp_path):
     ({"delta.logRetentionDuration": "seven days"}, "interval"),
     ({"delta.checkpointInterval": "0"}, "positive integer"),
     ({"delta.feature.deletionVector": "supported"}, "unknown table feature"),
-    # Valid Delta, but a table acidsql could no longer read, or files others could not map:
-    ({"delta.checkpointPolicy": "v2"}, "classic checkpoints only"),
-    ({"delta.feature.v2Checkpoint": "supported"}, "classic checkpoints only"),
-    ({"delta.columnMapping.mode": "id"}, "by name only"),
+    ({"delta.checkpointPolicy": "v3"}, "must be 'classic' or 'v2'"),
     ({"delta.parquet.compression.codec": "lzo"}, "must be 'snappy' or 'zstd'"),
 ])
 def test_bad_properties_are_clear_errors(tmp_path, props, words):
@@ -177,3 +174,23 @@ def test_restore_and_history_and_detail(tmp_path):
 def test_protocol_for_keeps_legacy_features_when_upgrading():
     p = protocol_for({"deletionVectors"}, base=Protocol(1, 4))
     assert {"changeDataFeed", "generatedColumns", "checkConstraints", "deletionVectors"} <= set(p.writer_features)
+
+
+def test_legacy_liquid_feature_reads_as_clustering(tmp_path):
+    """Tables of the `liquid` writer feature (liquid clustering before it was named
+    `clustering`) keep their clustering columns in delta.liquid.clusteringColumns."""
+    import shutil
+    from pathlib import Path
+
+    from acidsql.delta.actions import Protocol
+    from acidsql.delta.features import check_writer_protocol, clustering_columns, table_layout
+
+    root = tmp_path / "t"
+    shutil.copytree(Path(__file__).parents[1] / "data" / "delta-rs" / "table_with_liquid_clustering", root)
+    t = DeltaTable(str(root))
+    snap = t.snapshot()
+    assert "liquid" in snap.protocol.writer_features
+    assert t.detail().clustering_columns == ("id",)
+    assert clustering_columns(snap.domains, snap.configuration) == ("id",)
+    assert table_layout(snap.configuration, snap.partition_columns, snap.domains).clustered
+    check_writer_protocol(Protocol(1, 7, None, ("domainMetadata", "liquid")))  # a known feature

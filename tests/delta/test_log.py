@@ -155,8 +155,9 @@ def test_history_newest_first(create_table):
 
 @pytest.mark.parametrize("protocol, feature", [
     (Protocol(4, 7), "reader version 4"),
-    (Protocol(3, 7, ("v2Checkpoint",), ("v2Checkpoint",)), "v2Checkpoint"),
-    (Protocol(3, 7, ("deletionVectors", "variantType"), ("deletionVectors", "variantType")), "variantType"),
+    (Protocol(3, 7, ("catalogManaged",), ("catalogManaged",)), "catalogManaged"),
+    (Protocol(3, 7, ("variantType", "variantShredding-preview"), ("variantType", "variantShredding-preview")),
+     "variantShredding-preview"),
 ])
 def test_unsupported_reader_protocol_is_named(create_table, protocol, feature):
     log = create_table(SCHEMA, protocol=protocol)
@@ -165,16 +166,17 @@ def test_unsupported_reader_protocol_is_named(create_table, protocol, feature):
 
 
 def test_supported_reader_features_load(create_table):
-    features = ("columnMapping", "deletionVectors", "timestampNtz", "vacuumProtocolCheck")
+    features = ("columnMapping", "deletionVectors", "timestampNtz", "vacuumProtocolCheck", "v2Checkpoint",
+                "variantType", "typeWidening")
     log = create_table(SCHEMA, protocol=Protocol(3, 7, features, features))
     assert log.snapshot().protocol.reader_features == features
 
 
 def test_protocol_upgrade_in_later_commit_is_checked(create_table):
     log = create_table(SCHEMA)
-    log.write_commit(1, [CommitInfo(T0, "UPGRADE PROTOCOL"), Protocol(3, 7, ("v2Checkpoint",), ("v2Checkpoint",))])
+    log.write_commit(1, [CommitInfo(T0, "UPGRADE PROTOCOL"), Protocol(3, 7, ("catalogManaged",), ("catalogManaged",))])
     assert log.snapshot(0).version == 0
-    with pytest.raises(UnsupportedProtocolError, match="v2Checkpoint"):
+    with pytest.raises(UnsupportedProtocolError, match="catalogManaged"):
         log.snapshot()
 
 

@@ -42,6 +42,15 @@ def describe_change(statement: m.Statement) -> tuple[str, str] | None:
             return f"drops table feature {statement.feature}", "ProtocolChangedException"
         if action is m.AlterAction.CLUSTER_BY:
             return "changes the clustering columns", "MetadataChangedException"
+        if action is m.AlterAction.RENAME_COLUMN:
+            return (f"changes the table: RENAME COLUMN {statement.column_names[0]} TO {statement.rename_to}",
+                    "MetadataChangedException")
+        if action is m.AlterAction.DROP_COLUMNS:
+            return (f"changes the table: DROP COLUMNS {', '.join(statement.column_names)}",
+                    "MetadataChangedException")
+        if action is m.AlterAction.CHANGE_COLUMN_TYPE:
+            return (f"changes the table: ALTER COLUMN {statement.column_names[0]} TYPE {statement.column_type}",
+                    "MetadataChangedException")
         return f"changes the table: {statement.detail or 'ALTER TABLE'}", "MetadataChangedException"
     if isinstance(statement, m.Reorg) and statement.apply is m.ReorgApply.UPGRADE_UNIFORM:
         return "upgrades the table to UniForm (Iceberg compatibility)", "ProtocolChangedException"
