@@ -106,6 +106,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as error:  # never a traceback for the user unless asked
         if debug:
             traceback.print_exc()
+        if type(error).__module__ == "acidsql.delta.errors":  # storage and log errors name their cause
+            print(f"acidsql: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
         print(f"acidsql: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
               file=sys.stderr)
         return EXIT_USAGE

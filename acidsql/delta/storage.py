@@ -192,6 +192,11 @@ class Storage(ABC):
     def walk_files(self, rel: str = "") -> Iterator[str]:
         """Every file below `rel` (recursively), as paths relative to the table root, sorted."""
 
+    def walk_files_with_meta(self, rel: str = "") -> list[tuple[str, int, int]]:
+        """(path, size, mtime_ms) of every file below `rel`, sorted (an object store has them
+        from the listing itself, without a request per file)."""
+        return [(f, self.size(f), self.mtime_ms(f)) for f in self.walk_files(rel)]
+
     def local_path(self, rel: str) -> str | None:
         """A local filesystem path for `rel`, or None when storage is not local."""
         return None

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.transaction import COMPACTED_FROM_TAG
-from acidsql.spark.scan import absolute_file_path
-from acidsql.spark.copy_on_write import kept_batches
+from acidsql.spark.copy_on_write import data_file_batches
 from acidsql.spark.write import FileRoller, add_files_from_rows
 
 if TYPE_CHECKING:
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from acidsql.delta.snapshot import Snapshot
+    from acidsql.delta.storage import Storage
 
 
 @dataclass(frozen=True)
@@ -86,21 +86,20 @@ def z_values(table: "pa.Table", columns: Sequence[str]) -> list[int]:
     return out
 
 
-def _read_live(table_root: str, add: AddFile, schema: "pa.Schema") -> "pa.Table":
+def _read_live(storage: "Storage", add: AddFile, schema: "pa.Schema") -> "pa.Table":
     """The file's rows without those its deletion vector deletes, as `schema`."""
     import pyarrow as pa
     from pyroaring import BitMap64
 
     from acidsql.delta.deletion_vectors import DeletionVector
-    from acidsql.delta.storage import LocalStorage
 
-    deleted = (DeletionVector.read(LocalStorage(table_root), add.deletion_vector).bitmap
+    deleted = (DeletionVector.read(storage, add.deletion_vector).bitmap
                if add.deletion_vector is not None else BitMap64())
-    parts = list(kept_batches(absolute_file_path(table_root, add.path), deleted, schema))
+    parts = list(data_file_batches(storage, add.path, deleted, schema))
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
-def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, partition_cols: tuple[str, ...],
+def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: bytes, partition_cols: tuple[str, ...],
                   zorder_by: tuple[str, ...], target_size: int, codec: str) -> Iterator[dict[str, Any]]:
     import pyarrow as pa
     from pyspark import TaskContext
@@ -111,7 +110,7 @@ def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, 
         adds = [AddFile.from_json(json.loads(a)) for a in json.loads(row)]
         parts, sources = [], []
         for add in adds:
-            live = _read_live(table_root, add, schema)
+            live = _read_live(storage, add, schema)
             parts.append(live)
             sources.append([add.path, add.deletion_vector.unique_id if add.deletion_vector else None, live.num_rows])
         data = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -120,7 +119,7 @@ def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, 
             data = data.take(pa.array(order, pa.int64()))
         if not data.num_rows:
             continue
-        roller = FileRoller(table_root, schema, partition_cols, target_size if zorder_by else 1 << 62,
+        roller = FileRoller(storage, schema, partition_cols, target_size if zorder_by else 1 << 62,
                             ctx.partitionId() if ctx else 0, codec)
         values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
         tag = "" if zorder_by else json.dumps(sources, separators=(",", ":"))
@@ -129,8 +128,8 @@ def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, 
         yield from roller.done
 
 
-def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *, zorder_by: Sequence[str] = (),
-            target_size: int) -> list[AddFile]:
+def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *, storage: "Storage",
+            zorder_by: Sequence[str] = (), target_size: int) -> list[AddFile]:
     """Run the bins as Spark tasks; return the output AddFiles (dataChange=false), tagged."""
     import functools
 
@@ -140,7 +139,7 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
         return []
     schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns)
     task = functools.partial(
-        _compact_task, table_root=snapshot.table_root, schema_bytes=schema.serialize().to_pybytes(),
+        _compact_task, storage=storage, schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=tuple(snapshot.partition_columns), zorder_by=tuple(zorder_by), target_size=target_size,
         codec=session_codec(spark, snapshot.configuration),
     )
