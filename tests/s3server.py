@@ -73,7 +73,9 @@ class MotoServer:
 def s3_env(endpoint: str) -> dict[str, str]:
     """The standard AWS environment variables pointing at `endpoint` (what a user sets)."""
     return {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
-            "AWS_REGION": REGION, "AWS_ALLOW_HTTP": "true"}
+            "AWS_REGION": REGION, "AWS_ALLOW_HTTP": "true",
+            # Never ask an instance-metadata endpoint for credentials (they are all given above).
+            "AWS_EC2_METADATA_DISABLED": "true"}
 
 
 @dataclass

@@ -51,6 +51,50 @@ CLIENT_KEYS = frozenset({
 RETRY_KEYS = frozenset({"max_retries", "retry_timeout"})
 PROFILE_KEYS = frozenset({"aws_profile", "profile"})
 _PREFIXES = ("aws_", "google_", "azure_storage_", "azure_")
+# The standard environment variables of each store (the names object_store, deltalake and the
+# SDKs read). The driver's values travel with the storage to Spark executors, so the job runs
+# with the configuration it was started with (an executor's own environment fills the rest).
+ENVIRONMENT = {
+    "s3": ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION",
+           "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT", "AWS_ALLOW_HTTP", "AWS_PROFILE",
+           "AWS_VIRTUAL_HOSTED_STYLE_REQUEST", "AWS_SKIP_SIGNATURE", "AWS_REQUEST_PAYER", "AWS_CONDITIONAL_PUT",
+           "AWS_SERVER_SIDE_ENCRYPTION", "AWS_SSE_KMS_KEY_ID", "AWS_SSE_BUCKET_KEY_ENABLED", "AWS_ROLE_ARN",
+           "AWS_ROLE_SESSION_NAME", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_STS_ENDPOINT"),
+    "gcs": ("GOOGLE_SERVICE_ACCOUNT", "GOOGLE_SERVICE_ACCOUNT_PATH", "GOOGLE_SERVICE_ACCOUNT_KEY",
+            "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_SKIP_SIGNATURE"),
+    "azure": ("AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_SAS_KEY",
+              "AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_TOKEN", "AZURE_STORAGE_CLIENT_ID", "AZURE_STORAGE_CLIENT_SECRET",
+              "AZURE_STORAGE_TENANT_ID", "AZURE_CLIENT_ID", "AZURE_CLIENT_SECRET", "AZURE_TENANT_ID",
+              "AZURE_STORAGE_USE_EMULATOR", "AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT", "AZURE_USE_FABRIC_ENDPOINT",
+              "AZURE_USE_AZURE_CLI", "AZURE_SKIP_SIGNATURE", "AZURE_ALLOW_HTTP", "AZURE_FEDERATED_TOKEN_FILE"),
+}
+
+
+def resolved_options(kind: str, options: Optional[Mapping[str, Any]] = None) -> dict[str, str]:
+    """`options` plus the store's standard environment variables they do not override."""
+    given = {str(k).strip().lower(): str(v) for k, v in (options or {}).items()}
+    shorts = {_short_key(k) for k in given}
+    families = [{"endpoint", "endpoint_url", "endpoint_url_s3"}, {"region", "default_region"}]
+    for family in families:
+        if shorts & family:
+            shorts |= family  # an explicit endpoint (region) replaces every environment spelling of it
+    out = {}
+    for name in ENVIRONMENT.get(kind, ()):
+        value = os.environ.get(name)
+        key = name.lower()
+        if value is not None and _short_key(key) not in shorts and key not in given:
+            out[key] = value
+    if "aws_default_region" in out:
+        region = out.pop("aws_default_region")
+        if "region" not in shorts:
+            out.setdefault("aws_region", region)
+    if "aws_access_key_id" in given or "access_key_id" in shorts:
+        out.pop("aws_profile", None)  # explicit keys win over a profile from the environment
+    if kind == "gcs" and "google_application_credentials" in out:
+        out.setdefault("google_service_account", out.pop("google_application_credentials"))
+    return {**out, **given}
+
+
 # Option and environment names whose values are secrets (or identify a credential).
 _SECRET_NAME = re.compile(r"secret|token|password|passwd|sas|signature|credential|private|key", re.I)
 _SECRET_ENV = re.compile(r"^(AWS|GOOGLE|AZURE|AZURE_STORAGE|GCS|GCP)_", re.I)
@@ -159,12 +203,10 @@ def store_config(location: str, options: Optional[Mapping[str, Any]] = None) -> 
     if retry:
         kwargs["retry_config"] = retry
     kind = OBJECT_STORE_SCHEMES.get(_storage.location_scheme(location) or "")
-    if kind == "s3":
-        has_key = any(_short_key(k) in ("access_key_id", "secret_access_key") for k in config) \
-            or "AWS_ACCESS_KEY_ID" in os.environ
-        profile = profile or (os.environ.get("AWS_PROFILE") if not has_key else None)
-        if profile and not has_key:
-            kwargs["credential_provider"] = _profile_credentials(profile)
+    if kind == "s3" and profile:
+        if any(_short_key(k) in ("access_key_id", "secret_access_key") for k in config):
+            raise StorageError("give either an AWS profile (aws_profile / AWS_PROFILE) or access keys, not both")
+        kwargs["credential_provider"] = _profile_credentials(profile)
     return kwargs
 
 
@@ -233,17 +275,18 @@ class ObjectStorage(Storage):
     Picklable: it travels to Spark executors as its location and explicit options, and each
     process opens its own connection pool."""
 
-    def __init__(self, location: str, options: Optional[Mapping[str, Any]] = None):
+    def __init__(self, location: str, options: Optional[Mapping[str, Any]] = None, *, resolved: bool = False):
         self.root = _storage.normalize_location(location)
         if not _storage.is_object_store_location(self.root):
             raise UnsupportedStorageError(f"{location} is not an object-store URI")
-        self.options = options if isinstance(options, StorageOptions) else StorageOptions(options)
         self.kind = OBJECT_STORE_SCHEMES[_storage.location_scheme(self.root) or ""]
+        # The explicit options plus this process's store environment (`resolved`: already so).
+        self.options = StorageOptions(options if resolved else resolved_options(self.kind, options))
         self.unsafe_no_conditional_put = self.options.flag(UNSAFE_NO_CONDITIONAL_PUT)
         self._store = self._open_store()
 
     def __reduce__(self):
-        return (ObjectStorage, (self.root, dict(self.options.items())))
+        return (_rebuild, (self.root, dict(self.options.items())))
 
     def __repr__(self) -> str:
         return f"ObjectStorage({self.root!r})"
@@ -432,10 +475,8 @@ class ObjectStorage(Storage):
     # ---- the conditional-put check ---------------------------------------------------------
     def _store_key(self) -> tuple:
         head = self.root.split("://", 1)[1].split("/", 1)[0]
-        endpoint = (self.options.get("aws_endpoint_url") or self.options.get("endpoint") or self.options.get(
-            "aws_endpoint") or self.options.get("endpoint_url") or os.environ.get("AWS_ENDPOINT_URL_S3")
-            or os.environ.get("AWS_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT") or "")
-        return (self.kind, head, endpoint, self.unsafe_no_conditional_put)
+        endpoint = sorted(v for k, v in self.options.items() if "endpoint" in k or k.endswith("use_emulator"))
+        return (self.kind, head, tuple(endpoint), self.unsafe_no_conditional_put)
 
     def check_conditional_put(self, log_dir: str) -> bool:
         """Whether create-only writes are honoured (probed once per store and process, with a
@@ -487,6 +528,10 @@ class ObjectStorage(Storage):
             except Exception:
                 pass  # a leftover scratch object is ignored by readers and VACUUM (a dot-name)
         return honoured
+
+
+def _rebuild(root: str, options: dict[str, str]) -> ObjectStorage:
+    return ObjectStorage(root, options, resolved=True)
 
 
 class _ReadableAdapter:
