@@ -100,20 +100,21 @@ class DeltaLog:
         versions = self._versions_in(self._listing_for_latest()[0])
         return versions[-1] if versions else -1
 
-    def _listing_for_latest(self) -> tuple[list[str], bool]:
+    def _listing_for_latest(self) -> tuple[list[str], bool, Optional[dict[str, Any]]]:
         """A listing of the log that holds the latest version: from the `_last_checkpoint`
         hint's checkpoint on when the hint names one that is there (on an object store one
         listing request then covers it however long the history), else the whole log. The
-        flag says whether the listing is complete. Local directories list cheaply: whole."""
+        flag says whether the listing is complete; the hint read (None: not read) comes along.
+        Local directories list cheaply: whole."""
         if self.storage.lists_cheaply:
-            return self.storage.list_dir(LOG_DIR), True
+            return self.storage.list_dir(LOG_DIR), True, None
         hint = self.read_last_checkpoint()
         if hint is not None and hint["version"] >= 0:
             start = f"{hint['version']:020d}"
             names = self.storage.list_dir_from(LOG_DIR, start)
             if self._checkpoint_files(names).get(hint["version"]):
-                return names, False
-        return self.storage.list_dir(LOG_DIR), True
+                return names, False, hint
+        return self.storage.list_dir(LOG_DIR), True, hint if hint is not None else {}  # {}: read, absent
 
     def exists(self) -> bool:
         """Whether a table (at least one commit) exists here."""
@@ -179,6 +180,15 @@ class DeltaLog:
                 return a
         return None
 
+    def _timestamp_of(self, version: int, actions: Optional[list[Action]]) -> int:
+        """`commit_timestamp(version)`, from the commit's actions when they were just read."""
+        if actions is None:
+            return self.commit_timestamp(version)
+        for a in actions:
+            if isinstance(a, CommitInfo) and a.extra.get("inCommitTimestamp") is not None:
+                return int(a.extra["inCommitTimestamp"])
+        return self.storage.mtime_ms(commit_path(version))
+
     def commit_timestamp(self, version: int) -> int:
         """When `version` was committed, as the protocol defines it for time travel: its
         inCommitTimestamp when the table has them, else the commit file's modification time
@@ -228,8 +238,9 @@ class DeltaLog:
         # One listing of the log serves the versions and the checkpoints: listing costs one
         # entry per commit, the only part of a load that grows with history length, so the
         # latest version lists from the hinted checkpoint on (`_listing_for_latest`).
+        hint: Optional[dict[str, Any]] = None
         if version is None and timestamp_ms is None:
-            names, complete = self._listing_for_latest()
+            names, complete, hint = self._listing_for_latest()
         else:
             names, complete = self.storage.list_dir(LOG_DIR), True
         versions = self._versions_in(names)
@@ -252,10 +263,12 @@ class DeltaLog:
                 cached.version, version, checkpoints):
             builder = SnapshotBuilder.from_snapshot(cached)
         else:
-            builder = self._builder_from_checkpoint(version, checkpoints, complete)
+            builder = self._builder_from_checkpoint(version, checkpoints, complete, hint)
+        last: Optional[list[Action]] = None
         for v in range(builder.version + 1, version + 1):
-            builder.apply_commit(v, self.read_commit(v))
-        snap = builder.build(self.commit_timestamp(version))
+            last = self.read_commit(v)
+            builder.apply_commit(v, last)
+        snap = builder.build(self._timestamp_of(version, last))
         with self._lock:
             if self._cached is None or self._cached.version <= snap.version:
                 self._cached = snap
@@ -270,13 +283,13 @@ class DeltaLog:
         return any(after < c <= upto for c in found)
 
     def _builder_from_checkpoint(self, version: int, checkpoints: Optional[dict[int, list[str]]] = None,
-                                 complete: bool = True) -> SnapshotBuilder:
+                                 complete: bool = True, hint: Optional[dict[str, Any]] = None) -> SnapshotBuilder:
         from acidsql.delta.checkpoint import read_checkpoint_lazily
 
         if checkpoints is None:
             checkpoints, complete = self._checkpoint_files(), True
         candidates = sorted(c for c in checkpoints if c <= version)
-        hint = self.read_last_checkpoint()
+        hint = hint if hint is not None else self.read_last_checkpoint()
         if hint is not None and hint.get("version") in candidates:
             # Try the hinted checkpoint first; it is normally also the newest.
             hv = int(hint["version"])
