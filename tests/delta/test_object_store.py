@@ -294,3 +294,21 @@ def test_environment_configuration_is_what_a_user_sets(s3_server, s3_bucket, mon
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(creds))
     monkeypatch.setenv("AWS_PROFILE", "acidsql-test")
     assert DeltaTable(f"s3://{s3_bucket}/env").to_arrow().column("id").to_pylist() == [5]
+
+
+def test_secrets_stay_out_of_the_log_history_and_warehouse_reprs(s3_server, s3_bucket, monkeypatch):
+    """Credentials given only as options: none of them reaches a commit, the history or a repr."""
+    from acidsql.spark.tables import Warehouse
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name)
+    options = {"aws_access_key_id": ACCESS_KEY, "aws_secret_access_key": SECRET_KEY}
+    root = f"s3://{s3_bucket}/secret"
+    table = DeltaTable.create(root, pa.schema([("id", pa.int64())]), storage_options=options)
+    table.append(pa.table({"id": [1]}))
+    storage = table.log.storage
+    log_bytes = b"".join(storage.read_bytes(f"_delta_log/{n}") for n in storage.list_dir("_delta_log"))
+    shown = repr(table) + repr(table.log) + repr(storage) + repr(Warehouse.at(f"s3://{s3_bucket}", storage_options=options))
+    shown += repr(table.history()) + repr(table.detail())
+    for secret in (SECRET_KEY, ACCESS_KEY):
+        assert secret.encode() not in log_bytes and secret not in shown

@@ -95,3 +95,18 @@ def test_an_unsupported_warehouse_is_a_usage_error_not_a_local_folder(tmp_path, 
     assert out.returncode == 2, out.stderr
     assert "acidsql: error: --warehouse" in out.stderr and "Traceback" not in out.stderr
     assert sorted(os.listdir(tmp_path)) == ["job.sql"]  # no folder named hdfs: or foo:
+
+
+def test_race_in_fresh_prefixes_of_an_s3_warehouse(spark, s3_server, s3_bucket):
+    """`acidsql race --warehouse s3://...`: each scenario in its own prefix, deleted after."""
+    from acidsql.analysis.predict import load_scenarios
+    from acidsql.spark.race import run_scenario
+
+    scenarios = [sc for sc in load_scenarios(ROOT / "examples" / "scenarios" / "semantics.yaml")
+                 if sc.name in ("delete-vs-blind-insert-same-partition-serializable",
+                                "delete-vs-blind-insert-other-partition-serializable")]
+    assert len(scenarios) == 2
+    for sc in scenarios:
+        outcome = run_scenario(spark, sc, scratch_under=f"s3://{s3_bucket}/races")
+        assert outcome.match, outcome
+    assert _keys(s3_server, s3_bucket, "races/") == []  # every scenario's prefix was cleaned up
