@@ -28,7 +28,17 @@ def test_statements_on_an_s3_warehouse(spark, s3_server, s3_bucket, tmp_path, mo
     import acidsql
 
     monkeypatch.chdir(tmp_path)
-    db = acidsql.connect(spark=spark, warehouse=f"s3://{s3_bucket}/wh")
+    options = None
+    if not deletion_vectors:
+        # This time the credentials and endpoint are storage options only, not environment
+        # variables: they reach the executors inside the storage object.
+        from tests.s3server import ACCESS_KEY, SECRET_KEY
+
+        options = {"aws_endpoint_url": s3_server.endpoint, "aws_access_key_id": ACCESS_KEY,
+                   "aws_secret_access_key": SECRET_KEY, "aws_region": "us-east-1", "aws_allow_http": "true"}
+        for name in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_ALLOW_HTTP"):
+            monkeypatch.delenv(name)
+    db = acidsql.connect(spark=spark, warehouse=f"s3://{s3_bucket}/wh", storage_options=options)
     dv = "true" if deletion_vectors else "false"
     db.sql(f"CREATE TABLE ev (id BIGINT, v STRING, p STRING) USING DELTA PARTITIONED BY (p) "
            f"TBLPROPERTIES ('delta.enableDeletionVectors' = '{dv}')")
