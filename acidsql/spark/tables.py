@@ -61,8 +61,15 @@ class Warehouse:
         return DeltaTable(location, self.storage(location), name=name)
 
     def has_table(self, location: str) -> bool:
-        """Whether a Delta table (a `_delta_log` with something in it) is at `location`."""
-        return self.storage(location).exists("_delta_log")
+        """Whether a Delta table (a `_delta_log` holding a commit) is at `location`. A log
+        directory with only leftovers in it (a scratch object of the conditional-put check,
+        a killed writer's temporary file) is no table."""
+        storage = self.storage(location)
+        if storage.lists_cheaply and not storage.exists("_delta_log"):
+            return False
+        from acidsql.delta.log import DeltaLog
+
+        return DeltaLog(location, storage).exists()
 
     def location(self, ref: TableRef) -> str:
         """The table's root directory: the path for path tables, `<warehouse>/<db>/<table>` for names."""
