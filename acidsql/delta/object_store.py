@@ -315,10 +315,10 @@ class ObjectStorage(Storage):
         name = type(e).__name__
         if re.search(r"NoSuchBucket|ContainerNotFound|bucket does not exist|The specified bucket", text):
             return f"the bucket (or container) does not exist ({first})"
-        if "PermissionDenied" in name or re.search(r"\b403\b|AccessDenied|Forbidden|InvalidAccessKeyId|"
+        if "PermissionDenied" in name or re.search(r"status code: 403\b|AccessDenied|Forbidden|InvalidAccessKeyId|"
                                                     r"SignatureDoesNotMatch", text):
             return f"access denied: check the credentials and the bucket's permissions ({first})"
-        if "Unauthenticated" in name or re.search(r"\b401\b", text):
+        if "Unauthenticated" in name or re.search(r"status code: 401\b|Unauthorized", text):
             return f"not authenticated: no valid credentials ({first})"
         if re.search(r"timed out|kind: Timeout|TimedOut|deadline has elapsed", text):
             return f"the request timed out ({first})"
@@ -387,7 +387,7 @@ class ObjectStorage(Storage):
         try:
             self._put(rel, data, "create")
         except StorageError as e:
-            if "ConditionalRequestConflict" in str(e) or re.search(r"\b409\b", str(e)):
+            if "ConditionalRequestConflict" in str(e) or re.search(r"status code: 409\b|\b409 Conflict", str(e)):
                 # S3: another conditional write of this key is in flight; one of the two wins.
                 raise CommitFileExists(rel, _version_of(rel)) from None
             raise
@@ -518,7 +518,7 @@ class ObjectStorage(Storage):
             except (AlreadyExistsError, PreconditionError):
                 honoured = True
             except Exception as e:
-                if re.search(r"\b(501|400)\b|NotImplemented|not supported", str(e)):
+                if re.search(r"status code: (501|400)\b|NotImplemented|not supported", str(e)):
                     honoured = False  # the store refuses the header itself
                 else:
                     raise self._error("write", rel, e) from None
