@@ -1,9 +1,17 @@
 """Shared fixtures. One local SparkSession per test run: Spark start-up is slow."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# No test may ask a cloud instance-metadata endpoint for credentials (a request to
+# 169.254.169.254 leaves this machine). Set before anything starts, so every child process,
+# forkserver and Spark worker inherits it: an S3 client without credentials then fails on
+# 127.0.0.1 instead.
+os.environ.setdefault("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9")
+os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"

@@ -313,6 +313,9 @@ class ObjectStorage(Storage):
         first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
         first = first.split("<?xml", 1)[0].rstrip(": ")
         name = type(e).__name__
+        if re.search(r"/latest/api/token|/latest/meta-data|169\.254\.169\.254|metadata\.google\.internal", text):
+            return ("no credentials: none were given (storage options, the store's environment variables, a "
+                    f"profile) and no instance-metadata service supplied any ({first})")
         if re.search(r"NoSuchBucket|ContainerNotFound|bucket does not exist|The specified bucket", text):
             return f"the bucket (or container) does not exist ({first})"
         if "PermissionDenied" in name or re.search(r"status code: 403\b|AccessDenied|Forbidden|InvalidAccessKeyId|"

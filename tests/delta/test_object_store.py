@@ -312,3 +312,13 @@ def test_secrets_stay_out_of_the_log_history_and_warehouse_reprs(s3_server, s3_b
     shown += repr(table.history()) + repr(table.detail())
     for secret in (SECRET_KEY, ACCESS_KEY):
         assert secret.encode() not in log_bytes and secret not in shown
+
+
+def test_no_credentials_at_all_is_named_as_such(monkeypatch):
+    """No key, no profile: object_store asks the instance-metadata service, which the test
+    session points at 127.0.0.1 (tests/conftest.py); the message says what is missing."""
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9")
+    with pytest.raises(StorageError, match="s3://some-bucket/t/_delta_log.*no credentials"):
+        DeltaTable("s3://some-bucket/t", storage=storage_for("s3://some-bucket/t", {"max_retries": "0"})).snapshot()

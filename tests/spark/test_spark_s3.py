@@ -91,8 +91,19 @@ def test_acidsql_run_on_an_s3_warehouse_end_to_end(s3_server, s3_bucket, tmp_pat
                           capture_output=True, text=True, timeout=300)
     assert hist.returncode == 0, hist.stderr[-2000:]
     assert [h["operation"] for h in json.loads(hist.stdout)] == ["DELETE", "WRITE", "CREATE TABLE"]
+    desc = subprocess.run([sys.executable, "-m", "acidsql.cli.main", "describe", "t", "--warehouse",
+                           f"s3://{s3_bucket}/wh", "--format", "json"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert desc.returncode == 0, desc.stderr[-2000:]
+    detail = json.loads(desc.stdout)
+    assert detail["location"] == f"s3://{s3_bucket}/wh/default/t" and detail["partitionColumns"] == ["p"]
+    missing = subprocess.run([sys.executable, "-m", "acidsql.cli.main", "history", "t", "--warehouse",
+                              f"s3://no-such-bucket-{s3_bucket}/wh"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert missing.returncode == 2 and "bucket (or container) does not exist" in missing.stderr
+    assert "internal error" not in missing.stderr and "Traceback" not in missing.stderr
     for secret in (os.environ["AWS_SECRET_ACCESS_KEY"],):
-        assert secret not in out.stdout + out.stderr + hist.stdout + hist.stderr
+        assert secret not in out.stdout + out.stderr + hist.stdout + hist.stderr + desc.stdout + missing.stderr
 
 
 @pytest.mark.parametrize("warehouse", ["hdfs://namenode/wh", "foo://x/y", "s3://"])

@@ -62,8 +62,12 @@ ACCOUNTS = 8
 UPSERT_KEYS = 4
 
 
-def child_main(root: str, op: Optional[BankOp], spec: Optional[str]) -> None:
-    """Run one operation (None: write a checkpoint of the latest version), dying at `spec`."""
+def child_main(root: str, op: Optional[BankOp], spec: Optional[str], store_env: Optional[dict] = None) -> None:
+    """Run one operation (None: write a checkpoint of the latest version), dying at `spec`.
+    `store_env`: the parent's object-store variables (a forkserver child has the environment
+    the forkserver started with, not the parent's current one)."""
+    if store_env:
+        os.environ.update(store_env)
     if spec:
         storage_module.FAULTS = storage_module.fault_hook_from_spec(spec)
     table = DeltaTable(root)
@@ -153,7 +157,8 @@ class CrashRun:
         if self.rng.random() < 0.7:
             spec = self.rng.choice(specs) + f"#{self.rng.choice([0, 0, 0, 1, 2])}!kill"
         before = DeltaTable(self.root).version
-        child = self.ctx.Process(target=child_main, args=(self.root, op, spec))
+        store_env = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "GOOGLE_", "AZURE_"))}
+        child = self.ctx.Process(target=child_main, args=(self.root, op, spec, store_env))
         child.start()
         if spec is None:  # a kill at a random moment of the child's life
             time.sleep(self.rng.uniform(0.0, 0.5))
