@@ -89,6 +89,10 @@ class FaultRules:
     stall_s: float = 0.0
     drop: bool = False
     stall_count: int = 1 << 30  # how many matching requests to stall
+    # Instead of stalling: answer matching requests with this (status, S3 error code) without
+    # forwarding them, e.g. (409, "ConditionalRequestConflict"), which AWS S3 returns while
+    # another conditional write of the key is in flight (moto never does).
+    answer: Optional[tuple[int, str]] = None
     counts: Counter = field(default_factory=Counter)
     log: list = field(default_factory=list)
 
@@ -122,6 +126,16 @@ class FaultProxy:
                         if rules.stall_count > 0:
                             rules.stall_count -= 1
                             stalled = True
+                if stalled and rules.answer is not None:
+                    status, code = rules.answer
+                    body = (f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code>'
+                            f"<Message>injected by the test proxy</Message></Error>").encode()
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/xml")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
                 if stalled and rules.drop:
                     time.sleep(rules.stall_s)
                     self.close_connection = True

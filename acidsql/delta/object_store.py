@@ -387,13 +387,10 @@ class ObjectStorage(Storage):
                 raise CommitFileExists(rel, _version_of(rel))
             self._put(rel, data, "overwrite")
             return
-        try:
-            self._put(rel, data, "create")
-        except StorageError as e:
-            if "ConditionalRequestConflict" in str(e) or re.search(r"status code: 409\b|\b409 Conflict", str(e)):
-                # S3: another conditional write of this key is in flight; one of the two wins.
-                raise CommitFileExists(rel, _version_of(rel)) from None
-            raise
+        # object_store answers both 412 (the key exists) and 409 (S3's ConditionalRequestConflict:
+        # another conditional write of the key is in flight) with AlreadyExists: `_call` makes
+        # that CommitFileExists, and the transaction reads the winner and retries.
+        self._put(rel, data, "create")
 
     def write_bytes(self, rel: str, data: bytes) -> None:
         self._put(rel, data, "overwrite")

@@ -322,3 +322,17 @@ def test_no_credentials_at_all_is_named_as_such(monkeypatch):
     monkeypatch.setenv("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9")
     with pytest.raises(StorageError, match="s3://some-bucket/t/_delta_log.*no credentials"):
         DeltaTable("s3://some-bucket/t", storage=storage_for("s3://some-bucket/t", {"max_retries": "0"})).snapshot()
+
+
+def test_a_409_conditional_request_conflict_is_a_lost_race_and_the_commit_retries(s3_server, s3_bucket):
+    """AWS S3 answers 409 ConditionalRequestConflict while another conditional write of the
+    same key is in flight: treated as a lost race (read the winners, retry), not an error."""
+    rules = FaultRules(stall=_commit_put, stall_count=1, answer=(409, "ConditionalRequestConflict"))
+    proxy, root, table = _proxied_table(s3_server, s3_bucket, rules, "conflict-409")
+    try:
+        result = table.append(pa.table({"id": [1]}))
+        assert (result.version, result.retries) == (1, 1)
+        assert DeltaTable(root).to_arrow().column("id").to_pylist() == [1]
+        assert [m for m, p in rules.log if _commit_put(m, p)] == ["PUT", "PUT"]
+    finally:
+        proxy.stop()
