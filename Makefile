@@ -31,7 +31,9 @@ bench: $(VENV)/.bench-installed
 TORTURE_ARGS ?= --procs 4 --txns 50 --layout all --isolation all
 CRASH_ARGS ?= --kills 200 --layout unpartitioned-dv
 FUZZ_ARGS ?= --examples 20000 --seed 0
-.PHONY: torture crash fuzz corrupt reliability
+TORTURE_S3_ARGS ?= --procs 4 --txns 20 --layout all --isolation WriteSerializable
+CRASH_S3_ARGS ?= --kills 40 --layout unpartitioned-dv
+.PHONY: torture crash fuzz corrupt reliability torture-s3 crash-s3
 torture: install
 	$(BIN)/python -m tests.stress.torture $(TORTURE_ARGS)
 
@@ -44,4 +46,11 @@ fuzz: install
 corrupt: install
 	$(BIN)/python -m tests.stress.corrupt
 
-reliability: torture crash fuzz corrupt
+# The same harnesses with the table in S3 (a moto S3 server on 127.0.0.1 for the run).
+torture-s3: install
+	$(BIN)/python -m tests.stress.s3 torture $(TORTURE_S3_ARGS)
+
+crash-s3: install
+	$(BIN)/python -m tests.stress.s3 crash $(CRASH_S3_ARGS)
+
+reliability: torture crash fuzz corrupt torture-s3 crash-s3

@@ -1,9 +1,17 @@
 """Shared fixtures. One local SparkSession per test run: Spark start-up is slow."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# No test may ask a cloud instance-metadata endpoint for credentials (a request to
+# 169.254.169.254 leaves this machine). Set before anything starts, so every child process,
+# forkserver and Spark worker inherits it: an S3 client without credentials then fails on
+# 127.0.0.1 instead.
+os.environ.setdefault("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9")
+os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus" / "statements.sql"  # a copy of ../shared/corpus
@@ -39,3 +47,33 @@ def corpus_statements() -> list[str]:
         else:
             cur.append(line)
     return [s for s in out if s]
+
+
+# ---- a real S3 server (moto's server mode) on 127.0.0.1 ---------------------------------------------
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """One moto S3 server for the test run (tests/s3server.py)."""
+    from tests.s3server import MotoServer
+
+    server = MotoServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_bucket(s3_server, monkeypatch):
+    """A fresh bucket, and the standard AWS environment variables pointing at the server (as a
+    user would set them): child processes and deltalake see them too. Yields the bucket name."""
+    import uuid
+
+    from acidsql.delta.object_store import forget_conditional_put_checks
+    from tests.s3server import s3_env
+
+    name = f"acidsql-{uuid.uuid4().hex[:12]}"
+    s3_server.create_bucket(name)
+    for key, value in s3_env(s3_server.endpoint).items():
+        monkeypatch.setenv(key, value)
+    forget_conditional_put_checks()
+    yield name
+    forget_conditional_put_checks()

@@ -29,17 +29,55 @@ def add_warehouse_lookup_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--warehouse", metavar="DIR", default=os.environ.get("ACIDSQL_WAREHOUSE"),
         help="read the layout of tables that exist there (db.t -> DIR/db/t; delta.`/path` too) "
-             "from their _delta_log; default: $ACIDSQL_WAREHOUSE",
+             "from their _delta_log; a folder or an object-store URI (s3://, gs://, az://, abfss://); "
+             "default: $ACIDSQL_WAREHOUSE",
+    )
+    add_storage_option(parser)
+
+
+def add_storage_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--storage-option", action="append", default=[], metavar="KEY=VALUE",
+        help="object-store setting, deltalake's names (aws_endpoint_url, aws_region, aws_allow_http, "
+             "google_service_account, azure_storage_account_name, timeout, max_retries, ...); repeatable. "
+             "The store's environment variables (AWS_*, GOOGLE_*, AZURE_*) apply too",
     )
 
 
-def live_loaders(warehouse: Optional[str]) -> tuple:
+def storage_options(args) -> dict[str, str]:
+    """--storage-option KEY=VALUE pairs."""
+    out: dict[str, str] = {}
+    for pair in getattr(args, "storage_option", None) or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--storage-option expects KEY=VALUE, got {pair.split('=', 1)[0]!r}")
+        out[key.strip()] = value
+    return out
+
+
+def warehouse(args):
+    """The Warehouse --warehouse names (with --storage-option), or a UsageError for a location
+    acidsql cannot store tables at (an unsupported URI scheme is never a local folder)."""
+    from acidsql.delta.errors import UnsupportedStorageError
+    from acidsql.spark.tables import Warehouse
+
+    try:
+        return Warehouse.at(args.warehouse, getattr(args, "allow_external_paths", False), storage_options(args))
+    except UnsupportedStorageError as e:
+        raise UsageError(f"--warehouse {e}") from None
+
+
+def live_loaders(warehouse: Optional[str], options: Optional[dict] = None) -> tuple:
     """Catalog loaders for --warehouse: tables that exist are described by their own log."""
     if not warehouse:
         return ()
     from acidsql.cli.live_tables import warehouse_loader
+    from acidsql.delta.errors import UnsupportedStorageError
 
-    return (warehouse_loader(warehouse),)
+    try:
+        return (warehouse_loader(warehouse, options),)
+    except UnsupportedStorageError as e:
+        raise UsageError(f"--warehouse {e}") from None
 
 
 def add_format_option(parser: argparse.ArgumentParser, choices=("text", "json")) -> None:
@@ -85,7 +123,8 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def load_catalog(catalog_path: Optional[str], near: Optional[str] = None, warehouse: Optional[str] = None):
+def load_catalog(catalog_path: Optional[str], near: Optional[str] = None, warehouse: Optional[str] = None,
+                 options: Optional[dict] = None):
     """The catalog: from --catalog, else from the nearest acidsql.toml / pyproject.toml; tables
     not described there are read from their _delta_log under --warehouse."""
     from acidsql.lint.config import ConfigError, find_config, read_config_file
@@ -101,7 +140,7 @@ def load_catalog(catalog_path: Optional[str], near: Optional[str] = None, wareho
             catalog = find_config(start).catalog()
     except ConfigError as error:
         raise UsageError(str(error)) from None
-    catalog.loaders = catalog.loaders + live_loaders(warehouse)
+    catalog.loaders = catalog.loaders + live_loaders(warehouse, options)
     return catalog
 
 

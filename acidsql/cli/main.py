@@ -119,6 +119,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         code = exit_.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
     except Exception as error:  # never a traceback for the user unless asked
+        if type(error).__module__ == "acidsql.delta.errors":  # storage and log errors name their cause
+            if debug:
+                traceback.print_exc()
+            print(f"acidsql: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
         return _internal_error(error, debug)
 
 

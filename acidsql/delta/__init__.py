@@ -7,7 +7,8 @@ from acidsql.delta.actions import (
 )
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import (
-    CommitFileExists, CorruptLogError, DeletionVectorError, DeltaError, TableNotFoundError, UnsupportedProtocolError,
+    CommitFileExists, CorruptLogError, DeletionVectorError, DeltaError, StorageError, TableNotFoundError,
+    UnsafeStorageError, UnsupportedProtocolError, UnsupportedStorageError,
 )
 from acidsql.delta.exceptions import (
     ConcurrentAppendException, ConcurrentDeleteDeleteException, ConcurrentDeleteReadException,
@@ -17,7 +18,7 @@ from acidsql.delta.exceptions import (
 )
 from acidsql.delta.log import DeltaLog
 from acidsql.delta.snapshot import Snapshot
-from acidsql.delta.storage import LocalStorage, Storage
+from acidsql.delta.storage import LocalStorage, Storage, storage_for
 from acidsql.delta.table import DeltaTable, PreparedCommit, TableDetail
 from acidsql.delta.transaction import CommitResult, CompactionSource, OptimisticTransaction, operation_kind
 
@@ -28,7 +29,7 @@ __all__ = [
     "DeltaConcurrentModificationException", "DeltaError", "DeltaLog", "DeltaTable", "DeltaTableError",
     "DomainMetadata", "InvalidTablePropertyError", "LocalStorage", "MaxCommitRetriesExceeded", "Metadata",
     "MetadataChangedException", "OptimisticTransaction", "PreparedCommit", "Protocol", "ProtocolChangedException",
-    "RemoveFile", "Snapshot", "Storage", "TableAlreadyExistsError", "TableDetail", "TableNotFoundError",
-    "TransactionStateError", "Txn", "UnsupportedFeatureError", "UnsupportedProtocolError", "from_conflict",
-    "operation_kind",
+    "RemoveFile", "Snapshot", "Storage", "StorageError", "TableAlreadyExistsError", "TableDetail",
+    "TableNotFoundError", "TransactionStateError", "Txn", "UnsafeStorageError", "UnsupportedFeatureError",
+    "UnsupportedProtocolError", "UnsupportedStorageError", "from_conflict", "operation_kind", "storage_for",
 ]

@@ -415,10 +415,10 @@ def read_snapshot(snapshot: "Snapshot", columns: Optional[list[str]] = None,
                   file_filter: Optional[Callable[[AddFile], bool]] = None, *,
                   storage: Optional["Storage"] = None, with_row_index: bool = False) -> pa.Table:
     """All live rows of `snapshot` (optionally only files where `file_filter(add)` is true),
-    files in path order. `storage` defaults to LocalStorage(snapshot.table_root)."""
-    from acidsql.delta.storage import LocalStorage
+    files in path order. `storage` defaults to the storage of snapshot.table_root."""
+    from acidsql.delta.storage import storage_for
 
-    storage = storage if storage is not None else LocalStorage(snapshot.table_root)
+    storage = storage if storage is not None else storage_for(snapshot.table_root)
     schema = snapshot.arrow_schema()
     parts = [read_data_file(storage, add, schema, columns=columns, with_row_index=with_row_index)
              for path, add in sorted(snapshot.files.items()) if file_filter is None or file_filter(add)]

@@ -34,3 +34,20 @@ class TableNotFoundError(DeltaError):
 
 class DeletionVectorError(DeltaError):
     """A deletion vector cannot be read: bad magic, size or checksum, or a missing file."""
+
+
+class UnsupportedStorageError(DeltaError):
+    """A table location acidsql cannot store a table at: a URI scheme it does not support
+    (hdfs://, foo://), or an object-store URI without a bucket."""
+
+
+class StorageError(DeltaError):
+    """A request to the table's storage failed: a missing bucket, access denied, an endpoint
+    that cannot be reached, a timeout. The message names the object and the cause, never a
+    credential."""
+
+
+class UnsafeStorageError(StorageError):
+    """The store does not honour create-only writes (`If-None-Match: *`), so two writers could
+    both commit the same version and one would silently lose its commit. Refused unless the
+    user opts in with the storage option `acidsql.unsafe_no_conditional_put=true`."""

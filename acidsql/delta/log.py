@@ -9,14 +9,14 @@ from dataclasses import replace as _replace
 import json
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import unquote, urlparse
 from typing import Any, Optional
 
 from acidsql.delta.actions import Action, CommitInfo, action_from_json, action_to_line
 from acidsql.delta.errors import CorruptLogError, DeltaError, TableNotFoundError
 from acidsql.delta.snapshot import Snapshot, SnapshotBuilder
-from acidsql.delta.storage import LocalStorage, Storage
+from acidsql.delta.storage import Storage, is_object_store_location, normalize_location, storage_for
 
 LOG_DIR = "_delta_log"
 LAST_CHECKPOINT = f"{LOG_DIR}/_last_checkpoint"
@@ -34,15 +34,20 @@ def commit_path(version: int) -> str:
 
 
 class DeltaLog:
-    """The log of one table. `table_root` is the table directory; `storage` defaults to
-    LocalStorage(table_root). Safe to share between threads."""
+    """The log of one table. `table_root` is the table directory or an object-store URI
+    (`s3://bucket/path`, `gs://`, `az://`, `abfss://`); `storage` defaults to the Storage for
+    that location (`acidsql.delta.storage.storage_for`), configured by `storage_options` and
+    the store's environment variables. Safe to share between threads."""
 
-    def __init__(self, table_root: str, storage: Storage | None = None):
+    def __init__(self, table_root: str, storage: Storage | None = None,
+                 storage_options: Optional[Mapping[str, str]] = None):
         root = str(table_root)
         if root.startswith("file:"):  # deltalake and Spark users pass file:// URIs
             root = unquote(urlparse(root).path)
+        elif is_object_store_location(root) or "://" in root:
+            root = normalize_location(root)  # refuses unsupported schemes
         self.table_root = root
-        self.storage = storage if storage is not None else LocalStorage(root)
+        self.storage = storage if storage is not None else storage_for(root, storage_options)
         self._lock = threading.Lock()
         self._cached: Optional[Snapshot] = None  # newest snapshot loaded, extended by its tail
 
@@ -113,7 +118,23 @@ class DeltaLog:
     def latest_version(self) -> int:
         """The newest version (commit, or a checkpoint past the last commit file), -1 if there
         is no table."""
-        return self._latest_in(self.storage.list_dir(LOG_DIR))
+        return self._latest_in(self._listing_for_latest()[0])
+
+    def _listing_for_latest(self) -> tuple[list[str], bool, Optional[dict[str, Any]]]:
+        """A listing of the log that holds the latest version: from the `_last_checkpoint`
+        hint's checkpoint on when the hint names one that is there (on an object store one
+        listing request then covers it however long the history), else the whole log. The
+        flag says whether the listing is complete; the hint read (None: not read) comes along.
+        Local directories list cheaply: whole."""
+        if self.storage.lists_cheaply:
+            return self.storage.list_dir(LOG_DIR), True, None
+        hint = self.read_last_checkpoint()
+        if hint is not None and hint["version"] >= 0:
+            start = f"{hint['version']:020d}"
+            names = self.storage.list_dir_from(LOG_DIR, start)
+            if self._checkpoint_files(names).get(hint["version"]):
+                return names, False, hint
+        return self.storage.list_dir(LOG_DIR), True, hint if hint is not None else {}  # {}: read, absent
 
     def exists(self) -> bool:
         """Whether a table (at least one commit) exists here."""
@@ -182,6 +203,15 @@ class DeltaLog:
                 return a
         return None
 
+    def _timestamp_of(self, version: int, actions: Optional[list[Action]]) -> int:
+        """`commit_timestamp(version)`, from the commit's actions when they were just read."""
+        if actions is None:
+            return self.commit_timestamp(version)
+        for a in actions:
+            if isinstance(a, CommitInfo) and a.extra.get("inCommitTimestamp") is not None:
+                return int(a.extra["inCommitTimestamp"])
+        return self.storage.mtime_ms(commit_path(version))
+
     def commit_timestamp(self, version: int) -> int:
         """When `version` was committed, as the protocol defines it for time travel: its
         inCommitTimestamp when the table has them, else the commit file's modification time
@@ -239,8 +269,13 @@ class DeltaLog:
         if version is not None and timestamp_ms is not None:
             raise ValueError("give either version or timestamp_ms, not both")
         # One listing of the log serves the versions and the checkpoints: listing costs one
-        # entry per commit, the only part of a load that grows with history length.
-        names = self.storage.list_dir(LOG_DIR)
+        # entry per commit, the only part of a load that grows with history length, so the
+        # latest version lists from the hinted checkpoint on (`_listing_for_latest`).
+        hint: Optional[dict[str, Any]] = None
+        if version is None and timestamp_ms is None:
+            names, complete, hint = self._listing_for_latest()
+        else:
+            names, complete = self.storage.list_dir(LOG_DIR), True
         latest = self._latest_in(names)
         if latest < 0:
             raise TableNotFoundError(f"no Delta table at {self.table_root} (no {LOG_DIR} commits)")
@@ -260,10 +295,12 @@ class DeltaLog:
                 cached.version, version, checkpoints):
             builder = SnapshotBuilder.from_snapshot(cached)
         else:
-            builder = self._builder_from_checkpoint(version, checkpoints)
+            builder = self._builder_from_checkpoint(version, checkpoints, complete, hint)
+        last: Optional[list[Action]] = None
         for v in range(builder.version + 1, version + 1):
-            builder.apply_commit(v, self.read_commit(v))
-        snap = builder.build(self.commit_timestamp(version))
+            last = self.read_commit(v)
+            builder.apply_commit(v, last)
+        snap = builder.build(self._timestamp_of(version, last))
         with self._lock:
             if self._cached is None or self._cached.version <= snap.version:
                 self._cached = snap
@@ -277,14 +314,14 @@ class DeltaLog:
         found = checkpoints if checkpoints is not None else self._checkpoint_files()
         return any(after < c <= upto for c in found)
 
-    def _builder_from_checkpoint(self, version: int,
-                                 checkpoints: Optional[dict[int, list[str]]] = None) -> SnapshotBuilder:
+    def _builder_from_checkpoint(self, version: int, checkpoints: Optional[dict[int, list[str]]] = None,
+                                 complete: bool = True, hint: Optional[dict[str, Any]] = None) -> SnapshotBuilder:
         from acidsql.delta.checkpoint import read_checkpoint_lazily
 
         if checkpoints is None:
-            checkpoints = self._checkpoint_files()
+            checkpoints, complete = self._checkpoint_files(), True
         candidates = sorted(c for c in checkpoints if c <= version)
-        hint = self.read_last_checkpoint()
+        hint = hint if hint is not None else self.read_last_checkpoint()
         if hint is not None and hint.get("version") in candidates:
             # Try the hinted checkpoint first; it is normally also the newest.
             hv = int(hint["version"])
@@ -301,6 +338,9 @@ class DeltaLog:
             # (apply_checkpoint applies it as one commit).
             builder.apply_checkpoint(c, actions, adds)
             return builder
+        if not complete:
+            # Listed from the hinted checkpoint on, and it could not be read: older ones may be.
+            return self._builder_from_checkpoint(version, None)
         if not self.storage.exists(commit_path(0)):
             detail = f" (checkpoints unreadable: {'; '.join(failures)})" if failures else ""
             raise CorruptLogError(f"{self._where(LOG_DIR)}: cannot rebuild version {version}: no readable "
@@ -316,8 +356,7 @@ class DeltaLog:
         return obj if isinstance(obj, dict) and isinstance(obj.get("version"), int) else None
 
     def _where(self, rel: str) -> str:
-        local = self.storage.local_path(rel)
-        return local if local is not None else rel
+        return self.storage.uri(rel)
 
 
 def _iso(ms: int) -> str:

@@ -1,18 +1,23 @@
 """Where a table's bytes live. The log needs exactly one atomic primitive from storage:
 put-if-absent (`write_if_absent`). Everything else (data files, deletion vectors, checkpoints)
-is written under fresh names and may be replaced atomically. See docs/storage.md for object
-stores and HDFS."""
+is written under fresh names and may be replaced atomically. See docs/storage.md.
+
+A table location is a local path (or `file:` URI) or an object-store URI: `s3://`, `s3a://`,
+`gs://`, `az://`, `abfs://`, `abfss://`, `azure://` (acidsql.delta.object_store). Any other
+scheme is refused (`UnsupportedStorageError`), never taken for a local folder."""
 from __future__ import annotations
 
+import io
 import os
 import signal
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
-from typing import Optional
+from collections.abc import Callable, Iterator, Mapping
+from typing import IO, Optional
+from urllib.parse import unquote, urlparse
 
-from acidsql.delta.errors import CommitFileExists
+from acidsql.delta.errors import CommitFileExists, UnsupportedStorageError
 
 
 # ---- fault injection (crash tests) ---------------------------------------------------------------
@@ -76,8 +81,79 @@ FAULTS: Optional[FaultHook] = (
 )
 
 
+# ---- locations ---------------------------------------------------------------------------------------
+# Object-store schemes, by the store that serves them (the names deltalake and Spark use).
+OBJECT_STORE_SCHEMES = {"s3": "s3", "s3a": "s3", "gs": "gcs", "az": "azure", "azure": "azure",
+                        "abfs": "azure", "abfss": "azure"}
+
+
+def location_scheme(location: str) -> Optional[str]:
+    """The URI scheme of a table location (lower case), None for a plain local path. A single
+    letter is a Windows drive, not a scheme."""
+    head, sep, _ = str(location).partition("://")
+    if not sep:
+        return "file" if str(location).startswith("file:") else None
+    scheme = head.lower()
+    if len(scheme) < 2 or not scheme.replace("+", "").replace("-", "").replace(".", "").isalnum():
+        return None
+    return scheme
+
+
+def is_object_store_location(location: str) -> bool:
+    return location_scheme(location) in OBJECT_STORE_SCHEMES
+
+
+def check_location(location: str) -> None:
+    """Raise UnsupportedStorageError for a URI scheme acidsql cannot store tables on."""
+    scheme = location_scheme(location)
+    if scheme is not None and scheme != "file" and scheme not in OBJECT_STORE_SCHEMES:
+        raise UnsupportedStorageError(
+            f"{location}: acidsql cannot store tables on {scheme}:// (supported: a local path, file://, "
+            f"{', '.join(s + '://' for s in OBJECT_STORE_SCHEMES)})")
+
+
+def normalize_location(location: str | os.PathLike[str]) -> str:
+    """A table or warehouse location in one canonical spelling: an absolute local path, or the
+    URI without a trailing '/'. Raises UnsupportedStorageError for other schemes."""
+    text = os.fspath(location)
+    check_location(text)
+    scheme = location_scheme(text)
+    if scheme is None:
+        return os.path.abspath(text)
+    if scheme == "file":
+        return os.path.abspath(unquote(urlparse(text).path))
+    head, _, rest = text.partition("://")
+    rest = rest.rstrip("/")
+    if not rest.split("/", 1)[0]:
+        raise UnsupportedStorageError(f"{text}: no bucket or container in the URI")
+    return f"{head.lower()}://{rest}"
+
+
+def join_location(root: str, *parts: str) -> str:
+    """`root` with `parts` appended: os.path.join for local paths, '/' for URIs."""
+    if is_object_store_location(root):
+        return "/".join([root.rstrip("/")] + [p.strip("/") for p in parts if p.strip("/")])
+    return os.path.join(root, *parts)
+
+
+def storage_for(location: str, options: Optional[Mapping[str, str]] = None) -> "Storage":
+    """The Storage of a table (or warehouse) location: LocalStorage for paths and file: URIs,
+    ObjectStorage for object-store URIs, configured by `options` and the store's standard
+    environment variables. Raises UnsupportedStorageError for other schemes."""
+    location = normalize_location(location)
+    if is_object_store_location(location):
+        from acidsql.delta.object_store import ObjectStorage
+
+        return ObjectStorage(location, options)
+    return LocalStorage(location)  # storage options configure object stores only
+
+
 class Storage(ABC):
     """A table directory. Paths (`rel`) are relative to the table root, '/'-separated."""
+
+    # Whether listing a directory is cheap whatever its size (a local directory), or costs a
+    # request per 1,000 names (an object store): the log then lists from the last checkpoint on.
+    lists_cheaply = False
 
     @abstractmethod
     def read_bytes(self, rel: str) -> bytes:
@@ -116,9 +192,100 @@ class Storage(ABC):
     def walk_files(self, rel: str = "") -> Iterator[str]:
         """Every file below `rel` (recursively), as paths relative to the table root, sorted."""
 
+    def walk_files_with_meta(self, rel: str = "") -> list[tuple[str, int, int]]:
+        """(path, size, mtime_ms) of every file below `rel`, sorted (an object store has them
+        from the listing itself, without a request per file)."""
+        return [(f, self.size(f), self.mtime_ms(f)) for f in self.walk_files(rel)]
+
     def local_path(self, rel: str) -> str | None:
         """A local filesystem path for `rel`, or None when storage is not local."""
         return None
+
+    @abstractmethod
+    def uri(self, rel: str = "") -> str:
+        """Where `rel` is, for messages and for other readers: a local path or the object's URI."""
+
+    def list_dir_from(self, rel: str, start: str) -> list[str]:
+        """`list_dir(rel)`, only the names >= `start`. Object stores list from `start` on
+        (S3 start-after), so a long log is not listed from its beginning."""
+        return [n for n in self.list_dir(rel) if n >= start]
+
+    def open_read(self, rel: str) -> IO[bytes]:
+        """A seekable binary file to read `rel` from (parquet readers read footers first)."""
+        return io.BytesIO(self.read_bytes(rel))
+
+    @abstractmethod
+    def open_write(self, rel: str) -> "AtomicWriter":
+        """A binary file that becomes `rel` when closed without error, all at once (replacing
+        it); `abort()` (or an exception in a `with` block) leaves nothing. For large files
+        written a piece at a time (data files written on executors)."""
+
+
+class AtomicWriter(io.RawIOBase):
+    """A file written in pieces that appears at its final name only on `close()`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bytes_written = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.bytes_written
+
+    def abort(self) -> None:
+        """Give up: the file never appears."""
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.abort()
+        else:
+            self.close()
+
+
+class _LocalWriter(AtomicWriter):
+    def __init__(self, storage: "LocalStorage", rel: str):
+        super().__init__()
+        self._storage, self._rel = storage, rel
+        self._final = storage._abs(rel)
+        os.makedirs(os.path.dirname(self._final), exist_ok=True)
+        self._tmp = os.path.join(os.path.dirname(self._final), f".{os.path.basename(self._final)}.{uuid.uuid4().hex}.tmp")
+        self._file = open(self._tmp, "wb")
+        self._done = False
+
+    def write(self, data) -> int:  # type: ignore[override]
+        n = self._file.write(data)
+        self.bytes_written += n
+        return n
+
+    def abort(self) -> None:
+        if not self._done:
+            self._done = True
+            self._file.close()
+            try:
+                os.unlink(self._tmp)
+            except FileNotFoundError:
+                pass
+        super().close()
+
+    def close(self) -> None:
+        if self._done:
+            return
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            if FAULTS is not None:
+                FAULTS("write.before-publish", self._rel)
+            os.replace(self._tmp, self._final)
+            self._done = True
+        except BaseException:
+            self.abort()
+            raise
+        super().close()
+        if FAULTS is not None:
+            FAULTS("write.after-publish", self._rel)
 
 
 class LocalStorage(Storage):
@@ -126,6 +293,8 @@ class LocalStorage(Storage):
 
     Put-if-absent is `os.link(tmp, final)`: link(2) fails with EEXIST atomically, unlike
     rename(2) which silently replaces an existing commit."""
+
+    lists_cheaply = True
 
     def __init__(self, root: str | os.PathLike[str]):
         self.root = os.path.abspath(os.fspath(root))
@@ -139,6 +308,15 @@ class LocalStorage(Storage):
 
     def local_path(self, rel: str) -> str | None:
         return self._abs(rel)
+
+    def uri(self, rel: str = "") -> str:
+        return self._abs(rel)
+
+    def open_read(self, rel: str) -> IO[bytes]:
+        return open(self._abs(rel), "rb")
+
+    def open_write(self, rel: str) -> AtomicWriter:
+        return _LocalWriter(self, rel)
 
     def read_bytes(self, rel: str) -> bytes:
         with open(self._abs(rel), "rb") as f:

@@ -195,12 +195,15 @@ class PreparedCommit:
 
 
 class DeltaTable:
-    """A Delta table at `root` (a directory). Operations commit through OptimisticTransaction."""
+    """A Delta table at `root`: a directory, or an object-store URI (`s3://bucket/path`, `gs://`,
+    `az://`, `abfss://`) configured by `storage_options` and the store's environment variables.
+    Operations commit through OptimisticTransaction."""
 
     def __init__(self, root: str, storage: Optional[Storage] = None, *, max_retries: int = DEFAULT_MAX_RETRIES,
-                 dv_storage: str = "file", name: Optional[str] = None):
-        self.log = DeltaLog(str(root), storage)
-        self.root = str(root)
+                 dv_storage: str = "file", name: Optional[str] = None,
+                 storage_options: Optional[Mapping[str, str]] = None):
+        self.log = DeltaLog(str(root), storage, storage_options)
+        self.root = self.log.table_root if "://" in str(root) else str(root)
         self.max_retries = max_retries
         self.dv_storage = dv_storage
         self.name = name or self.root
@@ -243,8 +246,10 @@ class DeltaTable:
                clustering_columns: Sequence[str] = (), properties: Optional[Mapping[str, Any]] = None,
                or_replace: bool = False, if_not_exists: bool = False, *, name: Optional[str] = None,
                description: Optional[str] = None, storage: Optional[Storage] = None,
-               max_retries: int = DEFAULT_MAX_RETRIES, dv_storage: str = "file") -> "DeltaTable":
-        table = cls(root, storage, max_retries=max_retries, dv_storage=dv_storage, name=name)
+               max_retries: int = DEFAULT_MAX_RETRIES, dv_storage: str = "file",
+               storage_options: Optional[Mapping[str, str]] = None) -> "DeltaTable":
+        table = cls(root, storage, max_retries=max_retries, dv_storage=dv_storage, name=name,
+                    storage_options=storage_options)
         schema_json = _schema_json(schema)
         names = [f["name"] for f in schema_json["fields"]]
         for col in list(partition_columns) + list(clustering_columns):

@@ -35,7 +35,7 @@ from acidsql.delta.actions import (
     Action, AddFile, CommitInfo, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
 )
 from acidsql.delta.deletion_vectors import DeletionVector
-from acidsql.delta.errors import CommitFileExists
+from acidsql.delta.errors import CommitFileExists, CorruptLogError, StorageError, UnsafeStorageError
 from acidsql.delta.exceptions import MaxCommitRetriesExceeded, TransactionStateError, from_conflict
 from acidsql.delta.features import check_write, check_writer_protocol, protocol_features, table_layout
 from acidsql.delta.footprints import (
@@ -587,28 +587,31 @@ class OptimisticTransaction:
                 extra={"inCommitTimestamp": ict} if ict is not None else {},
             )
             try:
-                self.log.write_commit(version, [info, *self.actions()])
-                break
+                committed = self._write_commit(version, [info, *self.actions()])
             except CommitFileExists:
-                retries += 1
-                if retries > self.max_retries:
-                    raise MaxCommitRetriesExceeded(self.table_name, retries, version) from None
-                latest = self.log.latest_version()
-                for v in range(version, latest + 1):
-                    winner = _WinningCommit.of(v, self.log.read_commit(v))
-                    winner_fp = self.winner_footprint(winner, state, layout, row_level)
-                    verdict = check_winner(current, winner_fp)
-                    if verdict.conflict is not None:
-                        raise from_conflict(verdict.conflict, self.table_name)
-                    for rebase in verdict.rebases:
-                        self._apply_rebase(rebase, winner, state, winner_fp)
-                        rebases.append(rebase)
-                    notes.extend(verdict.notes)
-                    winners.append(v)
-                    state.apply(winner.actions)
-                    if verdict.rebases:
-                        current = self.footprint(operation, kind, statement, changes_data, zorder)
-                version = max(latest + 1, version)
+                committed = False
+            if committed:
+                break
+            # Lost the race for `version`: check the winners, then retry after them.
+            retries += 1
+            if retries > self.max_retries:
+                raise MaxCommitRetriesExceeded(self.table_name, retries, version) from None
+            latest = self.log.latest_version()
+            for v in range(version, latest + 1):
+                winner = _WinningCommit.of(v, self.log.read_commit(v))
+                winner_fp = self.winner_footprint(winner, state, layout, row_level)
+                verdict = check_winner(current, winner_fp)
+                if verdict.conflict is not None:
+                    raise from_conflict(verdict.conflict, self.table_name)
+                for rebase in verdict.rebases:
+                    self._apply_rebase(rebase, winner, state, winner_fp)
+                    rebases.append(rebase)
+                notes.extend(verdict.notes)
+                winners.append(v)
+                state.apply(winner.actions)
+                if verdict.rebases:
+                    current = self.footprint(operation, kind, statement, changes_data, zorder)
+            version = max(latest + 1, version)
         self._result = CommitResult(version, retries, isolation, blind, tuple(rebases), tuple(winners), tuple(notes))
         self._maybe_checkpoint(version)
         return self._result
@@ -637,6 +640,43 @@ class OptimisticTransaction:
             config["delta.inCommitTimestampEnablementTimestamp"] = str(ict)
             self._metadata = replace(self._metadata, configuration=tuple(sorted(config.items())))
         return ict
+
+    def _write_commit(self, version: int, actions: list[Action]) -> bool:
+        """Write commit `version`. True when it is this transaction's; False (or
+        CommitFileExists) when another writer created that version first.
+
+        A commit whose request failed without an answer (a timeout, a dropped connection) may
+        still have been stored, and a store's own retry of a create that did land is refused
+        as if a rival had won: the commit file is read back, and this transaction's txnId in
+        it means the commit is this one's. A version still absent is tried once more with the
+        same bytes (whichever of the two requests lands, it is this commit)."""
+        try:
+            self.log.write_commit(version, actions)
+            return True
+        except CommitFileExists:
+            return self._is_own_commit(version)
+        except UnsafeStorageError:
+            raise
+        except StorageError as first:
+            try:
+                if self.log.storage.exists(commit_path(version)):
+                    return self._is_own_commit(version)
+                self.log.write_commit(version, actions)
+                return True
+            except CommitFileExists:
+                return self._is_own_commit(version)
+            except StorageError:
+                pass
+            raise StorageError(
+                f"could not commit version {version} of {self.table_name}: {first}. The commit was not "
+                f"confirmed; if it appears later it carries txnId {self.txn_id}") from None
+
+    def _is_own_commit(self, version: int) -> bool:
+        try:
+            actions = self.log.read_commit(version)
+        except (FileNotFoundError, CorruptLogError):
+            return False
+        return any(isinstance(a, CommitInfo) and a.txn_id == self.txn_id for a in actions)
 
     def _maybe_checkpoint(self, version: int) -> None:
         md = self.metadata

@@ -92,12 +92,12 @@ def vacuum(log: "DeltaLog", retention_hours: float = DEFAULT_RETENTION_HOURS, dr
     storage = log.storage
     partition_dirs = tuple(snapshot.physical_name(c) for c in snapshot.partition_columns)
     doomed: list[tuple[str, int]] = []
-    for rel in storage.walk_files():
+    for rel, size, mtime in storage.walk_files_with_meta():
         if _hidden(rel, partition_dirs) or rel in keep:
             continue
-        if storage.mtime_ms(rel) >= cutoff:
+        if mtime >= cutoff:
             continue
-        doomed.append((rel, storage.size(rel)))
+        doomed.append((rel, size))
     if not dry_run:
         for rel, _size in doomed:
             storage.delete(rel)

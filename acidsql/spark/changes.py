@@ -22,7 +22,6 @@ from pyroaring import BitMap64
 
 from acidsql.delta.actions import AddFile, RemoveFile
 from acidsql.delta.deletion_vectors import DeletionVector
-from acidsql.delta.storage import LocalStorage
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
 from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, session_codec, write_dataframe
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from acidsql.delta.snapshot import Snapshot
+    from acidsql.delta.storage import Storage
 
 
 @dataclass(frozen=True)
@@ -78,11 +78,11 @@ def live_rows(add: AddFile) -> Optional[int]:
     return n - (add.deletion_vector.cardinality if add.deletion_vector else 0)
 
 
-def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
+def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, Any], *, storage: "Storage",
                data_change: bool = True) -> list[AddFile]:
     partition_cols = snapshot.partition_columns
     target = target_file_size(snapshot)
-    return write_dataframe(df, table_root=snapshot.table_root, schema_json=schema_json,
+    return write_dataframe(df, storage=storage, schema_json=schema_json,
                            partition_cols=partition_cols, target_size=target, data_change=data_change,
                            single_file=not partition_cols and estimated_small(df, target),
                            codec=session_codec(df.sparkSession, snapshot.configuration))
@@ -103,7 +103,7 @@ def parse_size(text: str) -> int:
     return int(t)
 
 
-def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowChanges, *,
+def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowChanges, *, storage: "Storage",
                       deletion_vectors: bool, schema_json: Optional[Mapping[str, Any]] = None) -> FileChanges:
     """The AddFile/RemoveFile actions that carry out `changes` on `snapshot`."""
     schema_json = schema_json or snapshot.schema_json
@@ -126,7 +126,6 @@ def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowC
 
     new_rows = changes.new_rows
     if deletion_vectors:
-        storage = LocalStorage(snapshot.table_root)
         for add in partial:
             dv = DeletionVector(changes.touched[add.path])
             if add.deletion_vector is not None:
@@ -135,12 +134,12 @@ def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowC
             adds.append(dataclasses.replace(add, deletion_vector=descriptor, modification_time=ts, data_change=True))
             dvs += 1
     elif partial:
-        copies, copied = copy_without(spark, snapshot, partial, changes.touched,
+        copies, copied = copy_without(spark, snapshot, partial, changes.touched, storage=storage,
                                       target_size=target_file_size(snapshot), schema_json=schema_json)
         adds.extend(copies)
         rewritten = len(partial)
     if new_rows is not None:
-        adds.extend(write_rows(new_rows, snapshot, schema_json))
+        adds.extend(write_rows(new_rows, snapshot, schema_json, storage=storage))
     return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied)
 
 

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from acidsql.delta.actions import AddFile
 from acidsql.delta.clustering import z_order
 from acidsql.delta.transaction import COMPACTED_FROM_TAG
-from acidsql.spark.scan import absolute_file_path
-from acidsql.spark.copy_on_write import kept_batches
+from acidsql.spark.copy_on_write import data_file_batches
 from acidsql.spark.write import FileRoller, add_files_from_rows
 
 if TYPE_CHECKING:
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from acidsql.delta.snapshot import Snapshot
+    from acidsql.delta.storage import Storage
 
 
 @dataclass(frozen=True)
@@ -68,21 +68,20 @@ def plan_bins(files: Sequence[AddFile], target_size: int, *, zorder: bool = Fals
     return [b for b in bins if zorder or purge or len(b.files) > 1 or any(a.deletion_vector for a in b.files)]
 
 
-def _read_live(table_root: str, add: AddFile, schema: "pa.Schema") -> "pa.Table":
+def _read_live(storage: "Storage", add: AddFile, schema: "pa.Schema") -> "pa.Table":
     """The file's rows without those its deletion vector deletes, as `schema`."""
     import pyarrow as pa
     from pyroaring import BitMap64
 
     from acidsql.delta.deletion_vectors import DeletionVector
-    from acidsql.delta.storage import LocalStorage
 
-    deleted = (DeletionVector.read(LocalStorage(table_root), add.deletion_vector).bitmap
+    deleted = (DeletionVector.read(storage, add.deletion_vector).bitmap
                if add.deletion_vector is not None else BitMap64())
-    parts = list(kept_batches(absolute_file_path(table_root, add.path), deleted, schema))
+    parts = list(data_file_batches(storage, add.path, deleted, schema))
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
-def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, partition_cols: tuple[str, ...],
+def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: bytes, partition_cols: tuple[str, ...],
                   zorder_by: tuple[str, ...], target_size: int, codec: str) -> Iterator[dict[str, Any]]:
     import pyarrow as pa
     from pyspark import TaskContext
@@ -93,7 +92,7 @@ def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, 
         adds = [AddFile.from_json(json.loads(a)) for a in json.loads(row)]
         parts, sources = [], []
         for add in adds:
-            live = _read_live(table_root, add, schema)
+            live = _read_live(storage, add, schema)
             parts.append(live)
             sources.append([add.path, add.deletion_vector.unique_id if add.deletion_vector else None, live.num_rows])
         data = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -101,7 +100,7 @@ def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, 
             data = data.take(z_order(data, zorder_by))
         if not data.num_rows:
             continue
-        roller = FileRoller(table_root, schema, partition_cols, target_size if zorder_by else 1 << 62,
+        roller = FileRoller(storage, schema, partition_cols, target_size if zorder_by else 1 << 62,
                             ctx.partitionId() if ctx else 0, codec)
         values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
         tag = "" if zorder_by else json.dumps(sources, separators=(",", ":"))
@@ -110,8 +109,8 @@ def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, 
         yield from roller.done
 
 
-def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *, zorder_by: Sequence[str] = (),
-            target_size: int) -> list[AddFile]:
+def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *, storage: "Storage",
+            zorder_by: Sequence[str] = (), target_size: int) -> list[AddFile]:
     """Run the bins as Spark tasks; return the output AddFiles (dataChange=false), tagged."""
     import functools
 
@@ -122,7 +121,7 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
     schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns)
     # The files hold (and the new ones get) physical column names under column mapping.
     task = functools.partial(
-        _compact_task, table_root=snapshot.table_root, schema_bytes=schema.serialize().to_pybytes(),
+        _compact_task, storage=storage, schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=physical_column_names(snapshot.schema_json, snapshot.partition_columns),
         zorder_by=physical_column_names(snapshot.schema_json, zorder_by), target_size=target_size,
         codec=session_codec(spark, snapshot.configuration),

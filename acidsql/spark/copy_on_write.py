@@ -16,14 +16,13 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Optional
+from typing import IO, TYPE_CHECKING, Any, Optional, Union
 
 from pyroaring import BitMap64
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
-from acidsql.delta.storage import LocalStorage
-from acidsql.spark.scan import absolute_file_path
+from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.spark.write import (
     FILE_ROW_SCHEMA, FileRoller, add_files_from_rows, conform, data_arrow_schema, file_row_arrow_schema,
     physical_column_names, session_codec,
@@ -34,21 +33,22 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from acidsql.delta.snapshot import Snapshot
+    from acidsql.delta.storage import Storage
 
 # Rows read from a file at a time: bounds a task's memory whatever the file's row groups are.
 READ_BATCH_ROWS = 128 * 1024
 
 
-def kept_batches(path: str, dropped: BitMap64, schema: "pa.Schema") -> Iterator["pa.Table"]:
-    """The rows of the parquet file at `path` in file order, without those at the physical
-    positions in `dropped`, conformed to `schema`, a batch at a time."""
+def kept_batches(source: Union[str, IO[bytes]], dropped: BitMap64, schema: "pa.Schema") -> Iterator["pa.Table"]:
+    """The rows of the parquet file `source` (a path or a seekable file) in file order,
+    without those at the physical positions in `dropped`, conformed to `schema`, a batch at a time."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     positions = np.frombuffer(dropped.to_array(), dtype=np.uint64)  # ascending
     wanted = set(schema.names)
-    parquet = pq.ParquetFile(path)
+    parquet = pq.ParquetFile(source)
     columns = [c for c in parquet.schema_arrow.names if c in wanted]
     offset = 0
     for batch in parquet.iter_batches(batch_size=READ_BATCH_ROWS, columns=columns, use_threads=False):
@@ -64,7 +64,18 @@ def kept_batches(path: str, dropped: BitMap64, schema: "pa.Schema") -> Iterator[
             yield conform(table, schema)
 
 
-def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str, str, bytes]], table_root: str,
+def data_file_batches(storage: "Storage", add_path: str, dropped: BitMap64, schema: "pa.Schema") -> Iterator["pa.Table"]:
+    """`kept_batches` of a table's data file, read through its storage (ranged reads on an
+    object store: the footer, then the row groups)."""
+    rel = data_file_rel_path(add_path)
+    source = open(rel, "rb") if rel.startswith("/") else storage.open_read(rel)  # an absolute file: URI
+    try:
+        yield from kept_batches(source, dropped, schema)
+    finally:
+        source.close()
+
+
+def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str, str, bytes]], storage: "Storage",
                data_schema_bytes: bytes, partition_cols: tuple[str, ...],
                target_size: int, codec: str) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
@@ -73,9 +84,9 @@ def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str
     for batch in indexes:
         for i in batch.column(0).to_pylist():
             add_path, partition_json, dropped = files[i]
-            roller = FileRoller(table_root, schema, partition_cols, target_size, task_id=i, codec=codec)
+            roller = FileRoller(storage, schema, partition_cols, target_size, task_id=i, codec=codec)
             values = json.loads(partition_json)
-            for table in kept_batches(absolute_file_path(table_root, add_path), BitMap64.deserialize(dropped), schema):
+            for table in data_file_batches(storage, add_path, BitMap64.deserialize(dropped), schema):
                 roller.write(table, values)
             roller.close()
             if roller.done:
@@ -83,7 +94,7 @@ def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str
 
 
 def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
-                 dropped: Mapping[str, BitMap64], *, target_size: int,
+                 dropped: Mapping[str, BitMap64], *, storage: "Storage", target_size: int,
                  schema_json: Optional[Mapping[str, Any]] = None) -> tuple[list[AddFile], int]:
     """Copy each of `files` without the rows at `dropped[path]` (and those its deletion vector
     already deletes), one Spark task per file. Returns the copies' AddFiles (not committed) and
@@ -92,7 +103,6 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
     schema_json = dict(schema_json or snapshot.schema_json)
     if not files:
         return [], 0
-    storage = LocalStorage(snapshot.table_root)
     payload = []
     for add in files:
         gone = BitMap64(dropped.get(add.path, BitMap64()))
@@ -102,7 +112,7 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
         payload.append((add.path, json.dumps(partition, sort_keys=True), gone.serialize()))
     schema = data_arrow_schema(schema_json, snapshot.partition_columns)
     task = functools.partial(
-        _copy_task, files=payload, table_root=snapshot.table_root, data_schema_bytes=schema.serialize().to_pybytes(),
+        _copy_task, files=payload, storage=storage, data_schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=physical_column_names(schema_json, snapshot.partition_columns), target_size=target_size,
         codec=session_codec(spark, snapshot.configuration),
     )

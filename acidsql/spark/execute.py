@@ -31,7 +31,7 @@ from acidsql.spark.changes import (
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.tables import Warehouse, table_info
-from acidsql.spark.views import TableViews, has_delta_log
+from acidsql.spark.views import TableViews
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -155,9 +155,9 @@ class Executor:
         ref = statement.target
         location = self.location(ref)
         name = self.warehouse.display_name(ref)
-        if not has_delta_log(location):
+        if not self.warehouse.has_table(location):
             raise StatementError(f"table {name} does not exist (no Delta table at {location})", "TABLE_OR_VIEW_NOT_FOUND")
-        txn = OptimisticTransaction(location, table_name=name)
+        txn = OptimisticTransaction(self.warehouse.log(location), table_name=name)
         snapshot = txn.snapshot
         assert snapshot is not None
         key = ref.key if ref is not None else name
@@ -223,7 +223,7 @@ class Executor:
         views = TableViews(self.spark, self.warehouse)
         try:
             alias = target_alias(statement.target)
-            view = views.register(scan(self.spark, snapshot, files, positions=True), "read")
+            view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "read")
             where = f" WHERE {_spark_condition(condition)}" if condition else ""
             df = self.spark.sql(f"SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN} FROM {view} AS `{alias}`{where}")
             for path, rows in collect_positions(df).items():
@@ -283,8 +283,8 @@ class Executor:
                 params = {"mode": "Overwrite", "partitionBy": params["partitionBy"],
                           "predicate": json.dumps([s.replace_where.sql(dialect="databricks")])}
                 self._check_replace_where(inserted, s, snapshot, views)
-                deletes = self._matching_rows(s, snapshot, files_read, s.replace_where, views)
-                file_changes = apply_row_changes(self.spark, snapshot, deletes, deletion_vectors=dv)
+                deletes = self._matching_rows(s, txn, snapshot, files_read, s.replace_where, views)
+                file_changes = apply_row_changes(self.spark, snapshot, deletes, storage=txn.storage, deletion_vectors=dv)
             elif s.mode is m.InsertMode.OVERWRITE:
                 params["mode"] = "Overwrite"
                 static = [(c, v) for c, v in s.partition_spec if v is not None]
@@ -296,7 +296,7 @@ class Executor:
                     targets = sorted(snapshot.files.values(), key=lambda a: a.path)
                 removed = [a.to_remove(ts) for a in targets]
                 deletes = RowChanges({}, deleted=sum(_live(a) for a in targets))
-            adds = write_rows(inserted, snapshot, snapshot.schema_json)
+            adds = write_rows(inserted, snapshot, snapshot.schema_json, storage=txn.storage)
             file_changes = FileChanges(file_changes.adds + tuple(adds), file_changes.removes + tuple(removed),
                                        file_changes.deletion_vectors_written, file_changes.files_rewritten,
                                        file_changes.rows_copied)
@@ -371,12 +371,12 @@ class Executor:
         region = Region.from_condition(condition, info.column_types)
         return select_files(snapshot, to_partition_callable(region.restrict(info.partition_columns), info.column_types))
 
-    def _matching_rows(self, s: m.AnyStatement, snapshot: "Snapshot", files: Sequence[AddFile],
+    def _matching_rows(self, s: m.AnyStatement, txn: OptimisticTransaction, snapshot: "Snapshot", files: Sequence[AddFile],
                        condition: Optional[exp.Expression], views: TableViews) -> RowChanges:
         if not files:
             return RowChanges({})
         alias = target_alias(s.target)
-        view = views.register(scan(self.spark, snapshot, files, positions=True), "target")
+        view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
         where = f" WHERE {views.sql(condition)}" if condition is not None else ""
         df = self.spark.sql(f"SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN} FROM {view} AS `{alias}`{where}")
         touched = collect_positions(df)
@@ -388,9 +388,9 @@ class Executor:
         files = self.record_read(txn, snapshot, analysis, s)
         views = TableViews(self.spark, self.warehouse)
         try:
-            changes = self._matching_rows(s, snapshot, files, s.where, views)
+            changes = self._matching_rows(s, txn, snapshot, files, s.where, views)
             self.record_matched_rows(txn, files, changes.touched)
-            file_changes = apply_row_changes(self.spark, snapshot, changes, deletion_vectors=deletion_vectors_on(snapshot))
+            file_changes = apply_row_changes(self.spark, snapshot, changes, storage=txn.storage, deletion_vectors=deletion_vectors_on(snapshot))
         finally:
             views.drop()
         params = {"predicate": json.dumps([s.where.sql(dialect="databricks")] if s.where is not None else [])}
@@ -414,7 +414,7 @@ class Executor:
                 file_changes = FileChanges()
             else:
                 alias = target_alias(s.target)
-                view = views.register(scan(self.spark, snapshot, files, positions=True), "target")
+                view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
                 cols = ", ".join(
                     f"{views.sql(assigned[f])} AS `{f}`" if f in assigned else f"`{alias}`.`{f}`" for f in fields)
                 where = f" WHERE {views.sql(s.where)}" if s.where is not None else ""
@@ -424,7 +424,7 @@ class Executor:
                 touched = collect_positions(df)
                 self.record_matched_rows(txn, files, touched)
                 changes = RowChanges(touched, df.drop(FILE_COLUMN, ROW_COLUMN), updated=sum(len(b) for b in touched.values()))
-                file_changes = apply_row_changes(self.spark, snapshot, changes, deletion_vectors=deletion_vectors_on(snapshot))
+                file_changes = apply_row_changes(self.spark, snapshot, changes, storage=txn.storage, deletion_vectors=deletion_vectors_on(snapshot))
         finally:
             views.drop()
         params = {"predicate": json.dumps([s.where.sql(dialect="databricks")] if s.where is not None else [])}
@@ -453,7 +453,7 @@ class Executor:
                         {"name": c, "type": json.loads(source_types[c].json()), "nullable": True, "metadata": {}} for c in extra]}
                     fields = fields + extra
                     metadata = replace(snapshot.metadata, schema_string=json.dumps(schema_json, separators=(",", ":")))
-            target_view = views.register(scan(self.spark, snapshot, files, positions=True), "target")
+            target_view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
             source = self.spark.sql(source_sql).withColumn(SOURCE_MARK, F.lit(True))
             has_insert = any(c.match is m.MergeMatch.NOT_MATCHED for c in s.clauses)
             has_by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
@@ -495,7 +495,7 @@ class Executor:
             by_action = lambda action: sum(counts.get(i, 0) for i, c in kinds if c.action is action)
             changes = RowChanges(touched, new_rows, inserted=by_action(m.MergeAction.INSERT),
                                  updated=by_action(m.MergeAction.UPDATE), deleted=by_action(m.MergeAction.DELETE))
-            file_changes = apply_row_changes(self.spark, snapshot, changes, deletion_vectors=deletion_vectors_on(snapshot),
+            file_changes = apply_row_changes(self.spark, snapshot, changes, storage=txn.storage, deletion_vectors=deletion_vectors_on(snapshot),
                                              schema_json=schema_json)
             if metadata is not None:
                 txn.update_metadata(metadata)

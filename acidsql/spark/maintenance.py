@@ -22,7 +22,7 @@ from acidsql.spark.execute import (
     Executor, NoCommit, PreparedWrite, StatementError,
 )
 from acidsql.spark.results import StatementResult
-from acidsql.spark.views import TableViews, has_delta_log, timestamp_ms
+from acidsql.spark.views import TableViews, timestamp_ms
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -51,8 +51,8 @@ class _HeldTable(DeltaTable):
     """A DeltaTable whose next transaction is the deferred one, so the operation's read phase
     happens now and its commit later."""
 
-    def __init__(self, root: str, name: str):
-        super().__init__(root, name=name)
+    def __init__(self, root: str, name: str, storage=None):
+        super().__init__(root, storage, name=name)
         self.held = DeferredTransaction(self.log, table_name=name)
         self._given = False
 
@@ -90,19 +90,19 @@ def prepare(ex: Executor, s: m.AnyStatement):
         return _create(ex, s)
     location = ex.location(s.target)
     name = ex.warehouse.display_name(s.target)
-    if not has_delta_log(location):
+    if not ex.warehouse.has_table(location):
         raise StatementError(f"table {name} does not exist (no Delta table at {location})", "TABLE_OR_VIEW_NOT_FOUND")
     if isinstance(s, (m.Optimize, m.Reorg)) and not (isinstance(s, m.Reorg) and s.apply is m.ReorgApply.UPGRADE_UNIFORM):
         return _compaction(ex, s, location, name)
     if isinstance(s, m.Vacuum):
-        res = DeltaTable(location, name=name).vacuum(s.retain_hours, s.dry_run)
+        res = ex.warehouse.table(location, name).vacuum(s.retain_hours, s.dry_run)
         deleted = getattr(res, "files_deleted", None) or getattr(res, "deleted", None) or ()
         return NoCommit(_result(s, "VACUUM" + (" DRY RUN" if s.dry_run else ""), name, files_removed=len(deleted),
                                 notes=tuple(f"{'would delete' if s.dry_run else 'deleted'} {p}" for p in list(deleted)[:20])))
     if commits_in_steps(s):
         # Several commits (remove traces, barriers, then the change): they run now, in order.
-        return NoCommit(_multi_commit(s, location, name))
-    table = _HeldTable(location, name)
+        return NoCommit(_multi_commit(ex, s, location, name))
+    table = _HeldTable(location, name, ex.warehouse.storage(location))
     if isinstance(s, m.AlterTable):
         operation = _alter(ex, table, s)
     elif isinstance(s, m.Restore):
@@ -148,8 +148,8 @@ def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
     raise StatementError(f"acidsql does not run this ALTER TABLE: {s.text}")
 
 
-def _multi_commit(s: m.AnyStatement, location: str, name: str) -> StatementResult:
-    table = DeltaTable(location, name=name)
+def _multi_commit(ex: Executor, s: m.AnyStatement, location: str, name: str) -> StatementResult:
+    table = ex.warehouse.table(location, name)
     before = table.version
     try:
         if isinstance(s, m.Reorg):
@@ -203,10 +203,11 @@ def _create(ex: Executor, s: m.CreateTable):
         names = {f["name"].lower(): f["name"] for f in schema_json["fields"]}
         parts = [names.get(c.lower(), c) for c in s.partitioned_by]
         clustered = [names.get(c.lower(), c) for c in s.clustered_by]
-        existed = has_delta_log(location)
+        existed = ex.warehouse.has_table(location)
+        storage = ex.warehouse.storage(location)
         DeltaTable.create(location, schema_json, parts, clustered, dict(s.properties), or_replace=s.or_replace,
-                          if_not_exists=s.if_not_exists, name=name)
-        version = DeltaTable(location).version
+                          if_not_exists=s.if_not_exists, name=name, storage=storage)
+        version = DeltaTable(location, storage).version
         operation = "CREATE OR REPLACE TABLE" if s.or_replace else "CREATE TABLE"
         if existed and s.if_not_exists:
             return NoCommit(_result(s, operation, name, notes=("the table already exists: nothing to do",)))
@@ -214,9 +215,9 @@ def _create(ex: Executor, s: m.CreateTable):
         if query_df is not None:
             from acidsql.spark.changes import write_rows
 
-            txn = OptimisticTransaction(location, table_name=name)
+            txn = OptimisticTransaction(ex.warehouse.log(location), table_name=name)
             snapshot = txn.snapshot
-            adds = write_rows(query_df, snapshot, snapshot.schema_json)
+            adds = write_rows(query_df, snapshot, snapshot.schema_json, storage=txn.storage)
             for add in adds:
                 txn.add(add)
             count = query_df.count()
@@ -257,7 +258,7 @@ def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> Pr
     operation = "REORG" if purge else "OPTIMIZE"
     if not bins:
         return NoCommit(_result(s, operation, name, notes=("nothing to compact: no partition has more than one small file",)))
-    adds = compact(ex.spark, snapshot, bins, zorder_by=zorder_by, target_size=target)
+    adds = compact(ex.spark, snapshot, bins, storage=txn.storage, zorder_by=zorder_by, target_size=target)
     from acidsql.spark.changes import FileChanges, RowChanges, now_ms
 
     ts = now_ms()
@@ -279,9 +280,9 @@ def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> Pr
 def describe(ex: Executor, s: m.Describe) -> "DataFrame":
     location = ex.location(s.target)
     name = ex.warehouse.display_name(s.target)
-    if not has_delta_log(location):
+    if not ex.warehouse.has_table(location):
         raise StatementError(f"table {name} does not exist (no Delta table at {location})", "TABLE_OR_VIEW_NOT_FOUND")
-    table = DeltaTable(location, name=name)
+    table = ex.warehouse.table(location, name)
     if s.what is m.DescribeWhat.HISTORY:
         rows = history_rows(table, s.limit)
         schema = ("version BIGINT, timestamp TIMESTAMP, operation STRING, operationParameters STRING, "

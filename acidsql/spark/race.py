@@ -11,8 +11,10 @@ import datetime as _dt
 import decimal
 import shutil
 import tempfile
+import uuid
 from collections import Counter
 from dataclasses import asdict, dataclass
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.exceptions import DeltaConcurrentModificationException
@@ -66,15 +68,28 @@ def _rows_equal(actual: list[list[Any]], expected: list[list[Any]]) -> bool:
 
 
 def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optional[str] = None,
-                 allow_external_paths: bool = False) -> RaceOutcome:
-    """Race one scenario in `warehouse` (a fresh temp folder when None, removed afterwards).
+                 allow_external_paths: bool = False, storage_options: Optional[Mapping[str, str]] = None,
+                 scratch_under: Optional[str] = None) -> RaceOutcome:
+    """Race one scenario in `warehouse`, or in a fresh one removed afterwards: a temp folder,
+    or a fresh prefix below `scratch_under` (an object-store URI, e.g. `s3://bucket/races`).
     Its delta.`/path` tables must lie in that warehouse unless `allow_external_paths`."""
     own = warehouse is None
-    root = tempfile.mkdtemp(prefix="acidsql-race-") if own else warehouse
+    if own and scratch_under is not None:
+        from acidsql.delta.storage import join_location
+
+        root = join_location(scratch_under, f"acidsql-race-{uuid.uuid4().hex[:12]}")
+    else:
+        root = tempfile.mkdtemp(prefix="acidsql-race-") if own else warehouse
     try:
-        return _race(Session(spark, root, allow_external_paths), scenario)
+        return _race(Session(spark, root, allow_external_paths, storage_options), scenario)
     finally:
-        if own:
+        if own and scratch_under is not None:
+            from acidsql.delta.storage import storage_for
+
+            scratch = storage_for(root, storage_options)
+            for rel in list(scratch.walk_files()):
+                scratch.delete(rel)
+        elif own:
             shutil.rmtree(root, ignore_errors=True)
 
 

@@ -1,6 +1,12 @@
 """Reading a Delta snapshot as a Spark DataFrame.
 
-Spark reads the live data files as plain parquet; acidsql adds what Delta means on top:
+Tables on an object store are read by acidsql's own Arrow scan: one Spark task per group of
+files reads each file through the table's Storage with pyarrow on the executor (deletion
+vector applied, partition columns attached) and hands Spark Arrow batches (`mapInArrow`). It
+needs no Hadoop filesystem jars or credentials in the Spark configuration, and the executors
+reach the store exactly as the writers do (docs/cluster.md says why and what it costs).
+
+Local tables: Spark reads the live data files as plain parquet; acidsql adds what Delta means on top:
 partition columns come back from each file's `partitionValues` (typed per the table schema),
 and deletion vectors drop rows by physical position, matched on Spark's
 `_metadata.file_path` / `_metadata.row_index`. Statements that change rows also need to know
@@ -9,19 +15,23 @@ row's index in it.
 """
 from __future__ import annotations
 
+import functools
+import json
 import os
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Optional
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import quote, unquote
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
-from acidsql.delta.storage import LocalStorage
+from acidsql.delta.storage import storage_for
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
     from acidsql.delta.snapshot import Snapshot
+    from acidsql.delta.storage import Storage
 
 FILE_COLUMN = "_acid_file"  # the Delta path (AddFile.path) of the file a row was read from
 ROW_COLUMN = "_acid_row"  # the row's physical index in that file (what deletion vectors address)
@@ -56,9 +66,10 @@ def _spark_uris(spark: "SparkSession", paths: Sequence[str]) -> list[str]:
 
 
 def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[AddFile]] = None, *,
-         positions: bool = False) -> "DataFrame":
+         positions: bool = False, storage: Optional["Storage"] = None) -> "DataFrame":
     """The live rows of `files` (default: every live file of the snapshot) with deletion vectors
-    applied. With `positions`, two extra columns say where each row lives (FILE_COLUMN, ROW_COLUMN)."""
+    applied. With `positions`, two extra columns say where each row lives (FILE_COLUMN, ROW_COLUMN).
+    `storage`: the table's (default: the one its location names, from the environment)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
@@ -77,6 +88,9 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
     out_schema = StructType(list(schema.fields) + (position_fields if positions else []))
     if not adds:
         return spark.createDataFrame([], out_schema)
+    storage = storage if storage is not None else storage_for(snapshot.table_root)
+    if storage.local_path("") is None:
+        return arrow_scan(spark, snapshot, adds, storage, out_schema, positions)
 
     local_paths = [absolute_file_path(snapshot.table_root, a.path) for a in adds]
     uris = _spark_uris(spark, local_paths)
@@ -98,7 +112,7 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
     file_map = spark.createDataFrame(file_rows, file_schema)
     rows = rows.join(F.broadcast(file_map), _SPARK_PATH, "inner")
 
-    deleted = _deleted_positions(spark, snapshot, adds)
+    deleted = _deleted_positions(spark, snapshot, adds, storage)
     if deleted is not None:
         rows = rows.join(F.broadcast(deleted) if deleted_count_small(adds) else deleted,
                          [FILE_COLUMN, ROW_COLUMN], "left_anti")
@@ -122,14 +136,14 @@ def deleted_count_small(adds: Sequence[AddFile], limit: int = 5_000_000) -> bool
     return sum(a.deletion_vector.cardinality for a in adds if a.deletion_vector) <= limit
 
 
-def _deleted_positions(spark: "SparkSession", snapshot: "Snapshot", adds: Sequence[AddFile]) -> Optional["DataFrame"]:
+def _deleted_positions(spark: "SparkSession", snapshot: "Snapshot", adds: Sequence[AddFile],
+                       storage: "Storage") -> Optional["DataFrame"]:
     """(FILE_COLUMN, ROW_COLUMN) of every row the files' deletion vectors delete, or None."""
     with_dv = [a for a in adds if a.deletion_vector is not None]
     if not with_dv:
         return None
     import pyarrow as pa
 
-    storage = LocalStorage(snapshot.table_root)
     paths: list[str] = []
     rows: list[int] = []
     for a in with_dv:
@@ -139,3 +153,41 @@ def _deleted_positions(spark: "SparkSession", snapshot: "Snapshot", adds: Sequen
         rows.extend(positions)
     table = pa.table({FILE_COLUMN: pa.array(paths, pa.string()), ROW_COLUMN: pa.array(rows, pa.int64())})
     return spark.createDataFrame(table)
+
+
+# ---- the Arrow scan (object stores) ----------------------------------------------------------------
+
+def arrow_scan(spark: "SparkSession", snapshot: "Snapshot", adds: Sequence[AddFile], storage: "Storage",
+               out_schema: Any, positions: bool) -> "DataFrame":
+    """The rows of `adds` read on the executors through `storage` (see the module doc)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    payload = [json.dumps(a.to_json()["add"]) for a in adds]
+    target = to_arrow_schema(out_schema)
+    task = functools.partial(_scan_task, storage=storage, files=payload,
+                             table_schema_bytes=snapshot.arrow_schema().serialize().to_pybytes(),
+                             out_schema_bytes=target.serialize().to_pybytes(), positions=positions)
+    tasks = max(1, min(len(payload), spark.sparkContext.defaultParallelism * 4))
+    return spark.range(0, len(payload), 1, tasks).mapInArrow(task, out_schema)
+
+
+def _scan_task(indexes: Iterator["pa.RecordBatch"], *, storage: "Storage", files: Sequence[str],
+               table_schema_bytes: bytes, out_schema_bytes: bytes, positions: bool) -> Iterator["pa.RecordBatch"]:
+    import pyarrow as pa
+
+    from acidsql.delta.datafiles import ROW_INDEX_COLUMN, read_data_file
+
+    table_schema = pa.ipc.read_schema(pa.py_buffer(table_schema_bytes))
+    target = pa.ipc.read_schema(pa.py_buffer(out_schema_bytes))
+    data_names = [f.name for f in table_schema]
+    for batch in indexes:
+        for i in batch.column(0).to_pylist():
+            add = AddFile.from_json(json.loads(files[i]))
+            rows = read_data_file(storage, add, table_schema, columns=data_names, with_row_index=positions)
+            if not rows.num_rows:
+                continue
+            arrays = [rows.column(n) for n in data_names]
+            if positions:
+                arrays += [pa.array([add.path] * rows.num_rows, pa.string()), rows.column(ROW_INDEX_COLUMN)]
+            out = pa.Table.from_arrays(arrays, names=target.names).cast(target)
+            yield from out.to_batches()

@@ -3,6 +3,7 @@
     import acidsql
 
     db = acidsql.connect(warehouse="warehouse")           # or connect(spark=my_session)
+    db = acidsql.connect(warehouse="s3://bucket/wh", storage_options={"aws_region": "eu-west-1"})
     db.sql("CREATE TABLE events (id BIGINT, v STRING) USING DELTA")
     result = db.sql("INSERT INTO events VALUES (1, 'a')")  # StatementResult: version, rows, files
     df = db.sql("SELECT * FROM events")                    # a Spark DataFrame
@@ -24,13 +25,14 @@ if TYPE_CHECKING:
 
 
 class Session:
-    """A SparkSession and a warehouse folder. Each write statement is one transaction on its table."""
+    """A SparkSession and a warehouse (a folder or an object-store URI). Each write statement is
+    one transaction on its table."""
 
     def __init__(self, spark: "SparkSession", warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
-                 allow_external_paths: bool = False):
+                 allow_external_paths: bool = False, storage_options: Optional[Mapping[str, str]] = None):
         self.spark = spark
         # delta.`/path` tables outside the warehouse are refused unless allowed
-        self.warehouse = Warehouse.at(warehouse, allow_external_paths)
+        self.warehouse = Warehouse.at(warehouse, allow_external_paths, storage_options)
         self.executor = Executor(spark, self.warehouse)
 
     def statements(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> tuple[m.AnyStatement, ...]:
@@ -69,11 +71,17 @@ class Session:
 
 def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
             master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None,
-            allow_external_paths: bool = False) -> Session:
+            allow_external_paths: bool = False, storage_options: Optional[Mapping[str, str]] = None) -> Session:
     """A Session on `spark` (the user's own SparkSession) or on a new one (`master`, `conf`).
+    `warehouse` is a folder or an object-store URI (`s3://bucket/wh`, `gs://`, `az://`,
+    `abfss://`), configured by the store's environment variables and `storage_options`
+    (deltalake's names: `aws_access_key_id`, `aws_endpoint_url`, `aws_allow_http`, ...).
     Path tables (delta.`/path`) must lie inside `warehouse` unless `allow_external_paths`."""
+    from acidsql.spark.tables import Warehouse as _Warehouse
+
+    _Warehouse.at(warehouse, allow_external_paths, storage_options)  # a bad location fails before Spark starts
     if spark is None:
         from acidsql.spark.session import local_session
 
         spark = local_session(master=master, conf=conf)
-    return Session(spark, warehouse, allow_external_paths)
+    return Session(spark, warehouse, allow_external_paths, storage_options)

@@ -1,16 +1,23 @@
 """Tables of a warehouse: where they live (`db.table` names map to folders of a warehouse,
-delta.`/path` to paths), and what the analyzer knows of one at a version."""
+delta.`/path` to paths; a warehouse, and a path table, is a local folder or an object-store
+URI: `s3://bucket/wh`, `gs://`, `az://`, `abfss://`, reached through `acidsql.delta.storage`),
+and what the analyzer knows of one at a version."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
 
 from acidsql.analysis.catalog import TableInfo, table_info_of_delta
+from acidsql.delta.storage import is_object_store_location, join_location, normalize_location, storage_for
 from acidsql.sql.model import TableRef
 
 if TYPE_CHECKING:
+    from acidsql.delta.log import DeltaLog
     from acidsql.delta.snapshot import Snapshot
+    from acidsql.delta.storage import Storage
+    from acidsql.delta.table import DeltaTable
 
 DEFAULT_DATABASE = "default"
 
@@ -31,10 +38,41 @@ class Warehouse:
 
     root: str
     allow_external_paths: bool = False
+    # Explicit object-store options (credentials among them): never in a repr.
+    storage_options: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     @staticmethod
-    def at(root: str | os.PathLike[str], allow_external_paths: bool = False) -> "Warehouse":
-        return Warehouse(os.path.abspath(os.fspath(root)), allow_external_paths)
+    def at(root: str | os.PathLike[str], allow_external_paths: bool = False,
+           storage_options: Optional[Mapping[str, str]] = None) -> "Warehouse":
+        """A warehouse at a local folder or an object-store URI. Raises
+        UnsupportedStorageError for any other URI scheme (never a local folder named `hdfs:`)."""
+        return Warehouse(normalize_location(root), allow_external_paths,
+                         tuple(sorted((str(k), str(v)) for k, v in (storage_options or {}).items())))
+
+    # ---- the storage of tables -----------------------------------------------------------
+    def storage(self, location: str) -> "Storage":
+        return storage_for(location, dict(self.storage_options))
+
+    def log(self, location: str) -> "DeltaLog":
+        from acidsql.delta.log import DeltaLog
+
+        return DeltaLog(location, self.storage(location))
+
+    def table(self, location: str, name: Optional[str] = None) -> "DeltaTable":
+        from acidsql.delta.table import DeltaTable
+
+        return DeltaTable(location, self.storage(location), name=name)
+
+    def has_table(self, location: str) -> bool:
+        """Whether a Delta table (a `_delta_log` holding a commit) is at `location`. A log
+        directory with only leftovers in it (a scratch object of the conditional-put check,
+        a killed writer's temporary file) is no table."""
+        storage = self.storage(location)
+        if storage.lists_cheaply and not storage.exists("_delta_log"):
+            return False
+        from acidsql.delta.log import DeltaLog
+
+        return DeltaLog(location, storage).exists()
 
     def location(self, ref: TableRef) -> str:
         """The table's root directory: the path for path tables, `<warehouse>/<db>/<table>` for names."""
@@ -47,7 +85,7 @@ class Warehouse:
                 path = path[1:]
         if not path.strip():
             raise TableLocationError("delta.`` names no path")
-        location = os.path.abspath(path)
+        location = normalize_location(path)
         if not self.allow_external_paths and not self.contains(location):
             raise TableLocationError(
                 f"delta.`{shown}` resolves to {location}, outside the warehouse {self.root}: path tables "
@@ -58,6 +96,8 @@ class Warehouse:
     def contains(self, location: str) -> bool:
         """Whether `location` is the warehouse or below it, after resolving symbolic links
         (a link inside the warehouse that points out of it is outside)."""
+        if is_object_store_location(self.root) or is_object_store_location(location):
+            return location == self.root or location.startswith(self.root.rstrip("/") + "/")
         root, real = os.path.realpath(self.root), os.path.realpath(location)
         return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -72,7 +112,7 @@ class Warehouse:
                 raise TableLocationError(
                     f"not a table name: {name!r} ({part!r} holds a path separator); a path table is "
                     "written delta.`/path/to/table`")
-        return os.path.join(self.root, db, table)
+        return join_location(self.root, db, table)
 
     def display_name(self, ref: TableRef) -> str:
         return ref.key if ref.path is not None else (ref.name or "?")
@@ -80,14 +120,10 @@ class Warehouse:
     def tables(self) -> list[str]:
         """Every `db.table` of the warehouse that has a `_delta_log`."""
         out = []
-        if not os.path.isdir(self.root):
-            return out
-        for db in sorted(os.listdir(self.root)):
-            db_dir = os.path.join(self.root, db)
-            if not os.path.isdir(db_dir):
-                continue
-            for t in sorted(os.listdir(db_dir)):
-                if os.path.isdir(os.path.join(db_dir, t, "_delta_log")):
+        storage = self.storage(self.root)
+        for db in storage.list_dir(""):
+            for t in storage.list_dir(db):
+                if storage.list_dir(f"{db}/{t}/_delta_log"):
                     out.append(f"{db}.{t}")
         return out
 
@@ -101,7 +137,7 @@ def table_ref_from_text(text: str) -> TableRef:
     t = text.strip()
     if t.lower().startswith("delta.`") and t.endswith("`"):
         return TableRef(path=t[len("delta.`"):-1])
-    if t.startswith(("/", "./", "../", "file:")) or os.sep in t and not t.count("."):
+    if t.startswith(("/", "./", "../", "file:")) or "://" in t or os.sep in t and not t.count("."):
         return TableRef(path=t)
     return TableRef(name=t.lower())
 

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import itertools
-import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 from sqlglot import exp
 
-from acidsql.delta.log import DeltaLog
 from acidsql.sql.build import table_ref
 from acidsql.sql.model import TableRef
 from acidsql.spark.scan import scan
@@ -27,8 +25,9 @@ DIALECT = "spark"
 _view_ids = itertools.count(1)
 
 
-def has_delta_log(location: str) -> bool:
-    return os.path.isdir(os.path.join(location, "_delta_log"))
+def has_delta_log(location: str, warehouse: Optional[Warehouse] = None) -> bool:
+    """Whether a Delta table is at `location` (through `warehouse`'s storage options)."""
+    return (warehouse or Warehouse.at(location)).has_table(location)
 
 
 def timestamp_ms(value: exp.Expression) -> int:
@@ -50,8 +49,8 @@ def timestamp_ms(value: exp.Expression) -> int:
     return int(t.timestamp() * 1000)
 
 
-def load_snapshot(location: str, ref: Optional[TableRef] = None) -> "Snapshot":
-    log = DeltaLog(location)
+def load_snapshot(location: str, ref: Optional[TableRef] = None, warehouse: Optional[Warehouse] = None) -> "Snapshot":
+    log = (warehouse or Warehouse.at(location)).log(location)
     if ref is not None and ref.version_as_of is not None:
         return log.snapshot(version=ref.version_as_of)
     if ref is not None and ref.timestamp_as_of is not None:
@@ -77,10 +76,10 @@ class TableViews:
     def view_of(self, ref: TableRef) -> Optional[str]:
         """A view of the Delta table `ref` names, or None when it is not a Delta table."""
         location = self.warehouse.location(ref)
-        if not has_delta_log(location):
+        if not self.warehouse.has_table(location):
             return None
-        snapshot = load_snapshot(location, ref)
-        name = self.register(scan(self.spark, snapshot), ref.name or "path")
+        snapshot = load_snapshot(location, ref, self.warehouse)
+        name = self.register(scan(self.spark, snapshot, storage=self.warehouse.storage(location)), ref.name or "path")
         self.snapshots[name] = snapshot
         return name
 

@@ -1,9 +1,10 @@
 """Writing Spark DataFrames as Delta data files.
 
 Executors write the parquet files (one open file per task at a time, rolled at the target
-size) straight into the table directory under fresh names, and send back one small row per
-file: its path, partition values, size and statistics. The driver turns those rows into
-AddFile actions; nothing is visible until the engine commits them.
+size) straight into the table's storage under fresh names, a local or shared directory or an
+object store (a multipart upload that completes when the file is closed), and send back one
+small row per file: its path, partition values, size and statistics. The driver turns those
+rows into AddFile actions; nothing is visible until the engine commits them.
 
 A partitioned table's rows are shuffled by the partition columns first, so each partition
 value goes to one task: an INSERT ... VALUES writes one file per partition it touches.
@@ -14,10 +15,10 @@ import datetime as _dt
 import decimal
 import functools
 import json
-import os
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 from urllib.parse import quote
 
 from acidsql.delta.actions import AddFile
@@ -27,6 +28,8 @@ from acidsql.delta.snapshot import PHYSICAL_NAME_KEY
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
+
+    from acidsql.delta.storage import AtomicWriter, Storage
 
 DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024
 STATS_STRING_PREFIX = 32
@@ -157,7 +160,7 @@ FILE_ROW_SCHEMA = "path string, partition_values string, size long, modification
 @dataclass
 class _OpenFile:
     rel: str
-    abs_path: str
+    sink: "AtomicWriter"
     partition_values: dict[str, Optional[str]]
     writer: Any
     stats: ColumnStats
@@ -165,8 +168,9 @@ class _OpenFile:
 
 
 class FileRoller:
-    """Writes rows to parquet files below a table root, one open file at a time, rolled
-    when a file reaches the target size. Runs on executors (and on the driver for tests).
+    """Writes rows to parquet files of a table's storage (a Storage, or a local table root),
+    one open file at a time, rolled when a file reaches the target size; each file appears
+    whole when it is closed. Runs on executors (and on the driver for tests).
 
     Rows are buffered up to ROW_GROUP_BYTES of Arrow memory (at most ROW_GROUP_ROWS rows, and
     never more than the target file size) and written as one row group: each `write_table`
@@ -174,9 +178,11 @@ class FileRoller:
     row groups of their own made files about twice the size of other writers' (per-group
     dictionaries and statistics, short encoding runs)."""
 
-    def __init__(self, table_root: str, data_schema: "pa.Schema", partition_cols: Sequence[str],
+    def __init__(self, storage: Union["Storage", str], data_schema: "pa.Schema", partition_cols: Sequence[str],
                  target_size: int, task_id: int = 0, codec: str = DEFAULT_PARQUET_CODEC):
-        self.table_root = table_root
+        from acidsql.delta.storage import storage_for
+
+        self.storage = storage_for(storage) if isinstance(storage, str) else storage
         self.codec = codec
         self.data_schema = data_schema
         self.partition_cols = list(partition_cols)
@@ -194,10 +200,9 @@ class FileRoller:
         name = data_file_name(self.task_id, self.codec)
         directory = partition_dir(self.partition_cols, partition_values) if self.partition_cols else ""
         rel = f"{directory}/{name}" if directory else name
-        abs_path = os.path.join(self.table_root, *rel.split("/"))
-        os.makedirs(os.path.dirname(abs_path), exist_ok=True)
-        writer = pq.ParquetWriter(abs_path, self.data_schema, compression=PARQUET_CODECS[self.codec][0])
-        return _OpenFile(rel, abs_path, dict(partition_values), writer, ColumnStats(self.data_schema), tag)
+        sink = self.storage.open_write(rel)
+        writer = pq.ParquetWriter(sink, self.data_schema, compression=PARQUET_CODECS[self.codec][0])
+        return _OpenFile(rel, sink, dict(partition_values), writer, ColumnStats(self.data_schema), tag)
 
     def _flush(self) -> None:
         """Write the buffered rows to the open file as one row group."""
@@ -215,14 +220,22 @@ class FileRoller:
         f = self.current
         if f is None:
             return
-        self._flush()
-        f.writer.close()
-        st = os.stat(f.abs_path)
+        try:
+            self._flush()
+            f.writer.close()
+            size = f.sink.bytes_written
+            f.sink.close()  # the file appears here, whole
+        except BaseException:
+            f.sink.abort()
+            self.current = None
+            raise
         self.done.append({
             "path": encode_add_path(f.rel),
             "partition_values": json.dumps(f.partition_values, sort_keys=True),
-            "size": st.st_size,
-            "modification_time": st.st_mtime_ns // 1_000_000,
+            "size": size,
+            # When the file was written (Delta: the time the logical file was created); the
+            # writer's clock, not a HEAD request per object.
+            "modification_time": int(time.time() * 1000),
             "stats": f.stats.to_json(),
             "tag": f.tag,
         })
@@ -242,7 +255,7 @@ class FileRoller:
         self._pending_bytes += table.nbytes
         if self._pending_rows >= ROW_GROUP_ROWS or self._pending_bytes >= min(ROW_GROUP_BYTES, self.target_size):
             self._flush()
-            if os.path.getsize(f.abs_path) >= self.target_size:
+            if f.sink.bytes_written >= self.target_size:
                 self.close()
 
     def roll(self) -> None:
@@ -264,14 +277,14 @@ def conform(table: "pa.Table", schema: "pa.Schema") -> "pa.Table":
     return pa.Table.from_arrays(cols, schema=schema)
 
 
-def _write_task(batches: Iterator["pa.RecordBatch"], *, table_root: str, data_schema_bytes: bytes,
+def _write_task(batches: Iterator["pa.RecordBatch"], *, storage: "Storage", data_schema_bytes: bytes,
                 partition_cols: tuple[str, ...], target_size: int, codec: str) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
     from pyspark import TaskContext
 
     data_schema = pa.ipc.read_schema(pa.py_buffer(data_schema_bytes))
     ctx = TaskContext.get()
-    roller = FileRoller(table_root, data_schema, partition_cols, target_size, ctx.partitionId() if ctx else 0, codec)
+    roller = FileRoller(storage, data_schema, partition_cols, target_size, ctx.partitionId() if ctx else 0, codec)
     for batch in batches:
         if batch.num_rows == 0:
             continue
@@ -358,12 +371,14 @@ def add_files_from_rows(rows: Sequence[Any], *, data_change: bool = True,
     return out
 
 
-def write_dataframe(df: "DataFrame", *, table_root: str, schema_json: Mapping[str, Any],
+def write_dataframe(df: "DataFrame", *, storage: "Storage", schema_json: Mapping[str, Any],
                     partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
                     data_change: bool = True, single_file: bool = False,
                     codec: str = DEFAULT_PARQUET_CODEC) -> list[AddFile]:
     """Write `df` (the table's logical columns, any order, extra columns ignored) as data files
-    of the table at `table_root`; return their AddFiles (not committed)."""
+    of the table whose storage is `storage` (it travels to the executors, which write to it
+    directly); return their AddFiles (not committed)."""
+    table_root = storage.uri()
     from pyspark.sql import functions as F
 
     from pyspark.sql.types import StructType
@@ -386,7 +401,7 @@ def write_dataframe(df: "DataFrame", *, table_root: str, schema_json: Mapping[st
     elif single_file:
         df = df.coalesce(1)
     task = functools.partial(
-        _write_task, table_root=table_root, data_schema_bytes=data_schema.serialize().to_pybytes(),
+        _write_task, storage=storage, data_schema_bytes=data_schema.serialize().to_pybytes(),
         partition_cols=partition_cols, target_size=target_size, codec=codec,
     )
     rows = df.mapInArrow(task, FILE_ROW_SCHEMA).collect()

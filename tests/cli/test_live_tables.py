@@ -58,3 +58,25 @@ def test_explain_sees_deletion_vectors_and_the_struct_fallback(tmp_path):
     assert analysis["table_known"] and analysis["layout"]["deletion_vectors"]
     assert not analysis["row_level"]["applies"]  # a condition on a struct value falls back to file level
     assert any("complex-type" in r for r in analysis["row_level"]["fallbacks"])
+
+
+def test_lint_and_explain_read_a_live_table_on_s3(tmp_path, s3_server, s3_bucket):
+    """--warehouse s3://... with --storage-option: the layout comes from the table's log in the
+    bucket (moto's server mode), configured on the command line only."""
+    from tests.s3server import ACCESS_KEY, SECRET_KEY
+
+    DeltaTable.create(f"s3://{s3_bucket}/wh/default/events", SCHEMA, partition_columns=["date"])
+    (tmp_path / "job.sql").write_text("DELETE FROM events WHERE id = 3;\n")
+    options = [arg for k, v in {"aws_endpoint_url": s3_server.endpoint, "aws_access_key_id": ACCESS_KEY,
+                                "aws_secret_access_key": SECRET_KEY, "aws_region": "us-east-1",
+                                "aws_allow_http": "true"}.items() for arg in ("--storage-option", f"{k}={v}")]
+    seen = acidsql("lint", "job.sql", "--warehouse", f"s3://{s3_bucket}/wh", *options, "--format", "json", cwd=tmp_path)
+    assert seen.returncode == 1, seen.stdout + seen.stderr
+    assert "DL001" in {f["code"] for f in json.loads(seen.stdout)["findings"]}
+    out = acidsql("explain", "DELETE FROM events WHERE id = 3", "--warehouse", f"s3://{s3_bucket}/wh", *options,
+                  "--format", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["statements"][0]["analysis"]["table_known"]
+    assert SECRET_KEY not in seen.stdout + seen.stderr + out.stdout + out.stderr
+    bad = acidsql("lint", "job.sql", "--warehouse", "hdfs://nn/wh", cwd=tmp_path)
+    assert bad.returncode == 2 and "cannot store tables on hdfs://" in bad.stderr

@@ -69,3 +69,31 @@ def test_listing_walking_and_deleting(tmp_path):
     assert s.local_path("p=1/a.parquet") == str(tmp_path / "p=1" / "a.parquet")
     with pytest.raises(FileNotFoundError):
         s.read_bytes("z.parquet")
+
+
+def test_open_write_appears_whole_on_close_and_not_at_all_on_abort(tmp_path):
+    s = LocalStorage(tmp_path)
+    with s.open_write("p=1/part-0.parquet") as f:
+        f.write(b"abc")
+        assert not s.exists("p=1/part-0.parquet")  # nothing under the final name yet
+        f.write(b"def")
+        assert f.tell() == 6
+    assert s.read_bytes("p=1/part-0.parquet") == b"abcdef"
+    with pytest.raises(ValueError):
+        with s.open_write("p=1/part-1.parquet") as f:
+            f.write(b"x")
+            raise ValueError("task failed")
+    assert s.list_dir("p=1") == ["part-0.parquet"]  # no file, no temp file
+    with s.open_read("p=1/part-0.parquet") as f:
+        f.seek(3)
+        assert f.read() == b"def"
+
+
+def test_list_dir_from_and_uri(tmp_path):
+    s = LocalStorage(tmp_path)
+    for v in range(4):
+        s.write_bytes(f"_delta_log/{v:020d}.json", b"{}")
+    s.write_bytes("_delta_log/00000000000000000002.checkpoint.parquet", b"x")
+    assert s.list_dir_from("_delta_log", f"{2:020d}") == [
+        "00000000000000000002.checkpoint.parquet", "00000000000000000002.json", "00000000000000000003.json"]
+    assert s.uri("_delta_log") == str(tmp_path / "_delta_log") and s.uri() == str(tmp_path)

@@ -2,6 +2,7 @@
 and over; after each kill the table must still be whole.
 
     python -m tests.stress.crash --kills 200 --layout unpartitioned-dv --seed 0
+    python -m tests.stress.crash --store s3://bucket/prefix   # the table on an object store (AWS_* variables)
 
 Each cycle forks one child that runs one bank operation (tests/stress/bank.py: transfer,
 insert, delete, upsert, optimize) or writes a checkpoint. The child dies either at a named
@@ -31,7 +32,6 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Optional
 
 from acidsql.delta import DeltaTable
@@ -62,8 +62,12 @@ ACCOUNTS = 8
 UPSERT_KEYS = 4
 
 
-def child_main(root: str, op: Optional[BankOp], spec: Optional[str]) -> None:
-    """Run one operation (None: write a checkpoint of the latest version), dying at `spec`."""
+def child_main(root: str, op: Optional[BankOp], spec: Optional[str], store_env: Optional[dict] = None) -> None:
+    """Run one operation (None: write a checkpoint of the latest version), dying at `spec`.
+    `store_env`: the parent's object-store variables (a forkserver child has the environment
+    the forkserver started with, not the parent's current one)."""
+    if store_env:
+        os.environ.update(store_env)
     if spec:
         storage_module.FAULTS = storage_module.fault_hook_from_spec(spec)
     table = DeltaTable(root)
@@ -153,7 +157,8 @@ class CrashRun:
         if self.rng.random() < 0.7:
             spec = self.rng.choice(specs) + f"#{self.rng.choice([0, 0, 0, 1, 2])}!kill"
         before = DeltaTable(self.root).version
-        child = self.ctx.Process(target=child_main, args=(self.root, op, spec))
+        store_env = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "GOOGLE_", "AZURE_"))}
+        child = self.ctx.Process(target=child_main, args=(self.root, op, spec, store_env))
         child.start()
         if spec is None:  # a kill at a random moment of the child's life
             time.sleep(self.rng.uniform(0.0, 0.5))
@@ -212,29 +217,29 @@ class CrashRun:
                 self.report.violations.append(f"committed version {version} no longer reads as it did")
 
     def check_checkpoint_fallback(self, digest: str) -> None:
-        log_dir = Path(self.root) / "_delta_log"
-        checkpoints = sorted(log_dir.glob("*.checkpoint.parquet"))
+        storage = DeltaTable(self.root).log.storage  # a directory or an object store alike
+        checkpoints = sorted(n for n in storage.list_dir("_delta_log") if n.endswith(".checkpoint.parquet"))
         if not checkpoints:
             return
-        newest = checkpoints[-1]
-        saved = newest.read_bytes()
+        newest = f"_delta_log/{checkpoints[-1]}"
+        saved = storage.read_bytes(newest)
         try:
             for damage in ("torn", "missing"):
                 if damage == "torn":
-                    newest.write_bytes(saved[: self.rng.randrange(len(saved))])
+                    storage.write_bytes(newest, saved[: self.rng.randrange(len(saved))])
                 else:
-                    newest.unlink()
+                    storage.delete(newest)
                 try:
                     got = read_state(DeltaTable(self.root)).digest()
                 except Exception as e:
-                    self.report.violations.append(f"with a {damage} checkpoint {newest.name} the table does not "
+                    self.report.violations.append(f"with a {damage} checkpoint {newest} the table does not "
                                                   f"load: {type(e).__name__}: {e}")
                     continue
                 self.report.checkpoint_fallbacks += 1
                 if got != digest:
                     self.report.violations.append(f"with a {damage} checkpoint the table reads differently")
         finally:
-            newest.write_bytes(saved)
+            storage.write_bytes(newest, saved)
 
     def check_vacuum(self) -> None:
         table = DeltaTable(self.root)
@@ -278,14 +283,16 @@ def _hidden(rel: str) -> bool:
 
 
 def run(cycles: int, layout: str = "unpartitioned-dv", seed: int = 0, workdir: Optional[str] = None,
-        vacuum_every: int = 10, kills: Optional[int] = None) -> CrashReport:
+        vacuum_every: int = 10, kills: Optional[int] = None, table_root: Optional[str] = None) -> CrashReport:
     """Up to `cycles` crash cycles on a fresh table (about two thirds end in a SIGKILL); with
-    `kills`, stop as soon as that many children were killed."""
-    if workdir is None:
+    `kills`, stop as soon as that many children were killed. `table_root`: the table's
+    location instead of `workdir/bank` (e.g. a fresh s3:// prefix)."""
+    if workdir is None and table_root is None:
         with tempfile.TemporaryDirectory(prefix="acidsql-crash-") as tmp:
             return run(cycles, layout, seed, tmp, vacuum_every, kills)
-    root = os.path.join(workdir, "bank")
-    shutil.rmtree(root, ignore_errors=True)
+    root = table_root or os.path.join(workdir, "bank")
+    if table_root is None:
+        shutil.rmtree(root, ignore_errors=True)
     started = time.monotonic()
     crash_run = CrashRun(root, layout, seed, vacuum_every)
     for _ in range(cycles):
@@ -303,6 +310,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--layout", choices=LAYOUTS + ("all",), default="unpartitioned-dv")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", metavar="DIR", help="run in DIR and keep the table")
+    parser.add_argument("--store", metavar="URI", help="put the table below this object-store URI "
+                        "(s3://bucket/prefix), configured by the store's environment variables")
     args = parser.parse_args(argv)
     bad = 0
     for layout in (LAYOUTS if args.layout == "all" else (args.layout,)):
@@ -310,7 +319,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         if args.keep:
             workdir = os.path.join(args.keep, layout)
             os.makedirs(workdir, exist_ok=True)
-        report = run(4 * args.kills, layout, args.seed, workdir, kills=args.kills)
+        store = f"{args.store.rstrip('/')}/crash-{layout}-{os.getpid()}-{time.time_ns()}" if args.store else None
+        report = run(4 * args.kills, layout, args.seed, workdir, kills=args.kills, table_root=store)
         print(report.summary(), flush=True)
         bad += bool(report.violations)
     return 1 if bad else 0

@@ -58,3 +58,13 @@ def test_file_kinds():
     assert file_kind("_delta_log/_last_checkpoint") == "last-checkpoint"
     assert file_kind("deletion_vector_0a.bin") == "dv"
     assert file_kind("region=eu/part-0.parquet") == "data"
+
+
+def test_short_crash_run_on_s3_leaves_the_table_whole(tmp_path, s3_bucket):
+    """Writers SIGKILLed before, during and after their PUTs to S3 (moto's server mode)."""
+    report = run(10, "unpartitioned-dv", seed=5, workdir=str(tmp_path), vacuum_every=5,
+                 table_root=f"s3://{s3_bucket}/bank")
+    assert report.violations == [], report.summary()
+    assert report.kills >= 3
+    assert report.outcomes["rolled back"] > 0
+    assert report.vacuums >= 2

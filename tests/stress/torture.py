@@ -2,6 +2,7 @@
 while a reader process snapshots it throughout; then every guarantee is checked.
 
     python -m tests.stress.torture --procs 4 --txns 50 --layout partitioned --isolation Serializable
+    python -m tests.stress.torture --store s3://bucket/prefix   # the table on an object store (AWS_* variables)
 
 Workers run the bank workload (tests/stress/bank.py): transfers (UPDATE of two accounts in one
 commit), uniquely-tagged inserts, deletes of a worker's own inserts, MERGE-like upserts of
@@ -194,12 +195,13 @@ class TortureReport:
         return "\n".join(lines)
 
 
-def run(config: TortureConfig, workdir: Optional[str] = None) -> TortureReport:
-    """One torture run in a fresh table under `workdir` (a temporary directory by default)."""
+def run(config: TortureConfig, workdir: Optional[str] = None, table_root: Optional[str] = None) -> TortureReport:
+    """One torture run in a fresh table under `workdir` (a temporary directory by default), or
+    at `table_root` (e.g. an s3:// URI; `workdir` then holds only the run's own files)."""
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="acidsql-torture-") as tmp:
-            return run(config, tmp)
-    root = os.path.join(workdir, "bank")
+            return run(config, tmp, table_root)
+    root = table_root or os.path.join(workdir, "bank")
     create_bank(root, config.layout, config.isolation, config.accounts)
     ctx = multiprocessing.get_context("spawn")
     go, stop = os.path.join(workdir, "go"), os.path.join(workdir, "stop")
@@ -407,6 +409,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-deltalake", action="store_true", help="skip the deltalake read-back")
     parser.add_argument("--keep", metavar="DIR", help="run in DIR and keep the table")
+    parser.add_argument("--store", metavar="URI", help="put each run's table below this object-store URI "
+                        "(s3://bucket/prefix), configured by the store's environment variables")
     parser.add_argument("--json", action="store_true", help="print one JSON object per run")
     args = parser.parse_args(argv)
     layouts = LAYOUTS if args.layout == "all" else (args.layout,)
@@ -416,12 +420,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         for isolation in levels:
             config = TortureConfig(args.procs, args.txns, layout, isolation, args.accounts, args.attempts, args.seed,
                                    deltalake_check=not args.no_deltalake)
+            store = f"{args.store.rstrip('/')}/torture-{layout}-{isolation}-{os.getpid()}-{time.time_ns()}" \
+                if args.store else None
             if args.keep:
                 workdir = os.path.join(args.keep, f"{layout}-{isolation}")
                 os.makedirs(workdir, exist_ok=True)
-                report = run(config, workdir)
+                report = run(config, workdir, store)
             else:
-                report = run(config)
+                report = run(config, None, store)
             if args.json:
                 print(json.dumps({**config.__dict__, "attempted": report.attempted, "committed": report.committed,
                                   "gave_up": report.gave_up, "conflicts": dict(report.conflicts),

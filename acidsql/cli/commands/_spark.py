@@ -6,10 +6,14 @@ import argparse
 import json
 from typing import Any, Optional
 
+from acidsql.cli.common import add_storage_option, storage_options, warehouse
+
 
 def add_session_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--warehouse", default="spark-warehouse", metavar="DIR",
-                   help="folder holding the tables: db.t lives in DIR/db/t (default: spark-warehouse)")
+                   help="folder or object-store URI (s3://bucket/wh, gs://, az://, abfss://) holding the tables: "
+                        "db.t lives in DIR/db/t (default: spark-warehouse)")
+    add_storage_option(p)
     p.add_argument("--master", metavar="URL", help="Spark master, e.g. spark://host:7077 (default: local[2])")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting; repeatable")
     p.add_argument("--allow-external-paths", action="store_true",
@@ -21,6 +25,7 @@ def session(args):
     from acidsql.cli.errors import UsageError
     from acidsql.spark.session_api import connect
 
+    warehouse(args)  # an unusable --warehouse fails before Spark starts
     conf: dict[str, str] = {}
     for pair in args.conf or []:
         key, sep, value = pair.partition("=")
@@ -30,7 +35,8 @@ def session(args):
     # acidsql draws its own progress (acidsql.spark.progress): Spark's console bar would interleave.
     conf.setdefault("spark.ui.showConsoleProgress", "false")
     return connect(warehouse=args.warehouse, master=args.master, conf=conf,
-                   allow_external_paths=getattr(args, "allow_external_paths", False))
+                   allow_external_paths=getattr(args, "allow_external_paths", False),
+                   storage_options=storage_options(args))
 
 
 def rows_of(df, limit: Optional[int] = None) -> tuple[list[str], list[list[Any]]]:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from acidsql.cli.common import add_catalog_option, add_format_option, add_param_option, load_catalog, parse_params, to_plain
+from acidsql.cli.common import add_catalog_option, add_format_option, add_param_option, load_catalog, storage_options, parse_params, to_plain
 from acidsql.cli.errors import UsageError
 
 HELP = "predict conflicts: per scenario (YAML) or between job scripts (--jobs)"
@@ -120,7 +120,7 @@ def _jobs(args) -> int:
 
     if len(args.files) < 2:
         raise UsageError("--jobs needs at least two SQL scripts")
-    catalog = load_catalog(args.catalog, args.files[0], args.warehouse)
+    catalog = load_catalog(args.catalog, args.files[0], args.warehouse, storage_options(args))
     params = parse_params(args.param)
     scripts = []
     for f in args.files:

@@ -7,7 +7,7 @@ import json
 import sys
 
 from acidsql.cli.common import (
-    add_catalog_option, add_format_option, add_param_option, load_catalog, parse_params, plain_lines,
+    add_catalog_option, add_format_option, add_param_option, load_catalog, storage_options, parse_params, plain_lines,
     read_sql_argument, to_plain,
 )
 from acidsql.cli.errors import UsageError
@@ -56,7 +56,7 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
 
 def run(args) -> int:
     text, file = read_sql_argument(args.sql)
-    catalog = load_catalog(args.catalog, file, args.warehouse)
+    catalog = load_catalog(args.catalog, file, args.warehouse, storage_options(args))
     entries, errors = explain_script(text, file, parse_params(args.param), catalog)
     for error in errors:
         sys.stderr.write(error.format() + "\n")

@@ -21,16 +21,17 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     # Reading the log needs no Spark: history is the engine's.
-    from acidsql.delta.table import DeltaTable
     from acidsql.spark.maintenance import history_rows
-    from acidsql.spark.tables import Warehouse, table_ref_from_text
-    from acidsql.spark.views import has_delta_log
+    from acidsql.cli.common import warehouse as warehouse_of
+    from acidsql.spark.tables import table_ref_from_text
 
     # read-only, and the user typed the path: a table outside the warehouse is fine here
-    location = Warehouse.at(args.warehouse, allow_external_paths=True).location(table_ref_from_text(args.table))
-    if not has_delta_log(location):
+    args.allow_external_paths = True
+    warehouse = warehouse_of(args)
+    location = warehouse.location(table_ref_from_text(args.table))
+    if not warehouse.has_table(location):
         raise UsageError(f"no Delta table {args.table} (looked in {location})")
-    rows = history_rows(DeltaTable(location), args.limit)
+    rows = history_rows(warehouse.table(location), args.limit)
     columns = ["version", "timestamp", "operation", "operationParameters", "readVersion", "isolationLevel",
                "isBlindAppend", "operationMetrics", "engineInfo"]
     if args.format == "json":

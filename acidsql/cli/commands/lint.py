@@ -5,7 +5,7 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from acidsql.cli.common import add_param_option, add_warehouse_lookup_option, live_loaders, parse_params
+from acidsql.cli.common import add_param_option, add_warehouse_lookup_option, live_loaders, parse_params, storage_options
 from acidsql.cli.errors import UsageError
 
 HELP = "check SQL scripts for writes that will conflict when run concurrently"
@@ -50,7 +50,7 @@ def run(args) -> int:
             first = Path(args.paths[0])
             config = find_config(first if first.exists() else None)
         config = config.with_overrides(_codes(args.select), _codes(args.ignore))
-        config = dataclasses.replace(config, loaders=config.loaders + live_loaders(args.warehouse))
+        config = dataclasses.replace(config, loaders=config.loaders + live_loaders(args.warehouse, storage_options(args)))
         report = lint_paths(args.paths, config, params)
     except ConfigError as error:
         raise UsageError(str(error)) from None

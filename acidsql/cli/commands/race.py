@@ -16,7 +16,8 @@ examples:
   acidsql race examples/scenarios/semantics.yaml
   acidsql race scenarios.yaml --only update-vs-delete --format json
 Each scenario runs in a fresh temporary warehouse: setup commits, `current` reads and writes
-its files, each winner commits, then `current` tries to commit.
+its files, each winner commits, then `current` tries to commit. With an object-store
+--warehouse (s3://bucket/races), each scenario runs in a fresh prefix below it, deleted after.
 exit status: 0 every outcome matches `expect` (and `rows`), 1 a mismatch or a scenario that could not
 run (its entry says why), 2 usage error.
 """
@@ -44,10 +45,14 @@ def run(args) -> int:
     if args.only:
         scenarios = [s for s in scenarios if any(o in s.name for o in args.only)]
     db = session(args)
+    from acidsql.delta.storage import is_object_store_location
+
+    scratch = db.warehouse.root if is_object_store_location(db.warehouse.root) else None
     outcomes = []  # a scenario's outcome, or the error that stopped it (the others still run)
     for sc in scenarios:
         try:
-            outcomes.append(run_scenario(db.spark, sc, allow_external_paths=db.warehouse.allow_external_paths))
+            outcomes.append(run_scenario(db.spark, sc, allow_external_paths=db.warehouse.allow_external_paths,
+                                         storage_options=dict(db.warehouse.storage_options), scratch_under=scratch))
         except Exception as bug:
             outcomes.append({"name": sc.name, "expected": sc.expect, "match": False,
                              "error": f"internal error: {type(bug).__name__}: {bug}"})

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from acidsql.cli.common import add_catalog_option, add_param_option, load_catalog, parse_params, read_sql_argument
+from acidsql.cli.common import add_catalog_option, add_param_option, load_catalog, storage_options, parse_params, read_sql_argument
 from acidsql.cli.errors import UsageError
 
 HELP = "make MERGE/UPDATE/DELETE name their target partitions (prints the rewritten SQL and a diff)"
@@ -77,7 +77,7 @@ def run(args) -> int:
     text, file = read_sql_argument(args.sql)
     if args.write and file.startswith("<"):
         raise UsageError("--write needs a file, not SQL text")
-    catalog = load_catalog(args.catalog, file, args.warehouse)
+    catalog = load_catalog(args.catalog, file, args.warehouse, storage_options(args))
     rewritten, results, script = rewrite_script(text, file, params, catalog)
     for error in script.errors:
         sys.stderr.write(error.format() + "\n")
