@@ -22,15 +22,15 @@ from sqlglot.errors import TokenError
 
 from acidsql.sql.build import is_path, parse_one_sql
 from acidsql.sql.model import (
-    AlterAction, AlterTable, CreateTable, Describe, DescribeWhat, Optimize, OtherStatement,
-    Reorg, ReorgApply, Restore, Span, TableRef, Vacuum,
+    AlterAction, AlterTable, ColumnDef, ConvertToDelta, CreateTable, Describe, DescribeWhat, Optimize,
+    OtherStatement, Reorg, ReorgApply, Restore, Span, TableRef, Vacuum,
 )
 
 if TYPE_CHECKING:  # lark is imported on first use: scripts without Delta statements never need it
     from lark import Lark, Token
 
 GRAMMAR = Path(__file__).resolve().parent / "grammar" / "delta.lark"
-FIRST_WORDS = frozenset({"OPTIMIZE", "VACUUM", "REORG", "RESTORE"})
+FIRST_WORDS = frozenset({"OPTIMIZE", "VACUUM", "REORG", "RESTORE", "CONVERT"})
 CONDITION_CHAR = "\x1a"  # what a blanked-out WHERE condition is made of (terminal CONDITION)
 
 _parser: Optional["Lark"] = None
@@ -300,6 +300,8 @@ class GrammarStatementBuilder:
             return self._alter(tree, target, common)
         if kind == "create_clone":
             return self._clone(tree, common)
+        if kind == "convert":
+            return self._convert(tree, common)
         raise ValueError(f"no builder for {kind}")  # the grammar and this builder disagree
 
     def _alter(self, tree, target: TableRef, common: dict):
@@ -350,6 +352,39 @@ class GrammarStatementBuilder:
             location=_unquote(location.children[1].value) if location is not None else None,
             clone_of=clone_of, **common,
         )
+
+
+    def _convert(self, tree, common: dict):
+        word_tree = _find(tree, "name")
+        word, _quoted = _name_part(word_tree)
+        if word.upper() != "DELTA":
+            token = word_tree.children[0]
+            at = getattr(token, "start_pos", None) or 0
+            raise ExpressionError(f"expected DELTA after CONVERT TO, not {word!r}", at)
+        target_tree = _find(tree, "target")
+        while target_tree.data != "dotted_name":
+            target_tree = target_tree.children[0]
+        parts = _name_parts(target_tree)
+        source_format = "parquet"
+        if len(parts) == 2 and parts[0][0].lower() in ("parquet", "iceberg") and parts[1][1]:
+            source_format = parts[0][0].lower()
+            target = TableRef(path=parts[1][0])
+        else:  # a catalog table stored as Parquet
+            target = TableRef(name=".".join(text if quoted else text.lower() for text, quoted in parts))
+        columns = []
+        partitions = _find(tree, "convert_partitions")
+        for column in _all(partitions, "convert_column") if partitions is not None else ():
+            name = _name_part(_find(column, "name"))[0]
+            type_tree = _find(column, "type_name")
+            type_text = ""
+            if type_tree is not None:
+                type_text = _name_part(_find(type_tree, "name"))[0].upper()
+                numbers = [t.value for t in type_tree.children if isinstance(t, str) and t.type == "NUMBER"]
+                if numbers:
+                    type_text += "(" + ",".join(numbers) + ")"
+            columns.append(ColumnDef(name=name, type=type_text))
+        return ConvertToDelta(target=target, source_format=source_format, partitioned_by=tuple(columns),
+                              no_statistics=_find(tree, "convert_no_statistics") is not None, **common)
 
 
 def _hours(token) -> float:
