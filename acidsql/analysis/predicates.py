@@ -554,7 +554,8 @@ class Region:
         """Keep the clauses that reference only `columns`; the rest widen to TRUE (what
         Delta does with read predicates that mix partition and data columns)."""
         cols = {c.lower() for c in columns}
-        return Region(tuple(c for c in self.clauses if c.columns and c.columns <= cols))
+        # A clause on no column at all is kept when it is FALSE (`WHERE false` selects nothing).
+        return Region(tuple(c for c in self.clauses if (c.columns and c.columns <= cols) or (not c.columns and not c.disjuncts)))
 
     def values_of(self, column: str) -> Optional[frozenset]:
         """The finite set of values `column` can take, when the region pins it down."""

@@ -128,8 +128,15 @@ class _World:
     states: dict[str, TableState] = field(default_factory=dict)
     version: dict[str, int] = field(default_factory=dict)
 
+    def run_all(self, statement: m.AnyStatement) -> list[tuple[m.AnyStatement, Analysis, Optional[Effects], int]]:
+        """Commit every write of a statement (one per INSERT of a multi-insert), in order."""
+        out = []
+        for part in statement.writes:
+            out.append((part, *self.run(part)))
+        return out
+
     def run(self, statement: m.AnyStatement) -> tuple[Analysis, Optional[Effects], int]:
-        """Analyze and commit one statement; return its analysis, effects and version."""
+        """Analyze and commit one write; return its analysis, effects and version."""
         a = analyze(statement, self.catalog)
         key = statement.target.key.lower() if statement.target is not None else ""
         eff = None
@@ -159,8 +166,12 @@ def _parse(scenario: Scenario, role: str, text: str) -> m.AnyStatement:
 def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> Prediction:
     world = _World((catalog or Catalog()).copy())
     for text in scenario.setup:
-        world.run(_parse(scenario, "setup", text))
+        world.run_all(_parse(scenario, "setup", text))
     current_stmt = _parse(scenario, "current", scenario.current)
+    if len(current_stmt.writes) != 1:
+        raise ScenarioError(f"scenario {scenario.name!r}: the current statement must be one transaction, not a "
+                            f"multi-insert of {len(current_stmt.writes)} writes")
+    current_stmt = current_stmt.writes[0]
     cur = analyze(current_stmt, world.catalog)
     key = current_stmt.target.key.lower() if current_stmt.target is not None else ""
     state = world.states.get(key)
@@ -169,14 +180,15 @@ def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> P
     winners: list[Footprint] = []
     notes: list[str] = []
     for text in scenario.winners:
-        stmt = _parse(scenario, "winner", text)
-        wkey = stmt.target.key.lower() if stmt.target is not None else ""
-        wstate = world.states.get(wkey)
-        a, eff, version = world.run(stmt)
-        if wkey != key or not a.is_write:
-            notes.append(f"winner {' '.join(text.split())[:60]!r} does not write {key}: it cannot conflict")
-            continue
-        winners.append(footprint_of(a, world.catalog, wstate, version=version, effects=eff))
+        whole = _parse(scenario, "winner", text)
+        states = {k: v for k, v in world.states.items()}
+        for stmt, a, eff, version in world.run_all(whole):
+            wkey = stmt.target.key.lower() if stmt.target is not None else ""
+            if wkey != key or not a.is_write:
+                notes.append(f"winner {' '.join(text.split())[:60]!r} does not write {key}: it cannot conflict")
+                continue
+            winners.append(footprint_of(a, world.catalog, states.get(wkey), version=version, effects=eff))
+            states = {k: v for k, v in world.states.items()}
     if not cur.is_write:
         verdict = Verdict(None, cur.layout.isolation, False, notes=("the current statement does not write a table",))
     else:
@@ -296,11 +308,12 @@ def _shared_catalog(scripts: Sequence[m.Script], catalog: Catalog) -> Catalog:
 def _script_writes(script: m.Script, catalog: Catalog) -> list[tuple[m.AnyStatement, Analysis]]:
     cat = catalog.copy()
     out = []
-    for st in script.statements:
-        a = analyze(st, cat)
-        if a.is_write and st.target is not None and not _defines_table(st):
-            out.append((st, a))
-        cat.apply(st)
+    for whole in script.statements:
+        for st in whole.writes:  # each INSERT of a multi-insert is its own transaction
+            a = analyze(st, cat)
+            if a.is_write and st.target is not None and not _defines_table(st):
+                out.append((st, a))
+        cat.apply(whole)
     return out
 
 

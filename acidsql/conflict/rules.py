@@ -245,8 +245,9 @@ def check_winner(current: Footprint, winner: Footprint) -> Verdict:
 
     # 2. metadata: Databricks fails every concurrent write on a metadata change.
     if winner.metadata_change is not None:
-        why = f"{who} changed the table metadata ({winner.metadata_change}); metadata changes fail every concurrent write"
-        if found(_conflict("MetadataChangedException", Evidence(Overlap.CERTAIN), Check.METADATA, winner, why, None)):
+        verb = "changed" if winner.metadata_certainty is Overlap.CERTAIN else "may have changed"
+        why = f"{who} {verb} the table metadata ({winner.metadata_change}); metadata changes fail every concurrent write"
+        if found(_conflict("MetadataChangedException", Evidence(winner.metadata_certainty), Check.METADATA, winner, why, None)):
             return done()
 
     # 3. domain metadata

@@ -91,14 +91,15 @@ def lint_text(
                         found.append(finding)
             continue
         statements += 1
-        context.begin(statement)
-        for rule in rules:
-            for finding in rule.check(statement, context):
-                if suppressions.silences(finding.code, statement.span.line, statement.span.end_line):
-                    suppressed += 1
-                else:
-                    found.append(finding)
-        context.end()
+        for part in statement.writes:  # each INSERT of a multi-insert on its own
+            context.begin(part)
+            for rule in rules:
+                for finding in rule.check(part, context):
+                    if suppressions.silences(finding.code, statement.span.line, statement.span.end_line):
+                        suppressed += 1
+                    else:
+                        found.append(finding)
+            context.end()
         catalog.apply(statement)
     return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), statements, suppressed)
 

@@ -257,6 +257,7 @@ class ColumnChange:
     comment: Optional[str] = None  # COMMENT 'text'
     drop_not_null: bool = False  # DROP NOT NULL
     position: Optional[str] = None  # "FIRST" or "AFTER <column>"
+    type: Optional[str] = None  # CHANGE COLUMN c c <type>: must be the column's type (no type change)
 
 
 class ReorgApply(str, enum.Enum):

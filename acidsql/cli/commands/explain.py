@@ -42,16 +42,17 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
     script = parse_script(text, file, params=params or None)
     out = []
     for statement in script.statements:
-        analysis = analyze(statement, catalog)
-        entry = {
-            "file": file,
-            "line": statement.span.line,
-            "col": statement.span.col,
-            "statement": statement.text,
-            "analysis": to_plain(analysis),
-            "conflicts": to_plain(conflict_row(analysis, catalog)) if conflict_row is not None else None,
-        }
-        out.append(entry)
+        for part in statement.writes:  # each INSERT of a multi-insert on its own
+            analysis = analyze(part, catalog)
+            entry = {
+                "file": file,
+                "line": part.span.line,
+                "col": part.span.col,
+                "statement": statement.text[part.span.start - statement.span.start:part.span.end - statement.span.start],
+                "analysis": to_plain(analysis),
+                "conflicts": to_plain(conflict_row(analysis, catalog)) if conflict_row is not None else None,
+            }
+            out.append(entry)
         catalog.apply(statement)
     return out, script.errors
 
