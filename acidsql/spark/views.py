@@ -67,6 +67,27 @@ class TableViews:
     warehouse: Warehouse
     names: list[str] = field(default_factory=list)
     snapshots: dict[str, "Snapshot"] = field(default_factory=dict)  # view name -> snapshot it reads
+    # Table location -> the snapshot every read of that table sees: a write's own target is
+    # read at the transaction's snapshot wherever the statement names it (its source, a
+    # subquery, a CTE), as Delta reads it inside the transaction.
+    pinned: dict[str, "Snapshot"] = field(default_factory=dict)
+    # Names a leading WITH defines for the statement: they are CTEs, not tables.
+    cte_names: set[str] = field(default_factory=set)
+
+    def pin(self, location: str, snapshot: "Snapshot") -> "TableViews":
+        self.pinned[os.path.abspath(location)] = snapshot
+        return self
+
+    def with_clause(self, ctes) -> str:
+        """`WITH a AS (...), b AS (...) ` for a statement's leading WITH (each body reading
+        views), or "" when there is none; afterwards the names are CTEs for `sql`."""
+        parts = []
+        for cte in ctes:
+            body = self.sql(cte.this)
+            name = cte.alias_or_name
+            parts.append(f"`{name}` AS ({body})")
+            self.cte_names.add(name.lower())
+        return ("WITH " + ", ".join(parts) + " ") if parts else ""
 
     def register(self, df: "DataFrame", hint: str = "t") -> str:
         name = f"__acid_{''.join(c if c.isalnum() else '_' for c in hint)}_{next(_view_ids)}"
@@ -79,14 +100,16 @@ class TableViews:
         location = self.warehouse.location(ref)
         if not has_delta_log(location):
             return None
-        snapshot = load_snapshot(location, ref)
+        pinned = self.pinned.get(os.path.abspath(location))
+        timetravel = ref.version_as_of is not None or ref.timestamp_as_of is not None
+        snapshot = pinned if pinned is not None and not timetravel else load_snapshot(location, ref)
         name = self.register(scan(self.spark, snapshot), ref.name or "path")
         self.snapshots[name] = snapshot
         return name
 
     def rewrite(self, expression: exp.Expression) -> exp.Expression:
         """A copy of `expression` reading views in place of Delta tables."""
-        ctes = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
+        ctes = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)} | self.cte_names
         tree = expression.copy()
         for table in list(tree.find_all(exp.Table)):
             if not table.name or (not table.args.get("db") and table.name.lower() in ctes):
