@@ -92,10 +92,16 @@ def cases(draw):
             pinned)
 
 
+_connection = None
+
+
 def _run(sql: str, target: list, source: list) -> list:
-    con = duckdb.connect()
-    con.execute(f"CREATE TABLE target ({COLUMNS})")
-    con.execute(f"CREATE TABLE src ({COLUMNS})")
+    global _connection
+    if _connection is None:
+        _connection = duckdb.connect()
+    con = _connection
+    con.execute(f"CREATE OR REPLACE TABLE target ({COLUMNS})")
+    con.execute(f"CREATE OR REPLACE TABLE src ({COLUMNS})")
     if target:
         con.executemany("INSERT INTO target VALUES (?, ?, ?, ?)", target)
     if source:
@@ -104,7 +110,7 @@ def _run(sql: str, target: list, source: list) -> list:
     return sorted(con.execute("SELECT id, date, country, v FROM target").fetchall(), key=repr)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=cases())
 def test_a_rewritten_merge_leaves_the_same_rows(catalog, case):
     target, source, sql, params, pinned = case
