@@ -29,7 +29,7 @@ from acidsql.spark.changes import (
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.tables import Warehouse
-from acidsql.spark.views import TableViews, has_delta_log
+from acidsql.spark.views import TableViews, ViewCatalog, expand_views, has_delta_log
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -150,6 +150,11 @@ class Executor:
     def __init__(self, spark: "SparkSession", warehouse: Union[str, Warehouse] = "spark-warehouse"):
         self.spark = spark
         self.warehouse = warehouse if isinstance(warehouse, Warehouse) else Warehouse.at(warehouse)
+        self.view_catalog = ViewCatalog(self.warehouse)
+
+    def table_views(self) -> TableViews:
+        """Temp views of Delta tables (and acidsql's views expanded) for one statement."""
+        return TableViews(self.spark, self.warehouse, view_catalog=self.view_catalog)
 
     # ---- entry points -------------------------------------------------------------------
     def execute(self, statement: m.AnyStatement) -> Union[StatementResult, "DataFrame"]:
@@ -173,7 +178,7 @@ class Executor:
             parts=results)
 
     def query(self, statement: m.Select) -> "DataFrame":
-        views = TableViews(self.spark, self.warehouse)
+        views = self.table_views()
         tree = statement.expression
         if tree is None:
             raise StatementError(f"acidsql cannot run this query (sqlglot could not read it): {statement.text}")
@@ -196,10 +201,36 @@ class Executor:
             m.Truncate: self._truncate,
         }.get(type(statement))
         if handler is not None:
-            return handler(statement)
+            return handler(self.with_views_expanded(statement))
         from acidsql.spark import maintenance
 
         return maintenance.prepare(self, statement)
+
+    def with_views_expanded(self, s: m.AnyStatement) -> m.AnyStatement:
+        """The write with each acidsql view it names replaced by the view's query, so that
+        the analyzer sees what it really reads (a view over the target is a read of the
+        target: the write is then no blind append)."""
+        ctes = {c.alias_or_name.lower() for c in getattr(s, "ctes", ())}
+
+        def x(e):
+            return expand_views(e.copy(), self.view_catalog, ctes) if e is not None else None
+
+        def cte(c):
+            return exp.CTE(this=x(c.this), alias=c.args.get("alias"))
+
+        if isinstance(s, m.Insert):
+            return replace(s, source=x(s.source), replace_where=x(s.replace_where), replace_on=x(s.replace_on),
+                           ctes=tuple(cte(c) for c in s.ctes))
+        if isinstance(s, m.Update):
+            return replace(s, where=x(s.where), assignments=tuple((c, x(v)) for c, v in s.assignments),
+                           ctes=tuple(cte(c) for c in s.ctes))
+        if isinstance(s, m.Delete):
+            return replace(s, where=x(s.where), ctes=tuple(cte(c) for c in s.ctes))
+        if isinstance(s, m.Merge):
+            clauses = tuple(replace(c, condition=x(c.condition), assignments=tuple((k, x(v)) for k, v in c.assignments))
+                            for c in s.clauses)
+            return replace(s, source=x(s.source), on=x(s.on), clauses=clauses, ctes=tuple(cte(c) for c in s.ctes))
+        return s
 
     # ---- shared steps -------------------------------------------------------------------------
     def location(self, ref: Optional[m.TableRef]) -> str:
@@ -282,7 +313,7 @@ class Executor:
                           statement: m.AnyStatement, condition: Optional[exp.Expression]) -> None:
         if not files:
             return
-        views = TableViews(self.spark, self.warehouse)
+        views = self.table_views()
         try:
             alias = target_alias(statement.target)
             view = views.register(scan(self.spark, snapshot, files, positions=True), "read")
@@ -296,7 +327,7 @@ class Executor:
     def target_views(self, statement: m.AnyStatement, txn: OptimisticTransaction) -> TableViews:
         """Views for one write: wherever the statement names its own target (its source, a
         subquery, a CTE) it reads the transaction's snapshot."""
-        views = TableViews(self.spark, self.warehouse)
+        views = self.table_views()
         if txn.snapshot is not None and statement.target is not None:
             views.pin(self.location(statement.target), txn.snapshot)
         return views

@@ -59,6 +59,124 @@ def load_snapshot(location: str, ref: Optional[TableRef] = None) -> "Snapshot":
     return log.snapshot()
 
 
+VIEW_FILE = "_acidsql_view.json"
+
+
+@dataclass(frozen=True)
+class ViewDefinition:
+    """A view acidsql expands where a query names it (as Spark expands views at query time)."""
+
+    name: str
+    query: exp.Expression
+    columns: tuple[str, ...] = ()
+    temporary: bool = False
+
+
+class ViewCatalog:
+    """Views made by CREATE VIEW under `acidsql run` / `acidsql.connect`. Temporary views live
+    as long as the session; the others in the warehouse, in the folder a table of that name
+    would take (`<warehouse>/<db>/<view>/_acidsql_view.json`), so a name is a table or a view,
+    not both."""
+
+    def __init__(self, warehouse: Warehouse):
+        self.warehouse = warehouse
+        self.temporary: dict[str, ViewDefinition] = {}
+
+    @staticmethod
+    def _temp_key(ref: TableRef) -> Optional[str]:
+        parts = (ref.name or "").split(".")
+        if ref.path is not None or len(parts) > 2 or (len(parts) == 2 and parts[0] != "global_temp"):
+            return None
+        return parts[-1]
+
+    def _file(self, ref: TableRef) -> Optional[str]:
+        if ref.path is not None or not ref.name:
+            return None
+        return os.path.join(self.warehouse.location_of_name(ref.name), VIEW_FILE)
+
+    def lookup(self, ref: TableRef) -> Optional[ViewDefinition]:
+        key = self._temp_key(ref)
+        if key is not None and key in self.temporary:
+            return self.temporary[key]
+        path = self._file(ref)
+        if path is None or not os.path.isfile(path):
+            return None
+        import json
+
+        from acidsql.sql.build import parse_one_sql
+
+        data = json.loads(open(path, encoding="utf-8").read())
+        return ViewDefinition(data["name"], parse_one_sql(data["query"]), tuple(data.get("columns") or ()))
+
+    def apply(self, statement, executor) -> "StatementResult":
+        """Run CREATE [OR REPLACE] [TEMP] VIEW / DROP VIEW; nothing is committed to a table."""
+        import json
+
+        from acidsql.sql import model as m
+        from acidsql.spark.execute import StatementError
+        from acidsql.spark.results import StatementResult
+
+        ref = statement.target
+        shown = ref.key if ref is not None else "?"
+        if isinstance(statement, m.DropView):
+            key = self._temp_key(ref)
+            if key is not None and key in self.temporary:
+                del self.temporary[key]
+                return StatementResult(statement.text, "DROP VIEW", shown)
+            path = self._file(ref)
+            if path is not None and os.path.isfile(path):
+                os.remove(path)
+                try:
+                    os.rmdir(os.path.dirname(path))
+                except OSError:
+                    pass
+                return StatementResult(statement.text, "DROP VIEW", shown)
+            if statement.if_exists:
+                return StatementResult(statement.text, "DROP VIEW", shown, notes=("no such view: nothing to do",))
+            raise StatementError(f"view {shown} does not exist", "TABLE_OR_VIEW_NOT_FOUND")
+        if statement.query is None:
+            raise StatementError(f"CREATE VIEW {shown} needs AS <query>")
+        # The query must run now (a bad column is the CREATE's error, as in Spark).
+        views = TableViews(executor.spark, self.warehouse, view_catalog=self)
+        try:
+            columns = executor.spark.sql(views.sql(statement.query)).columns
+        finally:
+            views.drop()
+        if statement.columns and len(statement.columns) != len(columns):
+            raise StatementError(f"CREATE VIEW {shown}: {len(statement.columns)} column name(s) for a query of "
+                                 f"{len(columns)} column(s)", "CREATE_VIEW_COLUMN_ARITY_MISMATCH")
+        definition = ViewDefinition(shown, statement.query, statement.columns, statement.temporary)
+        if statement.temporary:
+            key = self._temp_key(ref)
+            if key is None:
+                raise StatementError(f"a temporary view takes a one-part name, not {shown}", "TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS")
+            if key in self.temporary and not statement.or_replace:
+                if statement.if_not_exists:
+                    return StatementResult(statement.text, "CREATE VIEW", shown, notes=("the view exists: nothing to do",))
+                raise StatementError(f"temporary view {key} already exists (CREATE OR REPLACE TEMP VIEW replaces it)",
+                                     "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS")
+            self.temporary[key] = definition
+            return StatementResult(statement.text, "CREATE TEMPORARY VIEW", shown)
+        path = self._file(ref)
+        if path is None:
+            raise StatementError(f"a view takes a name, not a path: {shown}")
+        if has_delta_log(os.path.dirname(path)):
+            raise StatementError(f"{shown} is a table, not a view", "EXPECT_VIEW_NOT_TABLE")
+        if os.path.isfile(path) and not statement.or_replace:
+            if statement.if_not_exists:
+                return StatementResult(statement.text, "CREATE VIEW", shown, notes=("the view exists: nothing to do",))
+            raise StatementError(f"view {shown} already exists (CREATE OR REPLACE VIEW replaces it)",
+                                 "TABLE_OR_VIEW_ALREADY_EXISTS")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        text = json.dumps({"name": shown, "query": statement.query.sql(dialect="databricks"),
+                           "columns": list(statement.columns)})
+        temp = path + ".tmp"
+        with open(temp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temp, path)  # readers see the old definition or the new one, never half
+        return StatementResult(statement.text, "CREATE VIEW", shown)
+
+
 @dataclass
 class TableViews:
     """Temp views registered for one statement; `drop()` removes them."""
@@ -73,6 +191,8 @@ class TableViews:
     pinned: dict[str, "Snapshot"] = field(default_factory=dict)
     # Names a leading WITH defines for the statement: they are CTEs, not tables.
     cte_names: set[str] = field(default_factory=set)
+    # acidsql's views (CREATE VIEW): expanded where a query names them.
+    view_catalog: Optional["ViewCatalog"] = None
 
     def pin(self, location: str, snapshot: "Snapshot") -> "TableViews":
         self.pinned[os.path.abspath(location)] = snapshot
@@ -110,7 +230,8 @@ class TableViews:
     def rewrite(self, expression: exp.Expression) -> exp.Expression:
         """A copy of `expression` reading views in place of Delta tables."""
         ctes = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)} | self.cte_names
-        tree = expression.copy()
+        tree = expand_views(expression.copy(), self.view_catalog, ctes) if self.view_catalog is not None else expression.copy()
+        ctes |= {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
         for table in list(tree.find_all(exp.Table)):
             if not table.name or (not table.args.get("db") and table.name.lower() in ctes):
                 continue
@@ -138,6 +259,35 @@ class TableViews:
             except Exception:
                 pass
         self.names.clear()
+
+
+def expand_views(tree: exp.Expression, catalog: Optional[ViewCatalog], ctes: frozenset | set = frozenset(),
+                 depth: int = 0) -> exp.Expression:
+    """`tree` with each acidsql view it names replaced by the view's query (a subquery with the
+    view's name as alias), views inside views too. Works in place on `tree`."""
+    if catalog is None:
+        return tree
+    if depth > 32:
+        from acidsql.spark.execute import StatementError
+
+        raise StatementError("views nest more than 32 deep (does a view read itself?)", "RECURSIVE_VIEW")
+    for table in list(tree.find_all(exp.Table)):
+        if not table.name or (not table.args.get("db") and table.name.lower() in ctes):
+            continue
+        if isinstance(table.parent, (exp.Create, exp.Insert, exp.Merge, exp.Update, exp.Delete)) \
+                and table.arg_key == "this":
+            continue
+        definition = catalog.lookup(table_ref(table))
+        if definition is None:
+            continue
+        body = expand_views(definition.query.copy(), catalog, frozenset(), depth + 1)
+        alias = table.alias or table.name
+        columns = [exp.to_identifier(c) for c in definition.columns]
+        sub = exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier(alias), columns=columns or None))
+        if tree is table:
+            return sub
+        table.replace(sub)
+    return tree
 
 
 def spark_sql(expression: exp.Expression) -> str:
