@@ -366,13 +366,20 @@ class Executor:
         files_read = self.record_read(txn, snapshot, analysis, s)
         views = self.target_views(s, txn)
         try:
-            rows = self._insert_rows(s, snapshot, views)
+            schema_json = snapshot.schema_json
+            if s.schema_evolution:
+                evolved = self._evolved_schema(s, schema_json, self.spark.sql(self._source_query(s, views)))
+                if evolved is not None:
+                    # new columns: the commit carries the new schema (a metadata change)
+                    schema_json = evolved
+                    txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(evolved, separators=(",", ":"))))
+            rows = self._insert_rows(s, snapshot, views, schema_json)
             inserted = rows.localCheckpoint(eager=True)
             count = inserted.count()
-            if count and identity_columns(snapshot.schema_json):
+            if count and identity_columns(schema_json):
                 # Identity values come from the high-water mark in the schema, so the insert
                 # also commits new metadata: concurrent inserts fail (MetadataChangedException).
-                inserted, schema_json = assign_identity_values(inserted, snapshot.schema_json, count)
+                inserted, schema_json = assign_identity_values(inserted, schema_json, count)
                 txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(schema_json)))
             removed: list[RemoveFile] = []
             deletes = RowChanges({})
@@ -405,7 +412,7 @@ class Executor:
                     targets = sorted(snapshot.files.values(), key=lambda a: a.path)
                 removed = [a.to_remove(ts) for a in targets]
                 deletes = RowChanges({}, deleted=sum(_live(a) for a in targets))
-            adds = write_rows(inserted, snapshot, snapshot.schema_json)
+            adds = write_rows(inserted, snapshot, schema_json)
             file_changes = FileChanges(file_changes.adds + tuple(adds), file_changes.removes + tuple(removed),
                                        file_changes.deletion_vectors_written, file_changes.files_rewritten,
                                        file_changes.rows_copied)
@@ -414,13 +421,33 @@ class Executor:
         finally:
             views.drop()
 
-    def _insert_rows(self, s: m.Insert, snapshot: "Snapshot", views: TableViews) -> "DataFrame":
+    def _evolved_schema(self, s: m.Insert, schema_json: Mapping[str, Any], df: "DataFrame") -> Optional[dict]:
+        """INSERT WITH SCHEMA EVOLUTION: the schema with the query's new columns added at the
+        end (by name with BY NAME, else the query's columns beyond the table's), or None when
+        the query brings none."""
+        fields = [f["name"] for f in schema_json["fields"]]
+        lower = {f.lower() for f in fields}
+        if s.by_name:
+            extra = [c for c in df.columns if c.lower() not in lower]
+        elif not s.columns and len(df.columns) > len(fields) - len([c for c, v in s.partition_spec if v is not None]):
+            extra = [c for c in df.columns[len(fields):] if c.lower() not in lower]
+        else:
+            extra = []
+        if not extra:
+            return None
+        types = {f.name: f.dataType for f in df.schema.fields}
+        new_fields = [{"name": c, "type": json.loads(types[c].json()), "nullable": True, "metadata": {}} for c in extra]
+        return {**schema_json, "fields": list(schema_json["fields"]) + new_fields}
+
+    def _insert_rows(self, s: m.Insert, snapshot: "Snapshot", views: TableViews,
+                     schema_json: Optional[Mapping[str, Any]] = None) -> "DataFrame":
         from pyspark.sql import functions as F
 
         if s.source is None:
             raise StatementError(f"INSERT without a query or VALUES: {s.text}")
         df = self.spark.sql(self._source_query(s, views))
-        fields = [f["name"] for f in snapshot.schema_json["fields"]]
+        schema_json = schema_json or snapshot.schema_json
+        fields = [f["name"] for f in schema_json["fields"]]
         lower = {f.lower(): f for f in fields}
         static = {lower.get(c.lower(), c): v for c, v in s.partition_spec if v is not None}
         for c in static:
@@ -434,7 +461,7 @@ class Executor:
                                      "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA")
             mapping = {f: F.col(f"`{by_source[f.lower()]}`") for f in fields if f.lower() in by_source}
         else:
-            generated = set(identity_columns(snapshot.schema_json, always_only=True))
+            generated = set(identity_columns(schema_json, always_only=True))
             given = [lower.get(c.lower()) for c in s.columns]
             if generated & set(filter(None, given)):
                 raise StatementError(
@@ -454,7 +481,7 @@ class Executor:
             mapping = {t: F.col(src) for t, src in zip(targets, df.columns)}
         for c, v in static.items():
             mapping[c] = F.expr(v.sql(dialect="spark"))
-        types = {f.name: f.dataType for f in _struct(snapshot.schema_json).fields}
+        types = {f.name: f.dataType for f in _struct(schema_json).fields}
         return df.select(*[(mapping[f] if f in mapping else F.lit(None)).cast(types[f]).alias(f) for f in fields])
 
     def _source_query(self, s: m.Insert, views: TableViews) -> str:

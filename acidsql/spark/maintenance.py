@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.analysis.predicates import to_partition_callable
 from acidsql.conflict import OpKind
+from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.exceptions import DeltaTableError
 from acidsql.delta.table import DeltaTable
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
@@ -246,7 +247,7 @@ def _create(ex: Executor, s: m.CreateTable):
                          files_removed=len(txn.staged_removes))
         return _PreparedCreate(s, name, txn, prepared.operation, OpKind.CREATE, dict(prepared.parameters),
                                dict(prepared.metrics), prepared.changes_data, False, result)
-    except DeltaTableError as e:
+    except (DeltaTableError, TableNotFoundError) as e:
         raise StatementError(str(e)) from None
     finally:
         views.drop()
