@@ -290,9 +290,9 @@ class JobMatrix:
 
 
 def _defines_table(st: m.AnyStatement) -> bool:
-    """A plain CREATE TABLE defines a table the jobs then share; it does not race with them
-    (CREATE OR REPLACE / REPLACE TABLE do)."""
-    return isinstance(st, m.CreateTable) and not (st.or_replace or st.replace_only)
+    """A plain CREATE TABLE (or CONVERT TO DELTA) defines a table the jobs then share; it does
+    not race with them (CREATE OR REPLACE / REPLACE TABLE do)."""
+    return (isinstance(st, m.CreateTable) and not (st.or_replace or st.replace_only)) or isinstance(st, m.ConvertToDelta)
 
 
 def _shared_catalog(scripts: Sequence[m.Script], catalog: Catalog) -> Catalog:
