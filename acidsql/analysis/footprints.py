@@ -608,7 +608,12 @@ class _Effector:
         # the new rows' values are not known.
         possible_parts = added_m_parts + [_partition_of(dict(r), self.info) for r in new_m]
         unknown_added = None
-        if new_unknown or inserts_unknown or (possible_parts and not self.info.partition_columns):
+        if new_unknown or inserts_unknown:
+            # rows whose values are not known: where the analysis says this statement writes
+            unknown_added = a.write.partitions if self.info.partition_columns else Region()
+            if possible_parts and self.info.partition_columns:
+                unknown_added = Region.union([unknown_added] + [Region.from_values(dict(p)) for p in possible_parts])
+        elif possible_parts and not self.info.partition_columns:
             unknown_added = Region()
         elif possible_parts:
             unknown_added = Region.union([Region.from_values(dict(p)) for p in possible_parts])
@@ -625,7 +630,7 @@ class _Effector:
                                    possible=frozenset((changed_m | selected_m | scan_rows_m) - changed_c - scan_rows_c)),
             deleted_rows=SymbolicRows(certain=frozenset(changed_c), possible=frozenset(changed_m)),
             new_rows=SymbolicRows(new_certain=tuple(new_c), new_possible=tuple(new_m),
-                                  new_unknown=Region() if (new_unknown or inserts_unknown) else None),
+                                  new_unknown=a.write.rows if (new_unknown or inserts_unknown) else None),
             after=after,
         )
 

@@ -166,3 +166,14 @@ def test_golden_corpus(golden, corpus_statements):
     summary = render(report, "text")
     assert golden == summary
     assert report.statements + len([f for f in report.findings if f.code == "DL000"]) >= 250
+
+
+def test_schema_evolution_is_a_metadata_change_beside_writers():
+    from acidsql.lint import lint_text
+
+    report = lint_text("INSERT WITH SCHEMA EVOLUTION INTO ev SELECT * FROM staging;\n"
+                       "MERGE WITH SCHEMA EVOLUTION INTO ev t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET *;\n"
+                       "INSERT INTO ev SELECT * FROM staging;\n")
+    found = [(f.code, f.line) for f in report.findings if f.code == "DL004"]
+    assert found == [("DL004", 1), ("DL004", 2)]
+    assert "WITH SCHEMA EVOLUTION" in report.findings[0].message
