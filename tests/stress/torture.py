@@ -193,6 +193,7 @@ class TortureReport:
         lines = [
             f"torture {c.layout} {c.isolation}: {c.procs} procs x {c.txns} txns (seed {c.seed})",
             f"  attempted {self.attempted}, committed {self.committed}, gave up {self.gave_up}",
+            f"  committed by operation: {', '.join(f'{k} {v}' for k, v in sorted(self.by_op.items()))}",
             f"  conflicts by exception: {conflicts}",
             f"  conflict retries {self.conflict_retries}, commit retries (version races) {self.commit_retries}, "
             f"rebases {self.rebases}",
@@ -443,7 +444,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                                   "unmappable_rebases": report.unmappable_rebases,
                                   "predicted_same": report.predicted_same, "predicted_other": report.predicted_other,
                                   "elapsed_s": round(report.elapsed_s, 2), "throughput": round(report.throughput, 2),
-                                  "reader_snapshots": report.reader_snapshots, "violations": report.violations}))
+                                  "reader_snapshots": report.reader_snapshots, "committed_by_op": dict(report.by_op),
+                                  "violations": report.violations}))
             else:
                 print(report.summary(), flush=True)
             bad += bool(report.violations)
