@@ -7,7 +7,7 @@ stable JSON for goldens and `explain`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from sqlglot import exp
@@ -22,10 +22,10 @@ from acidsql.analysis.readsets import (
     fallbacks_in,
     merge_target_predicates,
     read_set_for_condition,
-    reads_table,
-    target_scan_conditions,
+    split_conjuncts,
+    target_scans,
 )
-from acidsql.conflict import OpKind, ProtocolChange, TableLayout
+from acidsql.conflict import OpKind, Overlap, ProtocolChange, TableLayout
 from acidsql.protocol import FEATURE_PROPERTY_PREFIX, features_enabled_by, is_protocol_property, known_feature
 from acidsql.protocol.features import with_requirements
 from acidsql.sql import model as m
@@ -66,6 +66,9 @@ class Analysis:
     row_level: RowLevel
     changes_data: bool = True
     metadata_change: Optional[str] = None
+    # CERTAIN, or POSSIBLE when the change depends on data (WITH SCHEMA EVOLUTION changes the
+    # schema only if the source brings new columns).
+    metadata_certainty: Overlap = Overlap.CERTAIN
     protocol_change: Optional[ProtocolChange] = None
     domains: frozenset[str] = frozenset()
     zorder: bool = False
@@ -102,6 +105,7 @@ class Analysis:
             "row_level": self.row_level.to_dict(),
             "changes_data": self.changes_data,
             "metadata_change": self.metadata_change,
+            "metadata_change_certain": self.metadata_change is not None and self.metadata_certainty is Overlap.CERTAIN,
             "protocol_change": None if pc is None else {
                 "added_features": sorted(pc.added_features),
                 "removed_features": sorted(pc.removed_features),
@@ -158,7 +162,7 @@ class _Analyzer:
     def _make(self, *, operation: str, op_kind: OpKind, read: ReadSet, write: WriteSet, is_write: bool = True,
               blind: bool = False, blind_why: str = "", changes_data: bool = True, metadata: Optional[str] = None,
               protocol: Optional[ProtocolChange] = None, domains: frozenset[str] = frozenset(), zorder: bool = False,
-              row_level_capable: bool = False) -> Analysis:
+              row_level_capable: bool = False, metadata_certainty: Overlap = Overlap.CERTAIN) -> Analysis:
         identity_note = None
         if self.layout.identity_columns and is_write:
             identity_note = (
@@ -183,6 +187,7 @@ class _Analyzer:
             row_level=row_level,
             changes_data=changes_data,
             metadata_change=metadata,
+            metadata_certainty=metadata_certainty if metadata is not None else Overlap.CERTAIN,
             protocol_change=protocol,
             domains=domains,
             zorder=zorder,
@@ -239,24 +244,63 @@ class _Analyzer:
             return f"advances the identity high-water mark of {', '.join(self.info.identity_columns)}"
         return None
 
+    # --- reads of the target by queries inside the statement --------------------------------------
+    def _scan_reads(self) -> list[ReadSet]:
+        """One read per scan of the target by the statement's source, a subquery or a CTE, each
+        with its own predicates (what Delta records for each scan inside the transaction)."""
+        out = []
+        target = self.s.target
+        name = target.key if target is not None else "the target"
+        resolver = TargetColumns(m.TableRef(name=target.name, path=target.path) if target is not None else None, self.info)
+        for scan in target_scans(self.s):
+            self.notes.append(f"{scan.through} reads {name} itself: it has MERGE's concurrency")
+            read = read_set_for_condition(scan.condition, self.info, resolver, f"{scan.through} reads {name}",
+                                          whole_if_none=False)
+            if scan.condition is None:
+                read = ReadSet(True, why=f"{scan.through} reads {name} without a filter: every file")
+            out.append(replace(read, through=scan.through))
+        return out
+
     # --- DML ----------------------------------------------------------------------------------
     def _update_delete(self) -> Analysis:
         s = self.s
         resolver = self._resolver()
         where = s.where
         self.fallbacks += fallbacks_in(where, resolver, "condition")
-        if where is not None and reads_table(where, s.target, resolver=resolver):
-            self.notes.append("a subquery in the condition reads the target table")
-        read = read_set_for_condition(where, self.info, resolver, "rows matching the WHERE condition" if where is not None else "")
-        partition_only = where is not None and bool(self.info.partition_columns) and read.rows.columns <= set(self.info.partition_columns) and read.rows.exact and not self.fallbacks
+        own = read_set_for_condition(where, self.info, resolver, "rows matching the WHERE condition" if where is not None else "")
+        read = ReadSet.union([own] + self._scan_reads())
+        partition_only = where is not None and bool(self.info.partition_columns) and own.rows.columns <= set(self.info.partition_columns) and own.rows.exact and not self.fallbacks
+        touched = own.partitions if not own.whole_table else Region()
         if isinstance(s, m.Delete) and partition_only:
-            write = WriteSet(adds_files=False, removes_files=True, partitions=read.partitions, rewrite="whole files")
+            write = WriteSet(adds_files=False, removes_files=True, partitions=own.partitions, rewrite="whole files",
+                             rows=Region.false())
             self.notes.append("the condition uses only partition columns: whole files are removed, nothing is rewritten")
+        elif isinstance(s, m.Delete):
+            # With deletion vectors a file comes back with a vector (no row is new); copy-on-write
+            # copies the rows it keeps into new files of the same partitions.
+            rows = Region.false() if self.layout.deletion_vectors else touched
+            write = WriteSet(adds_files=True, removes_files=True, partitions=touched, rewrite=self._rewrite_mode(), rows=rows)
         else:
-            write = WriteSet(adds_files=True, removes_files=True, partitions=read.partitions if not read.whole_table else Region(), rewrite=self._rewrite_mode())
+            assigned = {c.split(".")[-1].strip("`").lower() for c, _ in s.assignments}
+            new_rows = _keep_unassigned(own.rows, assigned)
+            partitions = self.info.partition_columns
+            moved = new_rows.restrict(partitions) if partitions else Region()
+            written = touched if not (assigned & set(partitions)) else Region.union([touched, moved])
+            rows = new_rows if self.layout.deletion_vectors else Region.union([new_rows, touched])
+            write = WriteSet(adds_files=True, removes_files=True, partitions=written, rewrite=self._rewrite_mode(), rows=rows)
         op = "UPDATE" if isinstance(s, m.Update) else "DELETE"
         return self._make(operation=op, op_kind=OpKind.DML, read=read, write=write,
                           blind_why=f"{op} reads the rows it changes", row_level_capable=True)
+
+    def _truncate(self) -> Analysis:
+        s: m.Truncate = self.s
+        if s.partition_spec:
+            self.notes.append("Delta refuses TRUNCATE TABLE ... PARTITION (DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED); "
+                              "use DELETE FROM ... WHERE on the partition columns")
+        read = ReadSet(True, why="TRUNCATE reads every file to remove it (read predicate TRUE)")
+        write = WriteSet(adds_files=False, removes_files=True, rewrite="whole files", rows=Region.false())
+        return self._make(operation="TRUNCATE", op_kind=OpKind.DML, read=read, write=write,
+                          blind_why="TRUNCATE removes every file it read: a DELETE of everything", row_level_capable=True)
 
     def _merge(self) -> Analysis:
         s: m.Merge = self.s
@@ -273,38 +317,119 @@ class _Analyzer:
                 self.fallbacks += fallbacks_in(c.condition, resolver, f"WHEN {c.match.value} condition")
         if not target_preds:
             self.fallbacks.append(MERGE_142_LIMIT)
-        if reads_table(s.source, s.target, s.ctes):
-            self.notes.append("the MERGE source reads the target table")
         if by_source:
-            read = ReadSet(True, whole_table=True, why="WHEN NOT MATCHED BY SOURCE: every target row is read")
+            own = ReadSet(True, whole_table=True, why="WHEN NOT MATCHED BY SOURCE: every target row is read")
         elif target_preds:
             cond = and_all(target_preds)
-            read = read_set_for_condition(cond, self.info, resolver, "target rows matching the target-only predicates of ON")
-            if read.partitions.is_true and self.info.partition_columns:
+            own = read_set_for_condition(cond, self.info, resolver, "target rows matching the target-only predicates of ON")
+            if own.partitions.is_true and self.info.partition_columns:
                 self.notes.append("no partition-only predicate on the target: the whole table may be read")
         else:
-            read = ReadSet(True, whole_table=True, why="the MERGE condition has no predicate on the target alone: the whole table may be read")
+            own = ReadSet(True, whole_table=True, why="the MERGE condition has no predicate on the target alone: the whole table may be read")
             if self.info.partition_columns:
                 self.notes.append(
                     "add literal predicates on the target's partition columns ("
                     + ", ".join(f"{qualifier}.{c} = <value>" for c in self.info.partition_columns)
                     + ") so concurrent MERGEs read disjoint partitions"
                 )
+        read = ReadSet.union([own] + self._scan_reads())
         inserts = any(c.action is m.MergeAction.INSERT for c in s.clauses)
-        write = WriteSet(adds_files=True, removes_files=not only_inserts, partitions=read.partitions if not read.whole_table else Region(),
-                         rewrite="none" if only_inserts else self._rewrite_mode())
+        new_rows = self._merge_new_rows(s, own, resolver)
+        touched = own.partitions if not own.whole_table else Region()
+        partitions = self.info.partition_columns
+        if only_inserts:
+            written = new_rows.restrict(partitions) if partitions else Region()
+            rows = new_rows
+        else:
+            written = Region.union([touched, new_rows.restrict(partitions)]) if partitions else Region()
+            rows = new_rows if self.layout.deletion_vectors else Region.union([new_rows, touched])
+        write = WriteSet(adds_files=True, removes_files=not only_inserts, partitions=written,
+                         rewrite="none" if only_inserts else self._rewrite_mode(), rows=rows)
         why = "an insert-only MERGE still reads the target to find matches: never a blind append" if only_inserts else "MERGE reads the target rows it matches"
+        metadata, certainty = self._identity_metadata(inserts), Overlap.CERTAIN
+        if s.schema_evolution and metadata is None:
+            metadata, certainty = self._schema_evolution()
         return self._make(operation="MERGE", op_kind=OpKind.DML, read=read, write=write, blind_why=why,
-                          metadata=self._identity_metadata(inserts), row_level_capable=True)
+                          metadata=metadata, metadata_certainty=certainty, row_level_capable=True)
+
+    def _merge_new_rows(self, s: m.Merge, own: ReadSet, resolver: TargetColumns) -> Region:
+        """Where the rows a MERGE writes lie: an updated row keeps the target-only predicates of
+        ON and of its WHEN condition on the columns the clause does not set; inserted rows may
+        lie anywhere (their values come from the source)."""
+        regions = []
+        pairs = self._on_pairs(s, resolver)
+        for c in s.clauses:
+            if c.action is m.MergeAction.DELETE:
+                continue
+            if c.action is m.MergeAction.INSERT:
+                # An inserted row carries the source row's values. Where ON equates a target
+                # column with the source column the row takes it from, the row keeps ON's
+                # predicates on that column: this assumes the source carries only rows of what
+                # ON selects (the seeds' advice: literal target predicates in ON make MERGEs on
+                # different partitions safe to run together).
+                taken = self._inserted_from(c, s)
+                kept = {col for col, src in taken.items() if (col, src) in pairs}
+                region = own.rows if not own.whole_table else Region()
+                region = Region(tuple(x for x in region.clauses if x.columns and x.columns <= kept))
+                if not region.is_true:
+                    self.notes.append("assumes the source carries only rows that ON's target predicates select: "
+                                      "the rows it inserts go where their source values say")
+                regions.append(region)
+                continue
+            region = own.rows if not own.whole_table else Region()
+            if c.condition is not None:
+                only = [x for x in split_conjuncts(c.condition) if resolver.is_target_only(x)]
+                if only:
+                    region = region.intersect(Region.from_condition(and_all(only), self.info.column_types, resolver))
+            # A matched row's column set from the source column ON equates it with keeps its value.
+            taken = self._inserted_from(c, s)
+            assigned = {col for col, src in taken.items() if not (c.match is m.MergeMatch.MATCHED and (col, src) in pairs)}
+            assigned |= {col.split(".")[-1].strip("`").lower() for col, v in c.assignments if not isinstance(v, exp.Column)}
+            regions.append(_keep_unassigned(region, assigned))
+        return Region.union(regions) if regions else Region.false()
+
+    @staticmethod
+    def _on_pairs(s: m.Merge, resolver: TargetColumns) -> set[tuple[str, str]]:
+        """(target column, source column) pairs ON equates (`t.date = s.date`)."""
+        out = set()
+        for c in split_conjuncts(s.on) if s.on is not None else ():
+            if isinstance(c, (exp.EQ, exp.NullSafeEQ)) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Column):
+                a, b = resolver(c.this), resolver(c.expression)
+                if a is not None and b is None:
+                    out.add((a, c.expression.name.lower()))
+                elif b is not None and a is None:
+                    out.add((b, c.this.name.lower()))
+        return out
+
+    def _inserted_from(self, clause: m.MergeClause, s: m.Merge) -> dict[str, str]:
+        """Target column -> the source column an INSERT or UPDATE clause takes it from (a
+        column the clause sets to anything else is not in it)."""
+        out = {}
+        if clause.star:
+            excepted = {e.lower() for e in clause.star_except}
+            return {col: col for col, _ in self.info.columns if col not in excepted}
+        for col, value in clause.assignments:
+            if isinstance(value, exp.Column):
+                out[col.split(".")[-1].strip("`").lower()] = value.name.lower()
+        return out
+
+    def _schema_evolution(self) -> tuple[str, Overlap]:
+        return ("may add the source's new columns to the schema (WITH SCHEMA EVOLUTION): "
+                "a metadata change whenever the source brings a column the table lacks", Overlap.POSSIBLE)
 
     def _insert(self) -> Analysis:
         s: m.Insert = self.s
         resolver = self._resolver()
-        source = s.source
         literal_rows = self._literal_rows(s)
         written = self._written_partitions(s, literal_rows)
-        reads_target = reads_table(source, s.target) or reads_table(s.replace_where, s.target, resolver=resolver)
-        if s.mode is m.InsertMode.OVERWRITE or s.replace_where is not None or s.replace_on is not None or s.replace_using:
+        scans = self._scan_reads()
+        metadata, certainty = self._identity_metadata(True), Overlap.CERTAIN
+        if s.schema_evolution and metadata is None:
+            metadata, certainty = self._schema_evolution()
+        new_rows = self._literal_region(literal_rows)
+        if s.replace_using or s.replace_on is not None:
+            return self._insert_replace(s, scans, literal_rows, written, metadata, certainty, new_rows)
+        if s.mode is m.InsertMode.OVERWRITE or s.replace_where is not None:
             if s.replace_where is not None:
                 cond = s.replace_where
                 why = "REPLACE WHERE reads (and replaces) the rows its predicate selects"
@@ -315,29 +440,63 @@ class _Analyzer:
                 cond = None
                 why = "INSERT OVERWRITE replaces the whole table (or every partition it writes)"
             self.fallbacks += fallbacks_in(cond, resolver, "replace predicate")
-            read = read_set_for_condition(cond, self.info, resolver, why)
-            write = WriteSet(adds_files=True, removes_files=True, partitions=read.partitions if cond is not None else Region(), rewrite="copy-on-write", literal_rows=literal_rows)
+            own = read_set_for_condition(cond, self.info, resolver, why)
+            read = ReadSet.union([own] + scans)
+            write = WriteSet(adds_files=True, removes_files=True, partitions=own.partitions if cond is not None else Region(),
+                             rewrite="copy-on-write", literal_rows=literal_rows, rows=new_rows)
             return self._make(operation="WRITE", op_kind=OpKind.OVERWRITE, read=read, write=write, blind_why="an overwrite reads what it replaces",
-                              metadata=self._identity_metadata(True))
-        if reads_target:
-            scans = target_scan_conditions(source, s.target) if source is not None else [None]
-            regions = [Region.from_condition(c, self.info.column_types, resolver) if c is not None else Region() for c in scans] or [Region()]
-            rows = Region.union(regions)
-            read = ReadSet(True, whole_table=False, partitions=rows.restrict(self.info.partition_columns) if self.info.partition_columns else Region(),
-                           files=rows, rows=rows,
-                           why="the INSERT's query reads the target table: it has MERGE's concurrency, not a blind append's")
-            self.fallbacks.append("the INSERT's query reads the target table (a subquery)")
-            write = WriteSet(adds_files=True, removes_files=False, partitions=written, rewrite="none", literal_rows=literal_rows)
+                              metadata=metadata, metadata_certainty=certainty)
+        write = WriteSet(adds_files=True, removes_files=False, partitions=written, rewrite="none", literal_rows=literal_rows,
+                         rows=new_rows)
+        if scans:
+            read = ReadSet.union(scans, why="the INSERT's query reads the target table: it has MERGE's concurrency, not a blind append's")
             return self._make(operation="WRITE", op_kind=OpKind.APPEND, read=read, write=write,
                               blind_why="INSERT with a subquery or condition on the target table is not a blind append",
-                              metadata=self._identity_metadata(True), row_level_capable=True)
+                              metadata=metadata, metadata_certainty=certainty, row_level_capable=True)
         read = ReadSet(False, why="a blind append reads nothing of the table")
-        write = WriteSet(adds_files=True, removes_files=False, partitions=written, rewrite="none", literal_rows=literal_rows)
         why = "INSERT INTO without a subquery or condition on the target table"
         if self.info.identity_columns:
             self.notes.append("inserting into a table with identity columns advances the high-water mark (a metadata change)")
         return self._make(operation="WRITE", op_kind=OpKind.APPEND, read=read, write=write, blind=True, blind_why=why,
-                          metadata=self._identity_metadata(True))
+                          metadata=metadata, metadata_certainty=certainty)
+
+    def _insert_replace(self, s: m.Insert, scans: list[ReadSet], literal_rows, written: Region,
+                        metadata: Optional[str], certainty: Overlap, new_rows: Region) -> Analysis:
+        """INSERT ... REPLACE USING (cols) / REPLACE ON cond: Delta deletes the target rows that
+        match a row of the query (an EXISTS over the materialized query: a data filter, so
+        every file is read and no partition predicate is recorded), then appends the query's
+        rows, in one commit."""
+        types = self.info.column_types
+        if s.replace_using:
+            cols = [c.lower() for c in s.replace_using]
+            how = f"REPLACE USING ({', '.join(s.replace_using)})"
+            keys = [{c: dict(r).get(c) for c in cols} for r in literal_rows]
+            if keys and all(all(v is not None for v in k.values()) for k in keys):
+                rows = Region.union([Region.from_values(k) for k in keys])
+            else:  # unknown query rows (a NULL key matches nothing, like JOIN USING)
+                rows = Region.from_condition(and_all([exp.Not(this=exp.Is(this=exp.column(c), expression=exp.Null())) for c in cols]), types)
+            why = f"{how} reads every file (Delta's replace condition is an EXISTS over the query's rows); it replaces the target rows whose {', '.join(cols)} equal a query row's"
+        else:
+            target = s.target
+            qualifier = (target.alias or (target.name or "").split(".")[-1]) if target is not None else "t"
+            resolver = self._resolver(unqualified_is_target=False)
+            preds, _ = merge_target_predicates(s.replace_on, resolver, qualifier)
+            rows = Region.from_condition(and_all(preds), types, resolver) if preds else Region()
+            how = "REPLACE ON"
+            why = f"REPLACE ON reads every file (Delta's replace condition is an EXISTS over the query's rows); it replaces the target rows for which {s.replace_on.sql(dialect='databricks')} holds with a query row"
+        self.fallbacks.append(f"the {how} condition is a subquery (an EXISTS over the query's rows)")
+        own = ReadSet(True, rows=rows, why=why)
+        read = ReadSet.union([own] + scans)
+        write = WriteSet(adds_files=True, removes_files=True, partitions=Region(), rewrite=self._rewrite_mode(),
+                         literal_rows=literal_rows, rows=new_rows if self.layout.deletion_vectors else Region())
+        return self._make(operation="WRITE", op_kind=OpKind.OVERWRITE, read=read, write=write,
+                          blind_why=f"{how} reads the rows it replaces", metadata=metadata, metadata_certainty=certainty)
+
+    def _literal_region(self, literal_rows) -> Region:
+        """Where an INSERT ... VALUES puts its rows (TRUE when the values are not known)."""
+        if not literal_rows:
+            return Region()
+        return Region.union([Region.from_values(dict(r)) for r in literal_rows])
 
     def _literal_rows(self, s: m.Insert) -> tuple[tuple[tuple[str, Any], ...], ...]:
         source = s.source
@@ -417,7 +576,8 @@ class _Analyzer:
         meta: Optional[str] = None
         protocol: Optional[ProtocolChange] = None
         domains: frozenset[str] = frozenset()
-        op = s.action.value
+        # Delta's operation name: the action's, except that a type change commits as CHANGE COLUMN.
+        op = "CHANGE COLUMN" if s.action is m.AlterAction.CHANGE_COLUMN_TYPE else s.action.value
         if s.action is m.AlterAction.SET_PROPERTIES:
             stored = [(k, v) for k, v in s.properties if not is_protocol_property(k)]
             # delta.feature.* and the minimum versions are protocol requests, not configuration:
@@ -464,8 +624,15 @@ class _Analyzer:
             domains = frozenset({"delta.clustering"})
             if not self.info.clustering_columns and s.cluster_by:
                 protocol = ProtocolChange(added_features=frozenset({"clustering"}))
+        elif s.action is m.AlterAction.CHANGE_COLUMN and s.column_change is not None:
+            change = s.column_change
+            what = ("sets its comment" if change.comment is not None else
+                    "drops NOT NULL" if change.drop_not_null else f"moves it {change.position}" if change.position else "changes it")
+            meta = f"changes column {change.column} ({what})"
         else:
             meta = f"ALTER TABLE ({s.detail or 'other change'})"
+            if op == m.AlterAction.OTHER.value:
+                op = _alter_operation(s.detail)
         return self._make(operation=op, op_kind=OpKind.METADATA, read=ReadSet(False, why="a metadata change reads no data files"),
                           write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol, domains=domains,
                           blind_why="a metadata change")
@@ -479,6 +646,17 @@ class _Analyzer:
         return self._make(operation=op, op_kind=OpKind.CREATE, read=read, write=write, changes_data=s.as_select is not None or replacing,
                           metadata="creates or replaces the table's schema and properties",
                           protocol=ProtocolChange(reader_version_change=True), blind_why="creates or replaces the table")
+
+    def _convert(self) -> Analysis:
+        s: m.ConvertToDelta = self.s
+        parts = ", ".join(f"{c.name} {c.type}".strip() for c in s.partitioned_by)
+        meta = "creates the Delta table over the Parquet files already there" + (f" (partitioned by {parts})" if parts else "")
+        if s.no_statistics:
+            self.notes.append("NO STATISTICS: the files get no min/max statistics, so later reads cannot skip any of them")
+        return self._make(operation="CONVERT", op_kind=OpKind.CREATE, read=ReadSet(False, why="a new Delta table: no log to read"),
+                          write=WriteSet(adds_files=True, removes_files=False, rewrite="none"),
+                          metadata=meta, protocol=ProtocolChange(reader_version_change=True),
+                          blind_why="creates a table (its first commit)")
 
     def _vacuum(self) -> Analysis:
         return self._make(operation="VACUUM START", op_kind=OpKind.OTHER, read=ReadSet(False, why="VACUUM reads no table state a writer changes"),
@@ -494,15 +672,34 @@ class _Analyzer:
 _HANDLERS = {
     m.Update: _Analyzer._update_delete,
     m.Delete: _Analyzer._update_delete,
+    m.Truncate: _Analyzer._truncate,
     m.Merge: _Analyzer._merge,
     m.Insert: _Analyzer._insert,
     m.Optimize: _Analyzer._optimize,
     m.Reorg: _Analyzer._reorg,
     m.AlterTable: _Analyzer._alter,
     m.CreateTable: _Analyzer._create,
+    m.ConvertToDelta: _Analyzer._convert,
     m.Vacuum: _Analyzer._vacuum,
     m.Restore: _Analyzer._restore,
 }
+
+
+# The operation names Delta commits these ALTER TABLE forms under (DeltaOperations).
+_ALTER_OPERATIONS = {"ALTER COLUMN": "CHANGE COLUMN", "CHANGE COLUMN": "CHANGE COLUMN", "RENAME COLUMN": "RENAME COLUMN",
+                     "REPLACE COLUMNS": "REPLACE COLUMNS", "DROP COLUMN": "DROP COLUMNS", "DROP COLUMNS": "DROP COLUMNS",
+                     "ADD CONSTRAINT": "ADD CONSTRAINT", "DROP CONSTRAINT": "DROP CONSTRAINT"}
+
+
+def _alter_operation(detail: Optional[str]) -> str:
+    words = " ".join((detail or "").upper().split()[:2])
+    return _ALTER_OPERATIONS.get(words, "ALTER TABLE")
+
+
+def _keep_unassigned(region: Region, assigned: set[str]) -> Region:
+    """The clauses of `region` on columns none of which is assigned: what still holds of a row
+    after the assignments (an assigned column may take any value)."""
+    return Region(tuple(c for c in region.clauses if not (c.columns & assigned)))
 
 
 # Frozen dataclasses built per statement: a faster __init__, same signature and result.

@@ -268,6 +268,16 @@ class Catalog:
                 return
             self.put(info)
             return
+        if isinstance(statement, m.ConvertToDelta) and statement.target is not None:
+            key = statement.target.key
+            self.put(TableInfo(
+                name=key,
+                columns=tuple((c.name.lower(), c.type) for c in statement.partitioned_by),
+                partition_columns=tuple(c.name.lower() for c in statement.partitioned_by),
+                assumptions=("CONVERT TO DELTA: the data columns are those of the Parquet files (not known here)",),
+                source="CONVERT TO DELTA",
+            ))
+            return
         if isinstance(statement, m.AlterTable) and statement.target is not None:
             info = self.lookup(statement.target)
             key = statement.target.key

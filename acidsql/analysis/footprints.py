@@ -180,6 +180,30 @@ class SymbolicFileFilter(FileFilter):
         return Evidence(best, detail, partition_hint(hit))
 
 
+@dataclass(frozen=True)
+class SymbolicFileFilters(FileFilter):
+    """Several read predicates (a statement that reads its target by its condition and again
+    through a query inside it): a file matches when any of them selects it, as Delta checks
+    each recorded read predicate."""
+
+    filters: tuple[SymbolicFileFilter, ...]
+
+    def matches(self, files: FileSet) -> Evidence:
+        best = Evidence.none()
+        for f in self.filters:
+            ev = f.matches(files)
+            if ev.overlap > best.overlap:
+                best = ev
+                if ev.overlap is Overlap.CERTAIN:
+                    break
+        return best
+
+
+def file_filter(regions: list[Region]) -> FileFilter:
+    filters = tuple(SymbolicFileFilter(r) for r in regions)
+    return filters[0] if len(filters) == 1 else SymbolicFileFilters(filters)
+
+
 def _region_hint(region: Region) -> Optional[str]:
     cols = sorted(region.columns)
     vals = []
@@ -251,6 +275,28 @@ class SymbolicRowFilter(RowFilter):
         return Evidence.none()
 
 
+@dataclass(frozen=True)
+class SymbolicRowFilters(RowFilter):
+    """Several row conditions (one per read of the target): a row matches when any does."""
+
+    filters: tuple[SymbolicRowFilter, ...]
+
+    def matches(self, rows: RowSet) -> Evidence:
+        best = Evidence.none()
+        for f in self.filters:
+            ev = f.matches(rows)
+            if ev.overlap > best.overlap:
+                best = ev
+                if ev.overlap is Overlap.CERTAIN:
+                    break
+        return best
+
+
+def row_filter(regions: list[Region]) -> RowFilter:
+    filters = tuple(SymbolicRowFilter(r) for r in regions)
+    return filters[0] if len(filters) == 1 else SymbolicRowFilters(filters)
+
+
 def _show_row(r: Row) -> str:
     return "(" + ", ".join(f"{k}={show_value(v)}" for k, v in r) + ")"
 
@@ -296,7 +342,7 @@ def _stats_may_match(region: Region, f: DataFile, types: Mapping[str, str]) -> b
         try:
             lo = min(non_null) if non_null else None
             hi = max(non_null) if non_null else None
-        except (TypeError, Unknown):  # mixed or statically unknown values: no bound
+        except (TypeError, Unknown):  # values that do not order (structs, a value not known): no skipping
             continue
         if cat == "string" and non_null:
             # Delta truncates string statistics to a prefix; keep only what survives.
@@ -356,6 +402,8 @@ class _Effector:
             return self._insert()
         if isinstance(a.statement, (m.Update, m.Delete)):
             return self._dml(a.statement.where)
+        if isinstance(a.statement, m.Truncate):
+            return self._dml(None)
         if isinstance(a.statement, m.Merge):
             return self._merge()
         return self._unknown()
@@ -374,8 +422,11 @@ class _Effector:
         removed = SymbolicFiles(unknown=a.write.partitions) if a.write.removes_files else _empty_files()
         added = SymbolicFiles(unknown=a.write.partitions, existing=False) if a.write.adds_files else _empty_files(False)
         rows = SymbolicRows(unknown=a.read.rows) if a.read.reads else SymbolicRows()
-        deleted = SymbolicRows(unknown=a.read.rows) if a.write.removes_files else SymbolicRows()
-        new = SymbolicRows(new_unknown=a.write.partitions) if a.write.adds_files else SymbolicRows()
+        # It deletes (or rewrites) rows its own condition selects, not those it only read
+        # through a query; the rows it writes keep what its assignments leave of the condition.
+        own = a.read.own
+        deleted = SymbolicRows(unknown=own.rows if own.reads else Region()) if a.write.removes_files else SymbolicRows()
+        new = SymbolicRows(new_unknown=a.write.rows.intersect(a.write.partitions)) if a.write.adds_files else SymbolicRows()
         return Effects(read, removed, added, rows, deleted, new, None)
 
     def _candidates(self, partitions: Region, files_region: Region) -> tuple[list[DataFile], list[DataFile]]:
@@ -409,12 +460,14 @@ class _Effector:
         s: m.Insert = a.statement
         overwrite = a.op_kind is OpKind.OVERWRITE
         read_c, read_m = ([], [])
-        if a.read.reads:
-            read_c, read_m = self._candidates(a.read.partitions, a.read.files)
+        own = a.read.own
+        if own.reads:
+            read_c, read_m = self._candidates(Region() if own.whole_table else own.partitions, own.files)
         removed_c: list[DataFile] = []
         removed_m: list[DataFile] = []
         if overwrite:
             removed_c, removed_m = read_c, read_m
+        scan_c, scan_m, scan_rows_c, scan_rows_m = self._scanned()
         rows = [dict(r) for r in a.write.literal_rows]
         state = self.state
         if rows and not overwrite or (rows and overwrite):
@@ -435,13 +488,16 @@ class _Effector:
             exact = False
         kept = tuple(f for f in state.files if f not in removed_c and f not in removed_m)
         after = replace(state, files=kept + tuple(new_files), exact=exact)
-        read_files = SymbolicFiles(certain=frozenset(read_c), possible=frozenset(read_m))
-        read_refs = _refs(read_c, read_m)
+        all_c = list(dict.fromkeys(read_c + scan_c))
+        all_m = [f for f in dict.fromkeys(read_m + scan_m) if f not in all_c]
+        read_files = SymbolicFiles(certain=frozenset(all_c), possible=frozenset(all_m))
+        read_refs = _refs(read_c, read_m) | scan_rows_m
         return Effects(
             read_files=read_files,
             removed=SymbolicFiles(certain=frozenset(removed_c), possible=frozenset(removed_m)),
             added=added,
-            read_rows=SymbolicRows(possible=read_refs) if a.read.reads else SymbolicRows(),
+            read_rows=SymbolicRows(certain=frozenset(scan_rows_c), possible=frozenset(read_refs - scan_rows_c))
+            if a.read.reads else SymbolicRows(),
             deleted_rows=SymbolicRows(certain=_refs(removed_c, []), possible=_refs([], removed_m)),
             new_rows=new_rows,
             after=after,
@@ -485,9 +541,10 @@ class _Effector:
         """UPDATE / DELETE (and MERGE through `matcher`): rows whose condition holds change.
         `matcher(row) -> (holds: True/False/None, new values or None for delete, or "?")`."""
         a = self.a
-        read_c, read_m = self._candidates(a.read.partitions, a.read.files) if not a.read.whole_table else self._candidates(Region(), Region())
+        own = a.read.own
+        read_c, read_m = self._candidates(own.partitions, own.files) if not own.whole_table else self._candidates(Region(), Region())
         assignments = dict(a.statement.assignments) if isinstance(a.statement, m.Update) else {}
-        is_delete = isinstance(a.statement, m.Delete)
+        is_delete = isinstance(a.statement, (m.Delete, m.Truncate))
         dv = self.a.layout.deletion_vectors and a.write.rewrite != "whole files"
         changed_c: set[RowRef] = set()
         changed_m: set[RowRef] = set()
@@ -558,32 +615,67 @@ class _Effector:
         # the new rows' values are not known.
         possible_parts = added_m_parts + [_partition_of(dict(r), self.info) for r in new_m]
         unknown_added = None
-        if new_unknown or inserts_unknown or (possible_parts and not self.info.partition_columns):
+        if new_unknown or inserts_unknown:
+            # rows whose values are not known: where the analysis says this statement writes
+            unknown_added = a.write.partitions if self.info.partition_columns else Region()
+            if possible_parts and self.info.partition_columns:
+                unknown_added = Region.union([unknown_added] + [Region.from_values(dict(p)) for p in possible_parts])
+        elif possible_parts and not self.info.partition_columns:
             unknown_added = Region()
         elif possible_parts:
             unknown_added = Region.union([Region.from_values(dict(p)) for p in possible_parts])
         exact = state.exact and not (changed_m or new_unknown or inserts_unknown)
         after = replace(state, files=tuple(kept_files), exact=exact)
+        scan_c, scan_m, scan_rows_c, scan_rows_m = self._scanned()
+        read_c = list(dict.fromkeys(read_c + scan_c))
+        read_m = [f for f in dict.fromkeys(read_m + scan_m) if f not in read_c]
         return Effects(
             read_files=SymbolicFiles(certain=frozenset(read_c), possible=frozenset(read_m)),
             removed=SymbolicFiles(certain=frozenset(removed_c), possible=frozenset(removed_m)),
             added=SymbolicFiles(certain=frozenset(added_c + new_files_certain), existing=False, unknown=unknown_added),
-            read_rows=SymbolicRows(certain=frozenset(changed_c), possible=frozenset(changed_m | selected_m)),
+            read_rows=SymbolicRows(certain=frozenset(changed_c | scan_rows_c),
+                                   possible=frozenset((changed_m | selected_m | scan_rows_m) - changed_c - scan_rows_c)),
             deleted_rows=SymbolicRows(certain=frozenset(changed_c), possible=frozenset(changed_m)),
             new_rows=SymbolicRows(new_certain=tuple(new_c), new_possible=tuple(new_m),
-                                  new_unknown=Region() if (new_unknown or inserts_unknown) else None),
+                                  new_unknown=a.write.rows if (new_unknown or inserts_unknown) else None),
             after=after,
         )
 
     def _assign(self, row: dict, assignments: Mapping[str, exp.Expression]):
+        """The row after the assignments; a value it cannot compute is UNKNOWN_VALUE, and the
+        columns it does not assign keep theirs (the row still satisfies what it did on them)."""
         out = dict(row)
         for col, e in assignments.items():
+            name = col.split(".")[-1].strip("`").lower()
             try:
                 v = evaluate_expression(e, row, self.resolver)
-                out[col] = coerce(v, type_category(self.types.get(col)))
+                out[name] = coerce(v, type_category(self.types.get(name)))
             except Unknown:
-                return "?"
+                out[name] = UNKNOWN_VALUE
         return tuple(sorted(out.items()))
+
+    def _scanned(self) -> tuple[list[DataFile], list[DataFile], set[RowRef], set[RowRef]]:
+        """What the statement reads of its target through queries inside it (its source, a
+        subquery, a CTE): files (certainly, maybe) and rows (certainly, maybe)."""
+        files_c: list[DataFile] = []
+        files_m: list[DataFile] = []
+        rows_c: set[RowRef] = set()
+        rows_m: set[RowRef] = set()
+        resolver = TargetColumns(None, self.info)
+        for part in self.a.read.each():
+            if part.through is None:
+                continue
+            c, maybe = self._candidates(part.partitions, part.files)
+            files_c += [f for f in c if f not in files_c]
+            files_m += [f for f in maybe if f not in files_m]
+            for f in c + maybe:
+                for i, row in f.live():
+                    holds = condition_holds(part.condition_expression, row, resolver)
+                    if holds is True and f in c:
+                        rows_c.add((f.id, i))
+                    elif holds is not False:
+                        rows_m.add((f.id, i))
+        return files_c, [f for f in files_m if f not in files_c], rows_c, rows_m - rows_c
 
     def _merge(self) -> Effects:
         a = self.a
@@ -784,12 +876,13 @@ def footprint_of(analysis: Analysis, catalog: Optional[Catalog] = None, known_ro
     a = analysis
     eff = effects if effects is not None else effects_of(a, known_rows)
     read_filter = None
-    if a.read.reads and a.op_kind is not OpKind.CREATE:
-        read_filter = SymbolicFileFilter(Region() if a.read.whole_table else a.read.partitions)
-    row_filter = None
+    reads = a.read.each()
+    if reads and a.op_kind is not OpKind.CREATE:
+        read_filter = file_filter([Region() if r.whole_table else r.partitions for r in reads])
+    rows_filter = None
     read_rows = None
     if a.row_level.applies:
-        row_filter = SymbolicRowFilter(a.read.rows if a.read.reads else Region.false())
+        rows_filter = row_filter([r.rows for r in reads]) if reads else SymbolicRowFilter(Region.false())
         read_rows = eff.read_rows if known_rows is not None else SymbolicRows(unknown=a.read.rows)
     label = " ".join(a.statement.text.split())
     if len(label) > 90:
@@ -804,7 +897,7 @@ def footprint_of(analysis: Analysis, catalog: Optional[Catalog] = None, known_ro
         read_whole_table=a.read.reads and a.read.whole_table,
         read_filter=read_filter,
         read_files=eff.read_files if a.read.reads else None,
-        row_filter=row_filter,
+        row_filter=rows_filter,
         read_rows=read_rows,
         rlc_fallbacks=a.row_level.fallbacks,
         changes_data=a.changes_data,
@@ -813,6 +906,7 @@ def footprint_of(analysis: Analysis, catalog: Optional[Catalog] = None, known_ro
         new_rows=eff.new_rows,
         deleted_rows=eff.deleted_rows,
         metadata_change=a.metadata_change,
+        metadata_certainty=a.metadata_certainty,
         protocol_change=a.protocol_change,
         domains=a.domains,
         zorder=a.zorder,

@@ -13,8 +13,10 @@ a conjunct for conflict detection only when it references nothing but partition 
 """
 from __future__ import annotations
 
+import calendar
 import datetime as _dt
 import decimal
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
@@ -390,6 +392,9 @@ class Clause:
     exact: bool = True
     text: str = ""
     source: Optional[exp.Expression] = field(default=None, compare=False, repr=False)
+    # How `source`'s columns map to row keys: with it an inexact clause (a predicate through a
+    # function: `year(date) = 2024`) is still decided on rows whose values are known.
+    resolve: Optional[Callable[[exp.Column], Optional[str]]] = field(default=None, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -400,7 +405,9 @@ class Clause:
 
     @property
     def is_true(self) -> bool:
-        return () in self.disjuncts
+        """TRUE: it constrains nothing. An inexact clause that can be evaluated on rows (a
+        predicate through deterministic functions) does constrain them."""
+        return () in self.disjuncts and self.resolve is None
 
     def evaluate(self, row: Mapping[str, Any]) -> Optional[bool]:
         unknown = False
@@ -420,7 +427,39 @@ class Clause:
                 return True
             if ok is not False:
                 unknown = True
+        if unknown and not self.exact and self.source is not None and self.resolve is not None:
+            # decided by evaluating the conjunct itself (None when it cannot be computed)
+            return condition_holds(self.source, row, self.resolve)
         return None if unknown else False
+
+    def refutes(self, conjunction: "Conjunction") -> bool:
+        """Whether this (inexact, evaluable) clause is FALSE on every row the conjunction pins
+        down to finitely many values (`year(date) = 2024` refutes `date = '2023-05-01'`)."""
+        if self.exact or self.source is None or self.resolve is None or not self.columns:
+            return False
+        pinned = dict(conjunction)
+        choices = []
+        for col in sorted(self.columns):
+            c = pinned.get(col)
+            if c is None:
+                return False
+            if not c.non_null:
+                choices.append((col, [None]))
+            elif c.points is not None and not c.nulls:
+                choices.append((col, sorted((p for p in c.points if c.admits(p)), key=repr)))
+            else:
+                return False
+        combos = 1
+        for _, values in choices:
+            combos *= len(values)
+        if combos > MAX_DISJUNCTS:
+            return False
+        import itertools
+
+        for values in itertools.product(*[v for _, v in choices]):
+            if condition_holds(self.source, dict(zip([c for c, _ in choices], values)), self.resolve) is not False:
+                return False
+        return True
 
 
 TRUE_CLAUSE = Clause(((),), frozenset(), True, "TRUE")
@@ -482,7 +521,8 @@ class Region:
                         t, exact, cols = t2, True, cols | cols2
             if t is None:
                 t, exact = ((),), False
-            clauses.append(Clause(t, frozenset(cols), exact, "", conjunct))
+            evaluable = not exact and _evaluable(conjunct, builder.resolve)
+            clauses.append(Clause(t, frozenset(cols), exact, "", conjunct, builder.resolve if evaluable else None))
         return clauses
 
     @staticmethod
@@ -548,13 +588,21 @@ class Region:
     def is_empty(self) -> bool:
         """True only when no row can satisfy the region."""
         d = self.dnf()
-        return d is not None and len(d) == 0
+        if d is None:
+            return False
+        if not d:
+            return True
+        evaluable = [c for c in self.clauses if not c.exact and c.source is not None and c.resolve is not None]
+        if not evaluable:
+            return False
+        return all(any(c.refutes(conj) for c in evaluable) for conj in d)
 
     def restrict(self, columns: Iterable[str]) -> "Region":
         """Keep the clauses that reference only `columns`; the rest widen to TRUE (what
         Delta does with read predicates that mix partition and data columns)."""
         cols = {c.lower() for c in columns}
-        return Region(tuple(c for c in self.clauses if c.columns and c.columns <= cols))
+        # A clause on no column at all is kept when it is FALSE (`WHERE false` selects nothing).
+        return Region(tuple(c for c in self.clauses if (c.columns and c.columns <= cols) or (not c.columns and not c.disjuncts)))
 
     def values_of(self, column: str) -> Optional[frozenset]:
         """The finite set of values `column` can take, when the region pins it down."""
@@ -685,6 +733,28 @@ def _simplifier_cannot_help(e: exp.Expression) -> bool:
 # sqlglot's simplifier is quadratic in the length of an OR / AND chain (a 1,000-term OR takes
 # 10-20 s); conditions larger than this are not handed to it.
 _SIMPLIFIER_MAX_NODES = 400
+
+
+_NOT_EVALUABLE = (exp.Select, exp.Subquery, exp.Exists, exp.Star)
+
+
+def _evaluable(e: exp.Expression, resolve: Callable[[exp.Column], Optional[str]]) -> bool:
+    """Whether `evaluate_expression` may compute `e` on a row: every column is the table's,
+    every function one it models (deterministic), and no subquery."""
+    nodes = tree_nodes(e)
+    if len(nodes) > _SIMPLIFIER_MAX_NODES:
+        return False
+    columns = 0
+    for n in nodes:
+        if isinstance(n, _NOT_EVALUABLE):
+            return False
+        if isinstance(n, exp.Column):
+            if resolve(n) is None:
+                return False
+            columns += 1
+        elif isinstance(n, exp.Func) and type(n) not in _FUNCTIONS and not isinstance(n, _OPERATORS):
+            return False
+    return columns > 0
 
 
 def split_conjuncts(condition: exp.Expression) -> list[exp.Expression]:
@@ -992,7 +1062,321 @@ def evaluate_expression(e: exp.Expression, row: Mapping[str, Any], resolve: Call
         if any(p is None for p in parts):
             return None
         return "".join(coerce(p, "string") for p in parts)
+    handler = _FUNCTIONS.get(type(e))
+    if handler is not None:
+        return handler(e, row, resolve)
     return literal_value(e)
+
+
+# ---------------------------------------------------------------------------------------------
+# Deterministic functions, as Spark computes them. This is the one evaluator the predictor and
+# the engine both use for predicates written through functions (`year(date) = 2024`,
+# `date_add(date, 1) = ...`, `CAST(date AS STRING) = ...`, `country LIKE 'U%'`): on partition
+# values it decides which partitions a read selects. Anything it cannot compute exactly as Spark
+# does (other functions, formats, a value ANSI mode rejects) raises Unknown: "may select".
+# ---------------------------------------------------------------------------------------------
+
+def _args(e: exp.Expression, row, resolve, *names: str) -> list[Any]:
+    return [evaluate_expression(e.args[n], row, resolve) if e.args.get(n) is not None else None for n in names]
+
+
+def _as_date(v: Any) -> Any:
+    if v is None or isinstance(v, _dt.date):  # a datetime is a date too: Spark casts it
+        return v.date() if isinstance(v, _dt.datetime) else v
+    if isinstance(v, str):
+        return coerce(v, "date")
+    raise Unknown(f"not a date: {v!r}")
+
+
+def _as_timestamp(v: Any) -> Any:
+    if v is None or isinstance(v, _dt.datetime):
+        return v
+    if isinstance(v, (_dt.date, str)):
+        return coerce(v, "timestamp")
+    raise Unknown(f"not a timestamp: {v!r}")
+
+
+def _int(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, decimal.Decimal)) or int(v) != v:
+        raise Unknown(f"not an integer: {v!r}")
+    return int(v)
+
+
+def _date_part(part: Callable[[_dt.date], int]):
+    def handler(e, row, resolve):
+        (v,) = _args(e, row, resolve, "this")
+        v = _as_date(v)
+        return None if v is None else part(v)
+    return handler
+
+
+def _time_part(part: Callable[[_dt.datetime], int]):
+    def handler(e, row, resolve):
+        (v,) = _args(e, row, resolve, "this")
+        v = _as_timestamp(v)
+        return None if v is None else part(v)
+    return handler
+
+
+def _date_add(e, row, resolve):
+    unit = e.args.get("unit")
+    if unit is not None and unit.name.upper() not in ("DAY", "DAYS"):
+        raise Unknown(f"date_add unit {unit.name}")
+    v, n = _args(e, row, resolve, "this", "expression")
+    if v is None or n is None:
+        return None
+    return _as_date(v) + _dt.timedelta(days=_int(n))
+
+
+def _add_months(e, row, resolve):
+    v, n = _args(e, row, resolve, "this", "expression")
+    if v is None or n is None:
+        return None
+    d = _as_date(v)
+    months = d.year * 12 + d.month - 1 + _int(n)
+    year, month = divmod(months, 12)
+    month += 1
+    return _dt.date(year, month, min(d.day, calendar.monthrange(year, month)[1]))
+
+
+def _date_diff(e, row, resolve):
+    unit = e.args.get("unit")
+    if unit is not None and unit.name.upper() not in ("DAY", "DAYS"):
+        raise Unknown(f"datediff unit {unit.name}")
+    a, b = _args(e, row, resolve, "this", "expression")
+    if a is None or b is None:
+        return None
+    return (_as_date(a) - _as_date(b)).days
+
+
+def _to_date(e, row, resolve):
+    if e.args.get("format") is not None:
+        raise Unknown("to_date with a format")
+    (v,) = _args(e, row, resolve, "this")
+    return _as_date(v)
+
+
+def _trunc(e, row, resolve):
+    unit = e.args.get("unit")
+    (v,) = _args(e, row, resolve, "this")
+    if v is None:
+        return None
+    name = (unit.name if unit is not None else "").upper()
+    d = _as_date(v)
+    if name in ("YEAR", "YYYY", "YY"):
+        out = _dt.date(d.year, 1, 1)
+    elif name in ("QUARTER",):
+        out = _dt.date(d.year, 3 * ((d.month - 1) // 3) + 1, 1)
+    elif name in ("MONTH", "MM", "MON"):
+        out = _dt.date(d.year, d.month, 1)
+    elif name == "WEEK":
+        out = d - _dt.timedelta(days=d.weekday())
+    else:
+        raise Unknown(f"trunc unit {name}")
+    # trunc(date, fmt) gives a date; date_trunc(fmt, ts) a timestamp
+    return out if isinstance(e, exp.DateTrunc) else _dt.datetime(out.year, out.month, out.day)
+
+
+def _cast(e, row, resolve):
+    v = evaluate_expression(e.this, row, resolve)
+    if v is None:
+        return None
+    to = e.to.sql(dialect="databricks") if e.to is not None else ""
+    cat = type_category(to)
+    if cat == "string":
+        if isinstance(v, _dt.datetime):
+            if v.microsecond:
+                raise Unknown("timestamp with a fraction of a second as a string")
+            return v.isoformat(sep=" ")
+        if isinstance(v, (float, decimal.Decimal)):
+            raise Unknown("a fractional number as a string")
+        return coerce(v, "string")
+    if cat == "date":
+        return _as_date(v)
+    if cat == "timestamp":
+        return _as_timestamp(v)
+    if cat == "int" and isinstance(v, str):
+        try:
+            return int(v.strip())
+        except ValueError:
+            raise Unknown(f"{v!r} as an integer") from None
+    if cat in ("int", "decimal", "boolean") and not isinstance(v, (_dt.date, float)):
+        return coerce(v, cat)
+    raise Unknown(f"CAST to {to}")
+
+
+def _like_regex(pattern: str) -> "re.Pattern":
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+def _like(e, row, resolve):
+    if e.args.get("escape") is not None:
+        raise Unknown("LIKE ... ESCAPE")
+    v, pattern = _args(e, row, resolve, "this", "expression")
+    if v is None or pattern is None:
+        return None
+    if not isinstance(v, str) or not isinstance(pattern, str):
+        raise Unknown("LIKE on a non-string")
+    if isinstance(e, exp.ILike):
+        v, pattern = v.lower(), pattern.lower()
+    return _like_regex(pattern).fullmatch(v) is not None
+
+
+def _string_fn(fn: Callable[[str], Any]):
+    def handler(e, row, resolve):
+        (v,) = _args(e, row, resolve, "this")
+        if v is None:
+            return None
+        if not isinstance(v, str):
+            v = coerce(v, "string")
+            if not isinstance(v, str):
+                raise Unknown("not a string")
+        return fn(v)
+    return handler
+
+
+def _starts_with(e, row, resolve):
+    v, prefix = _args(e, row, resolve, "this", "expression")
+    if v is None or prefix is None:
+        return None
+    if not isinstance(v, str) or not isinstance(prefix, str):
+        raise Unknown("startswith on a non-string")
+    return v.startswith(prefix)
+
+
+def _substring(e, row, resolve):
+    v, start, length = _args(e, row, resolve, "this", "start", "length")
+    if v is None or start is None or (e.args.get("length") is not None and length is None):
+        return None
+    if not isinstance(v, str):
+        raise Unknown("substring of a non-string")
+    pos = _int(start)
+    if pos < 0:
+        raise Unknown("substring from the end")
+    begin = max(pos - 1, 0)
+    if e.args.get("length") is None:
+        return v[begin:]
+    n = _int(length)
+    return v[begin:begin + n] if n > 0 else ""
+
+
+def _left(e, row, resolve):
+    v, n = _args(e, row, resolve, "this", "expression")
+    if v is None or n is None:
+        return None
+    if not isinstance(v, str):
+        raise Unknown("left of a non-string")
+    n = _int(n)
+    return v[:n] if n > 0 else ""
+
+
+def _trim(e, row, resolve):
+    if e.args.get("position") is not None or e.args.get("expression") is not None:
+        raise Unknown("TRIM with characters or a side")
+    (v,) = _args(e, row, resolve, "this")
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise Unknown("trim of a non-string")
+    return v.strip(" ")
+
+
+def _coalesce(e, row, resolve):
+    for x in [e.this] + list(e.expressions):
+        v = evaluate_expression(x, row, resolve)
+        if v is not None:
+            return v
+    return None
+
+
+def _if(e, row, resolve):
+    cond = _truth(e.this, row, resolve)
+    if cond is UNKNOWN_VALUE:
+        raise Unknown("IF condition")
+    branch = e.args.get("true") if cond is True else e.args.get("false")
+    return None if branch is None else evaluate_expression(branch, row, resolve)
+
+
+def _case(e, row, resolve):
+    if e.this is not None:
+        raise Unknown("CASE x WHEN ...")
+    for when in e.args.get("ifs") or ():
+        cond = _truth(when.this, row, resolve)
+        if cond is UNKNOWN_VALUE:
+            raise Unknown("CASE condition")
+        if cond is True:
+            return evaluate_expression(when.args["true"], row, resolve)
+    default = e.args.get("default")
+    return None if default is None else evaluate_expression(default, row, resolve)
+
+
+def _abs(e, row, resolve):
+    (v,) = _args(e, row, resolve, "this")
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, decimal.Decimal)):
+        raise Unknown("abs of a non-number")
+    return abs(v)
+
+
+def _mod(e, row, resolve):
+    a, b = _args(e, row, resolve, "this", "expression")
+    if a is None or b is None:
+        return None
+    a, b = _int(a), _int(b)
+    if b == 0:
+        raise Unknown("modulo by zero")
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r  # Spark: the sign of the dividend
+
+
+# Function-like nodes evaluate_expression computes itself (sqlglot makes some of them Funcs).
+_OPERATORS = tuple(getattr(exp, n) for n in ("And", "Or", "Not", "Concat", "DPipe", "In", "Between", "Is")
+                   if hasattr(exp, n))
+
+_FUNCTIONS: dict[type, Callable[[Any, Mapping[str, Any], Any], Any]] = {
+    exp.Year: _date_part(lambda d: d.year),
+    exp.Month: _date_part(lambda d: d.month),
+    exp.Day: _date_part(lambda d: d.day),
+    exp.DayOfMonth: _date_part(lambda d: d.day),
+    exp.DayOfYear: _date_part(lambda d: d.timetuple().tm_yday),
+    exp.Quarter: _date_part(lambda d: (d.month - 1) // 3 + 1),
+    exp.DayOfWeek: _date_part(lambda d: d.isoweekday() % 7 + 1),  # Spark: Sunday is 1
+    exp.WeekOfYear: _date_part(lambda d: d.isocalendar()[1]),
+    exp.Hour: _time_part(lambda t: t.hour),
+    exp.Minute: _time_part(lambda t: t.minute),
+    exp.Second: _time_part(lambda t: t.second),
+    exp.TsOrDsAdd: _date_add,
+    exp.AddMonths: _add_months,
+    exp.DateDiff: _date_diff,
+    exp.TsOrDsToDate: _to_date,
+    exp.DateTrunc: _trunc,
+    exp.TimestampTrunc: _trunc,
+    exp.Cast: _cast,
+    exp.Like: _like,
+    exp.ILike: _like,
+    exp.StartsWith: _starts_with,
+    exp.Upper: _string_fn(str.upper),
+    exp.Lower: _string_fn(str.lower),
+    exp.Length: _string_fn(len),
+    exp.Substring: _substring,
+    exp.Left: _left,
+    exp.Trim: _trim,
+    exp.Coalesce: _coalesce,
+    exp.If: _if,
+    exp.Case: _case,
+    exp.Abs: _abs,
+    exp.Mod: _mod,
+}
 
 
 def _align(a: Any, b: Any) -> tuple[Any, Any]:

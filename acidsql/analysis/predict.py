@@ -127,8 +127,15 @@ class _World:
     states: dict[str, TableState] = field(default_factory=dict)
     version: dict[str, int] = field(default_factory=dict)
 
+    def run_all(self, statement: m.AnyStatement) -> list[tuple[m.AnyStatement, Analysis, Optional[Effects], int]]:
+        """Commit every write of a statement (one per INSERT of a multi-insert), in order."""
+        out = []
+        for part in statement.writes:
+            out.append((part, *self.run(part)))
+        return out
+
     def run(self, statement: m.AnyStatement) -> tuple[Analysis, Optional[Effects], int]:
-        """Analyze and commit one statement; return its analysis, effects and version."""
+        """Analyze and commit one write; return its analysis, effects and version."""
         a = analyze(statement, self.catalog)
         key = statement.target.key.lower() if statement.target is not None else ""
         eff = None
@@ -158,8 +165,12 @@ def _parse(scenario: Scenario, role: str, text: str) -> m.AnyStatement:
 def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> Prediction:
     world = _World((catalog or Catalog()).copy())
     for text in scenario.setup:
-        world.run(_parse(scenario, "setup", text))
+        world.run_all(_parse(scenario, "setup", text))
     current_stmt = _parse(scenario, "current", scenario.current)
+    if len(current_stmt.writes) != 1:
+        raise ScenarioError(f"scenario {scenario.name!r}: the current statement must be one transaction, not a "
+                            f"multi-insert of {len(current_stmt.writes)} writes")
+    current_stmt = current_stmt.writes[0]
     cur = analyze(current_stmt, world.catalog)
     key = current_stmt.target.key.lower() if current_stmt.target is not None else ""
     state = world.states.get(key)
@@ -168,14 +179,15 @@ def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> P
     winners: list[Footprint] = []
     notes: list[str] = []
     for text in scenario.winners:
-        stmt = _parse(scenario, "winner", text)
-        wkey = stmt.target.key.lower() if stmt.target is not None else ""
-        wstate = world.states.get(wkey)
-        a, eff, version = world.run(stmt)
-        if wkey != key or not a.is_write:
-            notes.append(f"winner {' '.join(text.split())[:60]!r} does not write {key}: it cannot conflict")
-            continue
-        winners.append(footprint_of(a, world.catalog, wstate, version=version, effects=eff))
+        whole = _parse(scenario, "winner", text)
+        states = {k: v for k, v in world.states.items()}
+        for stmt, a, eff, version in world.run_all(whole):
+            wkey = stmt.target.key.lower() if stmt.target is not None else ""
+            if wkey != key or not a.is_write:
+                notes.append(f"winner {' '.join(text.split())[:60]!r} does not write {key}: it cannot conflict")
+                continue
+            winners.append(footprint_of(a, world.catalog, states.get(wkey), version=version, effects=eff))
+            states = {k: v for k, v in world.states.items()}
     if not cur.is_write:
         verdict = Verdict(None, cur.layout.isolation, False, notes=("the current statement does not write a table",))
     else:
@@ -282,9 +294,9 @@ class JobMatrix:
 
 
 def _defines_table(st: m.AnyStatement) -> bool:
-    """A plain CREATE TABLE defines a table the jobs then share; it does not race with them
-    (CREATE OR REPLACE / REPLACE TABLE do)."""
-    return isinstance(st, m.CreateTable) and not (st.or_replace or st.replace_only)
+    """A plain CREATE TABLE (or CONVERT TO DELTA) defines a table the jobs then share; it does
+    not race with them (CREATE OR REPLACE / REPLACE TABLE do)."""
+    return (isinstance(st, m.CreateTable) and not (st.or_replace or st.replace_only)) or isinstance(st, m.ConvertToDelta)
 
 
 def _shared_catalog(scripts: Sequence[m.Script], catalog: Catalog) -> Catalog:
@@ -300,14 +312,15 @@ def _shared_catalog(scripts: Sequence[m.Script], catalog: Catalog) -> Catalog:
 def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> list[tuple[m.AnyStatement, Analysis]]:
     cat = catalog.copy()
     out = []
-    for st in script.statements:
+    for whole in script.statements:
         try:
-            a = analyze(st, cat)
-            if a.is_write and st.target is not None and not _defines_table(st):
-                out.append((st, a))
-            cat.apply(st)
+            for st in whole.writes:  # each INSERT of a multi-insert is its own transaction
+                a = analyze(st, cat)
+                if a.is_write and st.target is not None and not _defines_table(st):
+                    out.append((st, a))
+            cat.apply(whole)
         except Exception as bug:  # a defect of acidsql on one statement: the others are predicted
-            errors.append(f"{st.span}: internal error: {type(bug).__name__}: {bug} (this statement is left out)")
+            errors.append(f"{whole.span}: internal error: {type(bug).__name__}: {bug} (this statement is left out)")
     return out
 
 

@@ -9,9 +9,8 @@ Reads are described at Delta's three levels:
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from sqlglot import exp
 
@@ -19,7 +18,7 @@ from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.predicates import Region, split_conjuncts, type_category
 from acidsql.sql import model as m
 from acidsql.sql.build import SQL_DIALECT as _SQL_DIALECT
-from acidsql.sql.build import tree_nodes
+from acidsql.sql.build import table_ref, tree_nodes
 
 NON_DETERMINISTIC_FUNCTIONS = {
     "rand", "random", "randn", "uuid", "shuffle", "monotonically_increasing_id", "spark_partition_id",
@@ -47,6 +46,44 @@ class ReadSet:
     # The condition as a tree: its SQL text is generated only when someone asks for it
     # (`condition`), as generating is not cheap and linting never needs it.
     condition_expression: Optional[exp.Expression] = field(default=None, compare=False, repr=False)
+    # The separate reads this set is the union of, each with its own partition, file and row
+    # predicates (Delta records each scan of the target as its own read predicate): the
+    # statement's own condition, and every scan of the target by its source, a subquery or a
+    # CTE. Empty when the set is one read.
+    parts: tuple["ReadSet", ...] = ()
+    # For a read by a query inside the statement: where that query sits ("the MERGE source",
+    # "CTE x (used by the INSERT's query)"); None for the statement's own condition.
+    through: Optional[str] = None
+
+    def each(self) -> tuple["ReadSet", ...]:
+        """The separate reads (the set itself when it is one)."""
+        return self.parts or ((self,) if self.reads else ())
+
+    @staticmethod
+    def union(reads: Sequence["ReadSet"], why: str = "") -> "ReadSet":
+        """Every read of `reads` as one set: the fields are the union (for messages and for
+        consumers that need one region), `parts` keeps each read."""
+        flat = [part for r in reads for part in r.each()]
+        if not flat:
+            return ReadSet(False, why=why or (reads[0].why if reads else ""))
+        if len(flat) == 1:
+            return flat[0]
+        conditions = [p.condition_expression for p in flat]
+        condition = None
+        if all(c is not None for c in conditions):
+            condition = conditions[0]
+            for c in conditions[1:]:
+                condition = exp.or_(condition, c, copy=False)
+        return ReadSet(
+            True,
+            whole_table=any(p.whole_table for p in flat),
+            partitions=Region.union([p.partitions for p in flat]),
+            files=Region.union([p.files for p in flat]),
+            rows=Region.union([p.rows for p in flat]),
+            condition_expression=condition,
+            why=why or "; ".join(dict.fromkeys(p.why for p in flat if p.why)),
+            parts=tuple(flat),
+        )
 
     @property
     def condition(self) -> Optional[str]:
@@ -60,7 +97,7 @@ class ReadSet:
     def to_dict(self) -> dict:
         if not self.reads:
             return {"reads": False, "why": self.why}
-        return {
+        out = {
             "reads": True,
             "whole_table": self.whole_table,
             "partitions": self.partitions.to_json(),
@@ -69,6 +106,20 @@ class ReadSet:
             "condition": self.condition,
             "why": self.why,
         }
+        if self.through is not None:
+            out["through"] = self.through
+        if self.parts:
+            out["each"] = [p.to_dict() for p in self.parts]
+        return out
+
+    @property
+    def own(self) -> "ReadSet":
+        """The statement's own read (its condition's), without the reads through queries inside
+        it (FALSE when it has none: an INSERT that only reads through its query)."""
+        mine = [p for p in self.each() if p.through is None]
+        if len(mine) == 1:
+            return mine[0]
+        return ReadSet.union(mine) if mine else ReadSet(False, why="only reads through queries inside the statement")
 
 
 @dataclass(frozen=True)
@@ -82,12 +133,17 @@ class WriteSet:
     partitions: Region = field(default_factory=Region)
     rewrite: str = "none"
     literal_rows: tuple[tuple[tuple[str, Any], ...], ...] = ()  # INSERT ... VALUES rows (column, value)
+    # Where the rows it writes lie (TRUE: anywhere; FALSE: it writes no new rows). The rows an
+    # UPDATE writes keep the WHERE's predicates on every column it does not set, and so do the
+    # rows a MERGE updates, on the target-only parts of ON and of the WHEN condition.
+    rows: Region = field(default_factory=Region)
 
     def to_dict(self) -> dict:
         return {
             "adds_files": self.adds_files,
             "removes_files": self.removes_files,
             "partitions": self.partitions.to_json(),
+            "rows": self.rows.to_json(),
             "rewrite": self.rewrite,
             "literal_rows": len(self.literal_rows),
         }
@@ -270,43 +326,170 @@ def _is_correlated(select: exp.Select, resolver: TargetColumns) -> bool:
     return False
 
 
-def _tables_in(e: exp.Expression) -> list[exp.Table]:
-    return [node for node in tree_nodes(e) if isinstance(node, exp.Table)]
+# ---------------------------------------------------------------------------------------------
+# Reads of the target by queries inside the statement
+# ---------------------------------------------------------------------------------------------
 
 
-def reads_table(node: Optional[exp.Expression], target: Optional[m.TableRef], ctes: tuple = (),
-                resolver: Optional[TargetColumns] = None) -> bool:
-    """Whether a query (or condition) reads the target table, directly or through a CTE.
-    With `resolver`, a condition's tables come from its walk there (see `walk_condition`)."""
-    if node is None or target is None:
+@dataclass(frozen=True)
+class TargetScan:
+    """One scan of a statement's own target table by a query inside it: its source, a
+    subquery, or a CTE it uses. `condition` holds the conjuncts that filter this scan, over the
+    target's columns (unqualified); None when nothing filters it."""
+
+    through: str  # "the MERGE source", "CTE x (in the INSERT's query)", ...
+    alias: str
+    condition: Optional[exp.Expression] = field(default=None, compare=False)
+    table: Optional[exp.Table] = field(default=None, compare=False, repr=False)
+
+
+def same_table(a: m.TableRef, b: m.TableRef) -> bool:
+    """Whether two references name the same table. Paths compare as paths. Names compare part
+    by part from the right: a missing database is the current one, taken to be `default`
+    (acidsql does not follow USE), and a missing catalog matches any."""
+    if (a.path is None) != (b.path is None):
         return False
-    want = {target.key.lower()}
-    if target.name:
-        want.add(target.name.split(".")[-1].lower())
-    if target.path:
-        want.add(target.path.lower())
-    tables = resolver.walk_condition(node).tables if resolver is not None else _tables_in(node)
-    for t in itertools.chain(tables, *map(_tables_in, ctes)):
-        parts = [p.name.lower() for p in t.parts if isinstance(p, exp.Identifier)]
-        full = ".".join(parts)
-        if full in want or t.name.lower() in want:
-            return True
-    return False
+    if a.path is not None:
+        return a.path.rstrip("/") == (b.path or "").rstrip("/")
+    pa, pb = (a.name or "").split("."), (b.name or "").split(".")
+    if pa[-1] != pb[-1]:
+        return False
+    dba = pa[-2] if len(pa) >= 2 else "default"
+    dbb = pb[-2] if len(pb) >= 2 else "default"
+    if dba != dbb:
+        return False
+    return len(pa) < 3 or len(pb) < 3 or pa[-3] == pb[-3]
 
 
-def target_scan_conditions(node: exp.Expression, target: m.TableRef) -> list[Optional[exp.Expression]]:
-    """For each SELECT in `node` that scans the target, its WHERE (None: unfiltered scan)."""
-    out: list[Optional[exp.Expression]] = []
-    want = {target.key.lower(), (target.name or "").split(".")[-1].lower()}
-    for sel in node.find_all(exp.Select):
-        from_ = sel.args.get("from") or sel.args.get("from_")
-        tables = [t for t in (from_.find_all(exp.Table) if from_ is not None else []) if t.name.lower() in want]
-        for j in sel.args.get("joins") or []:
-            tables += [t for t in j.find_all(exp.Table) if t.name.lower() in want]
-        if tables:
-            where = sel.args.get("where")
-            out.append(where.this if where is not None and not sel.args.get("joins") else None)
-    return out
+def _roots(statement: m.Statement) -> list[tuple[Optional[exp.Expression], str]]:
+    """The expressions of a write that hold queries, with words for where each sits."""
+    s = statement
+    if isinstance(s, m.Insert):
+        return [(s.source, "the INSERT's query"), (s.replace_where, "REPLACE WHERE"), (s.replace_on, "REPLACE ON")]
+    if isinstance(s, m.Update):
+        return [(v, "a SET value") for _c, v in s.assignments] + [(s.where, "the WHERE condition")]
+    if isinstance(s, m.Delete):
+        return [(s.where, "the WHERE condition")]
+    if isinstance(s, m.Merge):
+        out: list[tuple[Optional[exp.Expression], str]] = [(s.source, "the MERGE source"), (s.on, "the MERGE condition")]
+        for c in s.clauses:
+            where = f"a WHEN {c.match.value} clause"
+            out.append((c.condition, where))
+            out += [(v, where) for _c, v in c.assignments]
+        return out
+    return []
+
+
+def target_scans(statement: m.Statement) -> tuple[TargetScan, ...]:
+    """Every scan of the statement's target by a query inside it, as Spark resolves names: a
+    name a CTE in scope defines is that CTE, not the table (`WITH events AS (...) INSERT INTO
+    events SELECT * FROM events` reads no table `events`), and a CTE is read where it is used.
+    This is the one answer to "does a write read its own target" (the analyzer's blind-append
+    and read-set decisions, and lint rule DL003, ask it)."""
+    target = statement.target
+    if target is None:
+        return ()
+    roots = [(e, where) for e, where in _roots(statement) if e is not None]
+    ctes = tuple(getattr(statement, "ctes", ()) or ())
+    short = (target.path or target.name or "").split(".")[-1].lower()
+    # Fast path: no table node anywhere bears the target's last name.
+    if not any(isinstance(n, exp.Table) and (n.name.lower() == short or (target.path and n.name == target.path))
+               for e in [r for r, _ in roots] + list(ctes) for n in tree_nodes(e)):
+        return ()
+    finder = _ScanFinder(target)
+    scope: dict[str, tuple[exp.CTE, dict]] = {}
+    for cte in ctes:  # a CTE's body sees the CTEs before it
+        scope = {**scope, cte.alias_or_name.lower(): (cte, scope)}
+    for root, where in roots:
+        finder.walk(root, scope, where)
+    return tuple(finder.found)
+
+
+def reads_table(statement: m.Statement) -> bool:
+    """Whether a write reads its own target through a query inside it (see `target_scans`)."""
+    return bool(target_scans(statement))
+
+
+class _ScanFinder:
+    def __init__(self, target: m.TableRef):
+        self.target = target
+        self.found: list[TargetScan] = []
+        self._ctes_read: set[int] = set()
+
+    def walk(self, root: exp.Expression, scope: dict, where: str) -> None:
+        # iterative: generated conditions nest thousands of levels deep
+        stack = [(root, scope, where)]
+        while stack:
+            node, scope, where = stack.pop()
+            with_ = node.args.get("with_")
+            if isinstance(with_, exp.With):
+                for cte in with_.expressions:
+                    scope = {**scope, cte.alias_or_name.lower(): (cte, scope)}
+            if isinstance(node, exp.Table):
+                self._table(node, scope, where, stack)
+            for key, value in node.args.items():
+                if key == "with_":
+                    continue
+                if isinstance(value, exp.Expression):
+                    stack.append((value, scope, where))
+                elif isinstance(value, list):
+                    stack.extend((v, scope, where) for v in value if isinstance(v, exp.Expression))
+
+    def _table(self, table: exp.Table, scope: dict, where: str, stack: list) -> None:
+        if not table.name or isinstance(table.this, exp.Func):
+            return
+        name = table.name.lower()
+        if not table.args.get("db") and name in scope:
+            cte, cte_scope = scope[name]
+            if id(cte) not in self._ctes_read:
+                self._ctes_read.add(id(cte))
+                stack.append((cte.this, cte_scope, f"CTE {cte.alias_or_name} (used by {where})"))
+            return
+        ref = table_ref(table)
+        if not same_table(ref, self.target):
+            return
+        if ref.version_as_of is not None or ref.timestamp_as_of is not None:
+            return  # a time-travelled read is of an older snapshot, not of the transaction's
+        alias = table.alias_or_name.lower()
+        self.found.append(TargetScan(where, alias, _scan_condition(table, alias), table))
+
+
+def _scan_condition(table: exp.Table, alias: str) -> Optional[exp.Expression]:
+    """The conjuncts of the enclosing SELECT that filter this scan (Spark pushes them into
+    it): WHERE conjuncts on its columns alone, and the ON conjuncts of an inner join, or of an
+    outer join on its null-supplying side. Anything else leaves the scan unfiltered."""
+    holder = table.parent
+    if isinstance(holder, exp.From):
+        join = None
+    elif isinstance(holder, exp.Join):
+        join = holder
+    else:
+        return None
+    select = holder.parent
+    if not isinstance(select, exp.Select):
+        return None
+    from_ = select.args.get("from_") or select.args.get("from")
+    joins = select.args.get("joins") or []
+    sources = (1 if from_ is not None else 0) + len(joins)
+    conjuncts: list[exp.Expression] = []
+    where = select.args.get("where")
+    if where is not None:
+        conjuncts += split_conjuncts(where.this)
+    if join is not None:
+        side = str(join.args.get("side") or "").upper()
+        kind = str(join.args.get("kind") or "").upper()
+        if (not side and kind in ("", "INNER")) or side == "LEFT":
+            on = join.args.get("on")
+            if on is not None:
+                conjuncts += split_conjuncts(on)
+    kept = []
+    for c in conjuncts:
+        walk = Walk.of(c)
+        if walk.subquery or not walk.columns:
+            continue
+        if all((col.table.lower() == alias) if col.table else sources == 1 for col in walk.columns):
+            kept.append(c.transform(lambda n: exp.column(n.name) if isinstance(n, exp.Column) else n))
+    return and_all(kept)
 
 
 def merge_target_predicates(on: Optional[exp.Expression], resolver: TargetColumns, target_qualifier: str) -> tuple[list[exp.Expression], list[str]]:

@@ -181,6 +181,9 @@ class Footprint:
     new_rows: Optional[RowSet] = None  # rows in newly written files (for row-level checks)
     deleted_rows: Optional[RowSet] = None  # existing rows it deleted or rewrote
     metadata_change: Optional[str] = None  # words: "sets delta.isolationLevel", "adds column c"
+    # CERTAIN, or POSSIBLE when the change depends on data the predictor cannot see (a write
+    # WITH SCHEMA EVOLUTION changes the schema only if its source brings new columns).
+    metadata_certainty: Overlap = Overlap.CERTAIN
     protocol_change: Optional[ProtocolChange] = None
     domains: frozenset[str] = frozenset()
     app_ids: frozenset[str] = frozenset()

@@ -278,9 +278,12 @@ def check_metadata(f: _Findings) -> bool:
     """2. Databricks fails every concurrent write on a metadata change."""
     if f.winner.metadata_change is None:
         return False
-    why = (f"{f.who} changed the table metadata ({f.winner.metadata_change}); "
+    # POSSIBLE when the change depends on data the predictor cannot see (WITH SCHEMA EVOLUTION).
+    certainty = f.winner.metadata_certainty
+    verb = "changed" if certainty is Overlap.CERTAIN else "may have changed"
+    why = (f"{f.who} {verb} the table metadata ({f.winner.metadata_change}); "
            "metadata changes fail every concurrent write")
-    return f.conflict(ConflictKind.METADATA_CHANGED, _CERTAIN, Check.METADATA, why)
+    return f.conflict(ConflictKind.METADATA_CHANGED, Evidence(certainty), Check.METADATA, why)
 
 
 def check_domains(f: _Findings) -> bool:

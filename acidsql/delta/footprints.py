@@ -202,6 +202,20 @@ class RowConditionFilter(RowFilter):
         return Evidence.none()
 
 
+@dataclass(frozen=True, eq=False)
+class RowConditionFilters(RowFilter):
+    """Several row conditions (one per read of the table): a row matches when any does."""
+
+    filters: tuple[RowConditionFilter, ...]
+
+    def matches(self, rows: RowSet) -> Evidence:
+        for f in self.filters:
+            ev = f.matches(rows)
+            if ev:
+                return ev
+        return Evidence.none()
+
+
 def all_rows(num_records: int) -> BitMap64:
     """Every physical row position of a file with `num_records` rows."""
     rows = BitMap64()

@@ -247,7 +247,29 @@ class DeltaTable:
                or_replace: bool = False, if_not_exists: bool = False, *, name: Optional[str] = None,
                description: Optional[str] = None, storage: Optional[Storage] = None,
                max_retries: int = DEFAULT_MAX_RETRIES, dv_storage: str = "file",
-               storage_options: Optional[Mapping[str, str]] = None) -> "DeltaTable":
+               replace_only: bool = False, storage_options: Optional[Mapping[str, str]] = None) -> "DeltaTable":
+        table, prepared = cls.start_create(
+            root, schema, partition_columns, clustering_columns, properties, or_replace, if_not_exists, name=name,
+            description=description, storage=storage, max_retries=max_retries, dv_storage=dv_storage,
+            replace_only=replace_only, storage_options=storage_options)
+        if prepared is not None:
+            prepared.commit()
+        return table
+
+    @classmethod
+    def start_create(cls, root: str, schema: SchemaLike, partition_columns: Sequence[str] = (),
+                     clustering_columns: Sequence[str] = (), properties: Optional[Mapping[str, Any]] = None,
+                     or_replace: bool = False, if_not_exists: bool = False, *, name: Optional[str] = None,
+                     description: Optional[str] = None, storage: Optional[Storage] = None,
+                     max_retries: int = DEFAULT_MAX_RETRIES, dv_storage: str = "file", replace_only: bool = False,
+                     txn: Optional[OptimisticTransaction] = None, as_select: bool = False,
+                     storage_options: Optional[Mapping[str, str]] = None) -> tuple["DeltaTable", Optional[PreparedCommit]]:
+        """CREATE [OR REPLACE] / REPLACE TABLE as one transaction, staged and not committed:
+        protocol, metadata, and for a replace the removal of every file (it reads the whole
+        table). `txn`: a transaction already begun on the table (so that an AS SELECT reading
+        the table reads the snapshot this one replaces); the caller adds the query's files and
+        commits (operation `... AS SELECT` when `as_select`). (table, None) when the table
+        exists and `if_not_exists`."""
         table = cls(root, storage, max_retries=max_retries, dv_storage=dv_storage, name=name,
                     storage_options=storage_options)
         schema_json = _schema_json(schema)
@@ -260,13 +282,15 @@ class DeltaTable:
         change = validate_properties(properties or {})
         props = change.config
         _check_property_combination(props)
-        exists = table.exists()
+        txn = txn if txn is not None else table.begin()
+        exists = txn.snapshot is not None
         if exists and if_not_exists:
-            return table
-        if exists and not or_replace:
+            return table, None
+        if exists and not (or_replace or replace_only):
             raise TableAlreadyExistsError(
                 f"a Delta table already exists at {root}; use CREATE OR REPLACE TABLE or CREATE TABLE IF NOT EXISTS")
-        txn = table.begin()
+        if replace_only and not exists:
+            raise TableNotFoundError(f"REPLACE TABLE: no Delta table at {root} to replace (use CREATE OR REPLACE TABLE)")
         if props.get("delta.columnMapping.mode", "none") != "none":
             schema_json, max_id = _with_column_mapping(schema_json, 0)
             props["delta.columnMapping.maxColumnId"] = str(max_id)
@@ -294,15 +318,83 @@ class DeltaTable:
             now = _now_ms()
             for add in txn.snapshot.files.values():
                 txn.remove(add.to_remove(now))
-        operation = "CREATE OR REPLACE TABLE" if or_replace else "CREATE TABLE"
+        operation = ("REPLACE TABLE" if replace_only else "CREATE OR REPLACE TABLE" if or_replace else "CREATE TABLE") \
+            + (" AS SELECT" if as_select else "")
         params = {
             "isManaged": "false", "description": description,
             "partitionBy": json.dumps(list(partition_columns)), "properties": json.dumps(props),
         }
         if clustering_columns:
             params["clusterBy"] = json.dumps(list(clustering_columns))
-        txn.commit(operation, OpKind.CREATE, params, {})
-        return table
+        return table, PreparedCommit(txn, operation, OpKind.CREATE, params, {},
+                                     changes_data=True if as_select else None)
+
+    @classmethod
+    def convert_parquet(cls, root: str, partition_schema: Sequence[Mapping[str, Any]] = (), *,
+                        collect_stats: bool = True, name: Optional[str] = None, source_format: str = "parquet",
+                        storage: Optional[Storage] = None) -> tuple["DeltaTable", int]:
+        """CONVERT TO DELTA parquet.`root` [PARTITIONED BY (...)]: the Parquet files under `root`
+        become the table's files in one commit (protocol, metadata, an AddFile per file with
+        statistics unless `collect_stats` is off), operation CONVERT. `partition_schema` holds
+        the partition columns as Spark StructField JSON objects; their values come from the
+        `col=value` directories. Returns the table and the number of files converted; a
+        folder that already has a Delta log is left alone (0 files)."""
+        from urllib.parse import quote, unquote
+
+        import pyarrow.parquet as pq
+
+        table = cls(root, storage, name=name)
+        if table.exists():
+            return table, 0
+        storage = table.log.storage
+        parts = [dict(f) for f in partition_schema]
+        part_names = [f["name"] for f in parts]
+        found: list[tuple[str, dict[str, Optional[str]], int, int]] = []  # (path, partition values, size, mtime)
+        for rel, size, mtime in storage.walk_files_with_meta():
+            *folders, file = rel.split("/")
+            if any(p.startswith(("_", ".")) for p in folders) or file.startswith(("_", ".")) or not file.endswith(".parquet"):
+                continue
+            values: dict[str, Optional[str]] = {}
+            for piece in folders:
+                key, sep, value = piece.partition("=")
+                if not sep:
+                    raise DeltaTableError(f"{storage.uri('/'.join(folders))}: a folder that is no partition (expected col=value)")
+                value = unquote(value)
+                values[unquote(key)] = None if value == datafiles.HIVE_DEFAULT_PARTITION else value
+            if sorted(values) != sorted(part_names):
+                raise DeltaTableError(
+                    f"{rel} lies under partition folders {sorted(values) or 'none'}, "
+                    f"but PARTITIONED BY names {part_names or 'none'}")
+            found.append((rel, values, size, mtime))
+        if not found:
+            raise DeltaTableError(f"no Parquet file under {storage.uri()}: nothing to convert")
+        schemas = [pq.read_schema(storage.open_read(rel)) for rel, *_ in found]
+        try:
+            file_schema = pa.unify_schemas(schemas)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+            raise DeltaTableError(f"the Parquet files do not share one schema: {e}") from None
+        fields = [f for f in file_schema if f.name not in part_names]
+        # Spark's INT96 timestamps read as nanoseconds without a zone: they are Spark TIMESTAMPs
+        fields = [f.with_type(pa.timestamp("us", tz="UTC")) if pa.types.is_timestamp(f.type) and f.type.tz is None
+                  and f.type.unit == "ns" else f for f in fields]
+        schema_json = json.loads(spark_schema_from_arrow(pa.schema(fields)))
+        schema_json["fields"] += [{**f, "nullable": True, "metadata": {}} for f in parts]
+        txn = table.begin()
+        protocol = protocol_for(required_features({}, schema_json))
+        txn.update_protocol(protocol)
+        txn.update_metadata(Metadata(
+            id=str(uuid.uuid4()), schema_string=json.dumps(schema_json, separators=(",", ":")),
+            partition_columns=tuple(part_names), configuration=(), name=name, created_time=_now_ms()))
+        for rel, values, size, mtime in found:
+            stats = datafiles.collect_stats(pq.read_table(storage.open_read(rel))) if collect_stats else None
+            txn.add(AddFile(
+                path=quote(rel, safe="/=-_.~"),
+                partition_values=tuple((c, values.get(c)) for c in part_names),
+                size=size, modification_time=mtime, data_change=True, stats=stats))
+        params = {"numFiles": len(found), "partitionedBy": json.dumps(part_names), "collectStats": collect_stats,
+                  "sourceFormat": source_format}
+        txn.commit("CONVERT", OpKind.CREATE, params, {"numConvertedFiles": len(found)})
+        return table, len(found)
 
     # ---- properties and schema -------------------------------------------------------------------
     def set_properties(self, properties: Mapping[str, Any]) -> CommitResult:
@@ -490,6 +582,42 @@ class DeltaTable:
         return txn.commit("CHANGE COLUMN", OpKind.METADATA,
                           {"column": json.dumps({"name": column, "type": new_type})}, {})
 
+    def change_column(self, column: str, *, comment: Optional[str] = None, drop_not_null: bool = False,
+                      position: Optional[str] = None) -> CommitResult:
+        """ALTER TABLE ... ALTER | CHANGE COLUMN c: its comment, DROP NOT NULL, or its position
+        (FIRST, AFTER x). Metadata only (operation CHANGE COLUMN): every concurrent write fails."""
+        txn = self._begin_existing(WriteKind.METADATA)
+        schema_json = json.loads(json.dumps(txn.snapshot.schema_json))
+        fields = list(schema_json["fields"])
+        index = next((i for i, f in enumerate(fields) if f["name"].lower() == column.lower()), None)
+        if index is None:
+            raise DeltaTableError(f"column {column!r} is not a top-level column of the table "
+                                  f"(columns: {', '.join(f['name'] for f in fields)})")
+        field = dict(fields[index])
+        if comment is not None:
+            field["metadata"] = {**(field.get("metadata") or {}), "comment": comment}
+        if drop_not_null:
+            field["nullable"] = True
+        fields[index] = field
+        if position is not None:
+            moved = fields.pop(index)
+            if position.upper() == "FIRST":
+                fields.insert(0, moved)
+            else:
+                after = position.split(None, 1)[1] if " " in position else ""
+                at = next((i for i, f in enumerate(fields) if f["name"].lower() == after.lower()), None)
+                if at is None:
+                    raise DeltaTableError(f"AFTER {after}: no such column")
+                fields.insert(at + 1, moved)
+        schema_json["fields"] = fields
+        self._stage_metadata(txn, dict(txn.snapshot.configuration), schema_json)
+        params: dict[str, Any] = {"column": json.dumps({"name": field["name"], "type": field["type"],
+                                                        "nullable": field["nullable"],
+                                                        "metadata": field.get("metadata") or {}})}
+        if position is not None:
+            params["position"] = position.upper() if position.upper() == "FIRST" else position
+        return txn.commit("CHANGE COLUMN", OpKind.METADATA, params, {})
+
     def _stage_metadata(self, txn: OptimisticTransaction, config: Mapping[str, str], schema_json: Mapping[str, Any],
                         min_reader: Optional[int] = None, min_writer: Optional[int] = None,
                         features: Iterable[str] = ()) -> None:
@@ -530,10 +658,13 @@ class DeltaTable:
         return adds
 
     def start_append(self, data: pa.Table, *, app_id: Optional[str] = None, app_version: Optional[int] = None,
-                     statement: str = "") -> Optional[PreparedCommit]:
-        """INSERT INTO / append write: a blind append. With app_id/app_version (idempotent
-        writes) returns None when that application version is already committed."""
-        txn = self._begin_existing(WriteKind.APPEND)
+                     statement: str = "", txn: Optional[OptimisticTransaction] = None) -> Optional[PreparedCommit]:
+        """INSERT INTO / append write: a blind append, unless `txn` (the transaction to write
+        in) already read the table (INSERT ... SELECT from the table itself). With
+        app_id/app_version (idempotent writes) returns None when that application version is
+        already committed."""
+        txn = txn if txn is not None else self._begin_existing(WriteKind.APPEND)
+        txn.check_write(WriteKind.APPEND)
         if app_id is not None:
             if app_version is None:
                 raise DeltaTableError("app_version is required with app_id")
@@ -582,7 +713,7 @@ class DeltaTable:
         txn.record_read_predicate(partition_predicate, description)
         txn.record_read_files(files)
         cond = condition if condition is not None else (lambda t: pa.array([True] * t.num_rows, type=pa.bool_()))
-        txn.set_row_filter(cond, description or "TRUE")
+        txn.add_row_filter(cond, description or "TRUE")
         schema = snap.arrow_schema()
         out = []
         for add in files:
@@ -617,13 +748,28 @@ class DeltaTable:
         return (snap.configuration.get("delta.enableDeletionVectors", "false").lower() == "true"
                 and "deletionVectors" in protocol_features(snap.protocol))
 
+    def scan(self, txn: OptimisticTransaction, condition: Optional[RowCondition] = None,
+             partition_predicate: Optional[PartitionPredicate] = None, description: str = "") -> pa.Table:
+        """A query inside transaction `txn` reads the table (a MERGE source, a subquery, a CTE
+        over the table the transaction writes): the rows `condition` selects in the partitions
+        `partition_predicate` selects. Recorded as Delta records a scan inside a transaction:
+        its partition predicate, the files it read, and the rows it selected (with its row
+        condition, for row-level concurrency)."""
+        out = []
+        for _add, rows, mask, _positions in self._scan_for_dml(txn, condition, partition_predicate, description):
+            out.append(rows.filter(mask).drop_columns([datafiles.ROW_INDEX_COLUMN]))
+        schema = txn.snapshot.arrow_schema()
+        return pa.concat_tables(out) if out else schema.empty_table()
+
     def start_delete(self, condition: Optional[RowCondition] = None,
                      partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
-                     statement: str = "") -> PreparedCommit:
+                     statement: str = "", txn: Optional[OptimisticTransaction] = None) -> PreparedCommit:
         """DELETE FROM t [WHERE ...]: `condition` selects rows (pyarrow table -> boolean array);
         `partition_predicate` the partitions the condition confines it to (its partition-only
-        conjuncts, which is what Delta's conflict checker uses)."""
-        txn = self._begin_existing(WriteKind.CHANGE)
+        conjuncts, which is what Delta's conflict checker uses). `txn`: a transaction that
+        already read the table (a subquery on it), to delete in."""
+        txn = txn if txn is not None else self._begin_existing(WriteKind.CHANGE)
+        txn.check_write(WriteKind.CHANGE)
         use_dv = self._uses_deletion_vectors(txn.snapshot)
         metrics: dict[str, int] = {"numDeletedRows": 0}
         for add, rows, mask, positions in self._scan_for_dml(txn, condition, partition_predicate, description):
@@ -639,10 +785,12 @@ class DeltaTable:
 
     def start_update(self, condition: Optional[RowCondition], assignments: Mapping[str, Callable[[pa.Table], Any]],
                      partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
-                     statement: str = "") -> PreparedCommit:
+                     statement: str = "", txn: Optional[OptimisticTransaction] = None) -> PreparedCommit:
         """UPDATE t SET col = f(row) WHERE condition: matched rows are deleted from their file
-        (deletion vector or rewrite) and written, updated, to a new file."""
-        txn = self._begin_existing(WriteKind.CHANGE)
+        (deletion vector or rewrite) and written, updated, to a new file. `txn`: a transaction
+        that already read the table (a MERGE source or a subquery over it), to update in."""
+        txn = txn if txn is not None else self._begin_existing(WriteKind.CHANGE)
+        txn.check_write(WriteKind.CHANGE)
         use_dv = self._uses_deletion_vectors(txn.snapshot)
         metrics: dict[str, int] = {"numUpdatedRows": 0}
         updated = []

@@ -39,7 +39,8 @@ from acidsql.delta.errors import CommitFileExists, CorruptLogError, StorageError
 from acidsql.delta.exceptions import MaxCommitRetriesExceeded, TransactionStateError, from_conflict
 from acidsql.delta.features import check_write, check_writer_protocol, protocol_features, table_layout
 from acidsql.delta.footprints import (
-    DataFileSet, PartitionPredicate, PartitionReadFilter, RowCondition, RowConditionFilter, RowPositionSet, all_rows,
+    DataFileSet, PartitionPredicate, PartitionReadFilter, RowCondition, RowConditionFilter, RowConditionFilters,
+    RowPositionSet, all_rows,
     as_bitmap64,
 )
 from acidsql.delta.log import DeltaLog, commit_path
@@ -269,7 +270,7 @@ class OptimisticTransaction:
         # own deletions there (output path -> output row -> the file and row as this transaction
         # read them): a later winner deleting such a row is carried back through it.
         self._remapped: dict[str, dict[int, tuple[str, int]]] = {}
-        self._row_filter: Optional[RowConditionFilter] = None
+        self._row_filters: list[RowConditionFilter] = []
         self.rlc_fallbacks: list[str] = []
         self._read_app_ids: set[str] = set()
         # what it writes
@@ -362,7 +363,13 @@ class OptimisticTransaction:
 
     def set_row_filter(self, condition: RowCondition, description: str = "") -> None:
         """The transaction's row condition (rows -> boolean array), for row-level concurrency."""
-        self._row_filter = RowConditionFilter(condition, description)
+        self._row_filters = [RowConditionFilter(condition, description)]
+
+    def add_row_filter(self, condition: RowCondition, description: str = "") -> None:
+        """One more row condition: a transaction that read its table several times (its own
+        condition, and a query inside it that scans the table again) selects the rows any of
+        them selects."""
+        self._row_filters.append(RowConditionFilter(condition, description))
 
     def add_rlc_fallback(self, reason: str) -> None:
         """Why row-level concurrency cannot apply to this transaction (the analyzer's words)."""
@@ -471,11 +478,12 @@ class OptimisticTransaction:
                 a.data_change for a in list(self._adds.values()) + list(self._removes.values()))
         row_filter = read_rows = None
         fallbacks = tuple(self.rlc_fallbacks)
-        if layout.row_level_concurrency and self._row_filter is not None and not fallbacks:
+        if layout.row_level_concurrency and self._row_filters and not fallbacks:
             rows = {p: b.copy() for p, b in self._read_rows.items()}
             for path, deleted in self._own_deleted_rows().items():
                 rows[path] = rows.get(path, BitMap64()) | deleted
-            row_filter = self._row_filter
+            row_filter = (self._row_filters[0] if len(self._row_filters) == 1
+                          else RowConditionFilters(tuple(self._row_filters)))
             read_rows = RowPositionSet.of(rows)
         metadata_change = None
         if self._metadata is not None:

@@ -136,27 +136,28 @@ def lint_text(
                         found.append(finding)
             continue
         statements += 1
-        context.begin(statement)
-        for rule in rules:
-            try:
-                findings = rule.check(statement, context)
-            except Exception as bug:  # a defect of one rule on one statement: say so, go on
-                errors.append(_internal(file, statement, rule.CODE, bug))
-                continue
-            for finding in findings:
-                if suppressions.silences(finding.code, statement.span.line, statement.span.end_line):
-                    suppressed += 1
-                else:
-                    found.append(finding)
-        if isinstance(statement, _WRITES) and statement.target is not None:
-            try:
-                known = context.table(statement).known
-            except Exception:  # a failing catalog loader: the table was not seen
-                known = False
-            if not known:
-                unseen_statements += 1
-                unseen[statement.target.key] = None
-        context.end()
+        for part in statement.writes:  # each INSERT of a multi-insert on its own
+            context.begin(part)
+            for rule in rules:
+                try:
+                    findings = rule.check(part, context)
+                except Exception as bug:  # a defect of one rule on one statement: say so, go on
+                    errors.append(_internal(file, part, rule.CODE, bug))
+                    continue
+                for finding in findings:
+                    if suppressions.silences(finding.code, statement.span.line, statement.span.end_line):
+                        suppressed += 1
+                    else:
+                        found.append(finding)
+            if isinstance(part, _WRITES) and part.target is not None:
+                try:
+                    known = context.table(part).known
+                except Exception:  # a failing catalog loader: the table was not seen
+                    known = False
+                if not known:
+                    unseen_statements += 1
+                    unseen[part.target.key] = None
+            context.end()
         try:
             catalog.apply(statement)
         except Exception as bug:

@@ -210,12 +210,47 @@ def _pins(conjunct: exp.Expression, column: str, scope: _Scope) -> bool:
     return False
 
 
-def _select_carries(select: exp.Expression, column: str) -> Optional[frozenset[str]]:
-    """The values a subquery's output `column` can take, when its own condition pins them."""
-    if not isinstance(select, exp.Select):
+def _where_pins(select: exp.Select, inner: str) -> Optional[frozenset]:
+    """The values a SELECT's WHERE allows for its column `inner` (equalities and IN lists of
+    literals among its top-level conjuncts); None when it allows any."""
+    where = select.args.get("where")
+    found: Optional[frozenset] = None
+    for conjunct in _conjuncts(where.this if where else None):
+        if isinstance(conjunct, exp.EQ):
+            for mine, other in ((conjunct.this, conjunct.expression), (conjunct.expression, conjunct.this)):
+                if isinstance(mine, exp.Column) and mine.name.lower() == inner and literal_value(other) is not None:
+                    values = frozenset([literal_value(other)])
+                    found = values if found is None else found & values
+        elif isinstance(conjunct, exp.In) and isinstance(conjunct.this, exp.Column) and conjunct.this.name.lower() == inner:
+            values = [literal_value(v) for v in conjunct.expressions]
+            if values and all(v is not None for v in values):
+                found = frozenset(values) if found is None else found & frozenset(values)
+    return found
+
+
+def _carries(node: Optional[exp.Expression], column: str, ctes: dict, depth: int = 0) -> Optional[frozenset]:
+    """The values the rows `node` produces can hold in their column `column`, when the query
+    pins them: a VALUES list, a literal projection, a WHERE filter, and through subqueries,
+    CTEs and UNIONs down to where they are pinned. None when they are not known (a table)."""
+    if node is None or depth > 20:
         return None
+    if isinstance(node, exp.Subquery):
+        if isinstance(node.this, exp.Values):
+            return _values_carry(node.this, node.args.get("alias"), column)
+        return _carries(node.this, column, ctes, depth + 1)
+    if isinstance(node, exp.Values):
+        return _values_carry(node, node.args.get("alias"), column)
+    if isinstance(node, exp.Table) and not node.args.get("db") and node.name.lower() in ctes:
+        cte_ctes, body = ctes[node.name.lower()]
+        return _carries(body, column, cte_ctes, depth + 1)
+    if isinstance(node, exp.Union) and not isinstance(node, (exp.Intersect, exp.Except)):
+        left, right = _carries(node.this, column, ctes, depth + 1), _carries(node.expression, column, ctes, depth + 1)
+        return left | right if left is not None and right is not None else None
+    if not isinstance(node, exp.Select):
+        return None
+    ctes = _with_ctes(node, ctes)
     inner = None
-    for projection in select.expressions:
+    for projection in node.expressions:
         if isinstance(projection, exp.Star):
             inner = inner or column
         elif projection.alias_or_name.lower() == column:
@@ -229,19 +264,25 @@ def _select_carries(select: exp.Expression, column: str) -> Optional[frozenset[s
                 return None
     if inner is None:
         return None
-    where = select.args.get("where")
-    found: Optional[frozenset[str]] = None
-    for conjunct in _conjuncts(where.this if where else None):
-        if isinstance(conjunct, exp.EQ):
-            for mine, other in ((conjunct.this, conjunct.expression), (conjunct.expression, conjunct.this)):
-                if isinstance(mine, exp.Column) and mine.name.lower() == inner and literal_value(other) is not None:
-                    values = frozenset([literal_value(other)])
-                    found = values if found is None else found & values
-        elif isinstance(conjunct, exp.In) and isinstance(conjunct.this, exp.Column) and conjunct.this.name.lower() == inner:
-            values = [literal_value(v) for v in conjunct.expressions]
-            if values and all(v is not None for v in values):
-                found = frozenset(values) if found is None else found & frozenset(values)
-    return found
+    pinned = _where_pins(node, inner)
+    if node.args.get("joins"):
+        return pinned
+    from_ = node.args.get("from_") or node.args.get("from")
+    below = _carries(from_.this, inner, ctes, depth + 1) if from_ is not None else None
+    if pinned is not None and below is not None:
+        return pinned & below
+    return pinned if pinned is not None else below
+
+
+def _with_ctes(node: exp.Expression, ctes: dict) -> dict:
+    """`ctes` with those `node`'s WITH defines (each body seeing the ones before it)."""
+    with_ = node.args.get("with_")
+    if not isinstance(with_, exp.With):
+        return ctes
+    out = dict(ctes)
+    for cte in with_.expressions:
+        out[cte.alias_or_name.lower()] = (dict(out), cte.this)
+    return out
 
 
 def _values_carry(values: exp.Values, alias: Optional[exp.TableAlias], column: str) -> Optional[frozenset[str]]:
@@ -258,15 +299,10 @@ def _values_carry(values: exp.Values, alias: Optional[exp.TableAlias], column: s
     return frozenset(carried)
 
 
-def _source_carries(source: exp.Expression, column: str) -> Optional[frozenset[str]]:
-    """What values the MERGE source can carry in `column`; None when unknown (a table)."""
-    if isinstance(source, exp.Values):
-        return _values_carry(source, source.args.get("alias"), column)
-    if isinstance(source, exp.Subquery):
-        if isinstance(source.this, exp.Values):
-            return _values_carry(source.this, source.args.get("alias"), column)
-        return _select_carries(source.this, column)
-    return None
+def _source_carries(source: exp.Expression, column: str, ctes: Optional[dict] = None) -> Optional[frozenset[str]]:
+    """What values the MERGE source can carry in `column`; None when unknown (a table). A
+    source named after a CTE of the statement's WITH is that CTE's query."""
+    return _carries(source, column, ctes or {})
 
 
 def _normal(value: str, type_text: Optional[str]) -> Optional[str]:
@@ -397,7 +433,8 @@ def _rewrite(original: str, params: dict[str, str], catalog: Any, file: str, lin
     notes: list[str] = []
     unbounded = tuple(c for c in facts.partition_columns if not any(_pins(x, c, scope) for x in conjuncts))
     try:
-        _add_predicates(facts, scope, terms, conjuncts, source, params, qualifier, kind, added, notes)
+        _add_predicates(facts, scope, terms, conjuncts, source, params, qualifier, kind, added, notes,
+                        _with_ctes(expression, {}))
     except _Refusal as refusal:
         raise _Refusal(str(refusal), unbounded) from None
     if not added:
@@ -417,7 +454,7 @@ def _rewrite(original: str, params: dict[str, str], catalog: Any, file: str, lin
 def _add_predicates(
     facts: TableFacts, scope: _Scope, terms: _Terms, conjuncts: list[exp.Expression],
     source: Optional[exp.Expression], params: Mapping[str, str], qualifier: str, kind: str,
-    added: list[AddedPredicate], notes: list[str],
+    added: list[AddedPredicate], notes: list[str], ctes: Optional[dict] = None,
 ) -> None:
     """Decide, per partition column, which predicate to add (or refuse)."""
     for column in facts.partition_columns:
@@ -431,7 +468,7 @@ def _add_predicates(
         carried: Optional[frozenset[str]] = None
         carried_from = ""
         for source_column in source_columns:
-            values = _source_carries(source, source_column) if source is not None else None
+            values = _source_carries(source, source_column, ctes) if source is not None else None
             if values is not None:
                 normal = frozenset(_normal(v, type_text) or v for v in values)
                 carried = normal if carried is None else carried & normal

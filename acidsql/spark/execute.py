@@ -31,7 +31,7 @@ from acidsql.spark.changes import (
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.tables import Warehouse, table_info
-from acidsql.spark.views import TableViews
+from acidsql.spark.views import TableViews, ViewCatalog, expand_views
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -109,6 +109,11 @@ class Executor:
     def __init__(self, spark: "SparkSession", warehouse: Union[str, Warehouse] = "spark-warehouse"):
         self.spark = spark
         self.warehouse = warehouse if isinstance(warehouse, Warehouse) else Warehouse.at(warehouse)
+        self.view_catalog = ViewCatalog(self.warehouse)
+
+    def table_views(self) -> TableViews:
+        """Temp views of Delta tables (and acidsql's views expanded) for one statement."""
+        return TableViews(self.spark, self.warehouse, view_catalog=self.view_catalog)
 
     # ---- entry points -------------------------------------------------------------------
     def execute(self, statement: m.AnyStatement) -> Union[StatementResult, "DataFrame"]:
@@ -117,10 +122,22 @@ class Executor:
             return self.query(statement)
         if isinstance(statement, m.Describe):
             return self.describe(statement)
+        if isinstance(statement, m.MultiInsert):
+            return self.multi_insert(statement)
         return self.prepare(statement).commit()
 
+    def multi_insert(self, statement: m.MultiInsert) -> StatementResult:
+        """Each INSERT of a multi-insert is its own transaction on its table, committed in
+        order (as Spark runs them); one failing stops the rest, the earlier ones stay."""
+        results = tuple(self.prepare(insert).commit() for insert in statement.inserts)
+        return StatementResult(
+            statement=statement.text, operation="WRITE (multi-insert)",
+            table=", ".join(dict.fromkeys(r.table or "" for r in results)),
+            rows_inserted=sum(r.rows_inserted for r in results), files_added=sum(r.files_added for r in results),
+            parts=results)
+
     def query(self, statement: m.Select) -> "DataFrame":
-        views = TableViews(self.spark, self.warehouse)
+        views = self.table_views()
         tree = statement.expression
         if tree is None:
             raise StatementError(f"acidsql cannot run this query (sqlglot could not read it): {statement.text}")
@@ -132,17 +149,47 @@ class Executor:
         return maintenance.describe(self, statement)
 
     def prepare(self, statement: m.AnyStatement) -> Prepared:
+        if isinstance(statement, m.MultiInsert):
+            raise StatementError("a multi-insert is one transaction per INSERT: it cannot be held in flight as one "
+                                 "(run it, or race one of its INSERTs)")
         handler = {
             m.Insert: self._insert,
             m.Update: self._update,
             m.Delete: self._delete,
             m.Merge: self._merge,
+            m.Truncate: self._truncate,
         }.get(type(statement))
         if handler is not None:
-            return handler(statement)
+            return handler(self.with_views_expanded(statement))
         from acidsql.spark import maintenance
 
         return maintenance.prepare(self, statement)
+
+    def with_views_expanded(self, s: m.AnyStatement) -> m.AnyStatement:
+        """The write with each acidsql view it names replaced by the view's query, so that
+        the analyzer sees what it really reads (a view over the target is a read of the
+        target: the write is then no blind append)."""
+        ctes = {c.alias_or_name.lower() for c in getattr(s, "ctes", ())}
+
+        def x(e):
+            return expand_views(e.copy(), self.view_catalog, ctes) if e is not None else None
+
+        def cte(c):
+            return exp.CTE(this=x(c.this), alias=c.args.get("alias"))
+
+        if isinstance(s, m.Insert):
+            return replace(s, source=x(s.source), replace_where=x(s.replace_where), replace_on=x(s.replace_on),
+                           ctes=tuple(cte(c) for c in s.ctes))
+        if isinstance(s, m.Update):
+            return replace(s, where=x(s.where), assignments=tuple((c, x(v)) for c, v in s.assignments),
+                           ctes=tuple(cte(c) for c in s.ctes))
+        if isinstance(s, m.Delete):
+            return replace(s, where=x(s.where), ctes=tuple(cte(c) for c in s.ctes))
+        if isinstance(s, m.Merge):
+            clauses = tuple(replace(c, condition=x(c.condition), assignments=tuple((k, x(v)) for k, v in c.assignments))
+                            for c in s.clauses)
+            return replace(s, source=x(s.source), on=x(s.on), clauses=clauses, ctes=tuple(cte(c) for c in s.ctes))
+        return s
 
     # ---- shared steps -------------------------------------------------------------------------
     def location(self, ref: Optional[m.TableRef]) -> str:
@@ -170,43 +217,54 @@ class Executor:
 
     def record_read(self, txn: OptimisticTransaction, snapshot: "Snapshot", analysis: Analysis,
                     statement: m.AnyStatement) -> "FilesRead":
-        """Record what the analyzer says the statement reads; return the files to scan.
+        """Record what the analyzer says the statement reads; return the files its own
+        condition selects (the files it scans to change).
 
-        Under row-level concurrency the read set also holds the rows the read condition selects.
-        For a DELETE or UPDATE whose WHERE is that condition, those are exactly the rows the
-        statement matches: the result's `rows_pending` is then set and the caller records them
-        (`record_matched_rows`) from its own scan instead of this method scanning the files twice."""
+        Each read is recorded on its own, as Delta records each scan of the table inside the
+        transaction: the statement's condition, and every scan of the target by its source, a
+        subquery or a CTE (partition predicate, files, and under row-level concurrency the rows
+        and row condition). For a DELETE or UPDATE whose WHERE is its read condition, the rows
+        it matches are that read's rows: the result's `rows_pending` is then set and the caller
+        records them (`record_matched_rows`) from its own scan instead of this method scanning
+        the files twice."""
         read = analysis.read
         info = analysis.table_info
         types = info.column_types
+        files = FilesRead()
         if not read.reads:
-            return FilesRead()
-        if read.whole_table:
-            txn.record_read_whole_table()
-            files = select_files(snapshot)
-        else:
-            description = read.partitions.describe() if not read.partitions.is_true else "TRUE"
-            txn.record_read_predicate(
-                by_column_names(to_partition_callable(read.partitions, types), snapshot)
-                if not read.partitions.is_true else None, description)
-            files = select_files(snapshot, to_partition_callable(read.partitions, types),
-                                 to_stats_callable(read.files, types))
-        files = FilesRead(files)
-        txn.record_read_files(files)
+            return files
         for reason in analysis.row_level.fallbacks:
             txn.add_rlc_fallback(reason)
-        if analysis.row_level.applies:
-            condition = _parse_condition(read.condition)
-            row_filter = to_arrow_filter(condition, snapshot.arrow_schema())
-            if row_filter is None:
-                txn.add_rlc_fallback(f"acidsql cannot evaluate the condition {read.condition} on rows")
+        for part in read.each():
+            if part.whole_table:
+                txn.record_read_whole_table()
+                selected = select_files(snapshot)
             else:
-                txn.set_row_filter(row_filter, read.condition or "TRUE")
-                if _matches_its_read_condition(statement, condition):
-                    files.rows_pending = True
-                else:
-                    self._record_read_rows(txn, snapshot, files, statement, read.condition)
+                predicate = None if part.partitions.is_true else to_partition_callable(part.partitions, types)
+                # Files key partition values by physical name under column mapping.
+                txn.record_read_predicate(by_column_names(predicate, snapshot),
+                                          "TRUE" if predicate is None else part.partitions.describe())
+                selected = select_files(snapshot, predicate, to_stats_callable(part.files, types))
+            txn.record_read_files(selected)
+            if part.through is None:
+                files.extend(a for a in selected if a not in files)
+            if analysis.row_level.applies:
+                self._record_row_read(txn, snapshot, selected, statement, part, files)
         return files
+
+    def _record_row_read(self, txn: OptimisticTransaction, snapshot: "Snapshot", selected: Sequence[AddFile],
+                         statement: m.AnyStatement, part, files: "FilesRead") -> None:
+        """Under row-level concurrency: the read's row condition, and the rows it selects."""
+        condition = part.condition_expression
+        description = part.condition or "TRUE"
+        row_filter = to_arrow_filter(condition, snapshot.arrow_schema())
+        if row_filter is None:  # a condition Arrow cannot compute (a function): Spark computes it
+            row_filter = spark_row_filter(self.spark, condition)
+        txn.add_row_filter(row_filter, description)
+        if part.through is None and _matches_its_read_condition(statement, condition):
+            files.rows_pending = True
+        else:
+            self._record_read_rows(txn, snapshot, selected, statement, condition)
 
     @staticmethod
     def record_matched_rows(txn: OptimisticTransaction, files: "FilesRead", touched: Mapping[str, Any]) -> None:
@@ -217,19 +275,27 @@ class Executor:
                 txn.record_read_rows(path, rows)
 
     def _record_read_rows(self, txn: OptimisticTransaction, snapshot: "Snapshot", files: Sequence[AddFile],
-                          statement: m.AnyStatement, condition: Optional[str]) -> None:
+                          statement: m.AnyStatement, condition: Optional[exp.Expression]) -> None:
         if not files:
             return
-        views = TableViews(self.spark, self.warehouse)
+        views = self.table_views()
         try:
             alias = target_alias(statement.target)
             view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "read")
-            where = f" WHERE {_spark_condition(condition)}" if condition else ""
+            where = f" WHERE {condition.sql(dialect='spark')}" if condition is not None else ""
             df = self.spark.sql(f"SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN} FROM {view} AS `{alias}`{where}")
             for path, rows in collect_positions(df).items():
                 txn.record_read_rows(path, rows)
         finally:
             views.drop()
+
+    def target_views(self, statement: m.AnyStatement, txn: OptimisticTransaction) -> TableViews:
+        """Views for one write: wherever the statement names its own target (its source, a
+        subquery, a CTE) it reads the transaction's snapshot."""
+        views = self.table_views()
+        if txn.snapshot is not None and statement.target is not None:
+            views.pin(self.location(statement.target), txn.snapshot)
+        return views
 
     def stage(self, txn: OptimisticTransaction, changes: FileChanges) -> None:
         for r in changes.removes:
@@ -263,15 +329,22 @@ class Executor:
     def _insert(self, s: m.Insert) -> PreparedWrite:
         txn, snapshot, analysis, name = self.open(s)
         files_read = self.record_read(txn, snapshot, analysis, s)
-        views = TableViews(self.spark, self.warehouse)
+        views = self.target_views(s, txn)
         try:
-            rows = self._insert_rows(s, snapshot, views)
+            schema_json = snapshot.schema_json
+            if s.schema_evolution:
+                evolved = self._evolved_schema(s, schema_json, self.spark.sql(self._source_query(s, views)))
+                if evolved is not None:
+                    # new columns: the commit carries the new schema (a metadata change)
+                    schema_json = evolved
+                    txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(evolved, separators=(",", ":"))))
+            rows = self._insert_rows(s, snapshot, views, schema_json)
             inserted = rows.localCheckpoint(eager=True)
             count = inserted.count()
-            if count and identity_columns(snapshot.schema_json):
+            if count and identity_columns(schema_json):
                 # Identity values come from the high-water mark in the schema, so the insert
                 # also commits new metadata: concurrent inserts fail (MetadataChangedException).
-                inserted, schema_json = assign_identity_values(inserted, snapshot.schema_json, count)
+                inserted, schema_json = assign_identity_values(inserted, schema_json, count)
                 txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(schema_json)))
             removed: list[RemoveFile] = []
             deletes = RowChanges({})
@@ -279,7 +352,15 @@ class Executor:
             params: dict[str, Any] = {"mode": "Append", "partitionBy": json.dumps(list(snapshot.partition_columns))}
             dv = deletion_vectors_on(snapshot)
             file_changes = FileChanges()
-            if s.replace_where is not None:
+            if s.replace_using or s.replace_on is not None:
+                params = {"mode": "Overwrite", "partitionBy": params["partitionBy"]}
+                if s.replace_using:
+                    params["replaceUsingCols"] = "(" + ", ".join(s.replace_using) + ")"
+                else:
+                    params["replaceOnCond"] = s.replace_on.sql(dialect="databricks")
+                deletes = self._replaced_rows(s, txn, snapshot, files_read, views)
+                file_changes = apply_row_changes(self.spark, snapshot, deletes, storage=txn.storage, deletion_vectors=dv)
+            elif s.replace_where is not None:
                 params = {"mode": "Overwrite", "partitionBy": params["partitionBy"],
                           "predicate": json.dumps([s.replace_where.sql(dialect="databricks")])}
                 self._check_replace_where(inserted, s, snapshot, views)
@@ -296,7 +377,7 @@ class Executor:
                     targets = sorted(snapshot.files.values(), key=lambda a: a.path)
                 removed = [a.to_remove(ts) for a in targets]
                 deletes = RowChanges({}, deleted=sum(_live(a) for a in targets))
-            adds = write_rows(inserted, snapshot, snapshot.schema_json, storage=txn.storage)
+            adds = write_rows(inserted, snapshot, schema_json, storage=txn.storage)
             file_changes = FileChanges(file_changes.adds + tuple(adds), file_changes.removes + tuple(removed),
                                        file_changes.deletion_vectors_written, file_changes.files_rewritten,
                                        file_changes.rows_copied)
@@ -305,19 +386,33 @@ class Executor:
         finally:
             views.drop()
 
-    def _insert_rows(self, s: m.Insert, snapshot: "Snapshot", views: TableViews) -> "DataFrame":
+    def _evolved_schema(self, s: m.Insert, schema_json: Mapping[str, Any], df: "DataFrame") -> Optional[dict]:
+        """INSERT WITH SCHEMA EVOLUTION: the schema with the query's new columns added at the
+        end (by name with BY NAME, else the query's columns beyond the table's), or None when
+        the query brings none."""
+        fields = [f["name"] for f in schema_json["fields"]]
+        lower = {f.lower() for f in fields}
+        if s.by_name:
+            extra = [c for c in df.columns if c.lower() not in lower]
+        elif not s.columns and len(df.columns) > len(fields) - len([c for c, v in s.partition_spec if v is not None]):
+            extra = [c for c in df.columns[len(fields):] if c.lower() not in lower]
+        else:
+            extra = []
+        if not extra:
+            return None
+        types = {f.name: f.dataType for f in df.schema.fields}
+        new_fields = [{"name": c, "type": json.loads(types[c].json()), "nullable": True, "metadata": {}} for c in extra]
+        return {**schema_json, "fields": list(schema_json["fields"]) + new_fields}
+
+    def _insert_rows(self, s: m.Insert, snapshot: "Snapshot", views: TableViews,
+                     schema_json: Optional[Mapping[str, Any]] = None) -> "DataFrame":
         from pyspark.sql import functions as F
 
         if s.source is None:
             raise StatementError(f"INSERT without a query or VALUES: {s.text}")
-        source = s.source
-        if isinstance(source, exp.Table):
-            source = exp.select("*").from_(source.copy())
-        query = views.sql(source)
-        if isinstance(s.source, exp.Values):
-            query = f"SELECT * FROM {query}"
-        df = self.spark.sql(query)
-        fields = [f["name"] for f in snapshot.schema_json["fields"]]
+        df = self.spark.sql(self._source_query(s, views))
+        schema_json = schema_json or snapshot.schema_json
+        fields = [f["name"] for f in schema_json["fields"]]
         lower = {f.lower(): f for f in fields}
         static = {lower.get(c.lower(), c): v for c, v in s.partition_spec if v is not None}
         for c in static:
@@ -331,7 +426,7 @@ class Executor:
                                      "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA")
             mapping = {f: F.col(f"`{by_source[f.lower()]}`") for f in fields if f.lower() in by_source}
         else:
-            generated = set(identity_columns(snapshot.schema_json, always_only=True))
+            generated = set(identity_columns(schema_json, always_only=True))
             given = [lower.get(c.lower()) for c in s.columns]
             if generated & set(filter(None, given)):
                 raise StatementError(
@@ -351,8 +446,60 @@ class Executor:
             mapping = {t: F.col(src) for t, src in zip(targets, df.columns)}
         for c, v in static.items():
             mapping[c] = F.expr(v.sql(dialect="spark"))
-        types = {f.name: f.dataType for f in _struct(snapshot.schema_json).fields}
+        types = {f.name: f.dataType for f in _struct(schema_json).fields}
         return df.select(*[(mapping[f] if f in mapping else F.lit(None)).cast(types[f]).alias(f) for f in fields])
+
+    def _source_query(self, s: m.Insert, views: TableViews) -> str:
+        """The INSERT's query as Spark SQL, under its leading WITH."""
+        with_clause = views.with_clause(s.ctes)
+        source = s.source
+        if isinstance(source, (exp.Table, exp.Subquery)):  # TABLE src, or (query) AS s
+            source = exp.select("*").from_(source.copy())
+        query = views.sql(source)
+        if isinstance(s.source, exp.Values):
+            query = f"SELECT * FROM {query}"
+        return f"{with_clause}SELECT * FROM ({query}) AS `__acid_query`" if with_clause else query
+
+    def _replaced_rows(self, s: m.Insert, txn: OptimisticTransaction, snapshot: "Snapshot", files: Sequence[AddFile],
+                       views: TableViews) -> RowChanges:
+        """INSERT ... REPLACE USING (cols) / REPLACE ON cond: the target rows that match a row of
+        the query (USING: every column equal, so a NULL matches nothing; ON: the condition
+        holds). Delta deletes them and appends the query's rows in the same commit."""
+        if not files:
+            return RowChanges({})
+        talias = target_alias(s.target)
+        target_view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
+        query = self._source_query(s, views)
+        fields = {f["name"].lower(): f["name"] for f in snapshot.schema_json["fields"]}
+        if s.replace_using:
+            missing = [c for c in s.replace_using if c.lower() not in fields]
+            if missing:
+                raise StatementError(f"REPLACE USING column(s) {', '.join(missing)} are not columns of {s.target}",
+                                     "DELTA_INSERT_REPLACE_USING_UNRESOLVED_COLUMNS")
+            salias = "__acid_query_rows"
+            names = [fields[c.lower()] for c in s.replace_using]
+            source_columns = self.spark.sql(query).columns
+            if s.by_name or not s.columns:
+                # the query's columns by position map to the table's (or by name with BY NAME)
+                table_fields = [f["name"] for f in snapshot.schema_json["fields"]]
+                by_name = {c.lower(): c for c in source_columns}
+                source_of = {n: (by_name.get(n.lower()) if s.by_name else
+                                 (source_columns[table_fields.index(n)] if table_fields.index(n) < len(source_columns) else None))
+                             for n in names}
+            else:
+                given = [c.lower() for c in s.columns]
+                source_of = {n: source_columns[given.index(n.lower())] if n.lower() in given else None for n in names}
+            if any(v is None for v in source_of.values()):
+                raise StatementError(f"REPLACE USING: the query gives no value for {', '.join(n for n, v in source_of.items() if v is None)}")
+            cond = " AND ".join(f"`{talias}`.`{n}` = `{salias}`.`{source_of[n]}`" for n in names)
+        else:
+            salias = s.source_alias or _other_qualifier(s.replace_on, talias) or "__acid_query_rows"
+            cond = views.sql(s.replace_on)
+        df = self.spark.sql(
+            f"SELECT `{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN} FROM {target_view} AS `{talias}` "
+            f"LEFT SEMI JOIN ({query}) AS `{salias}` ON {cond}")
+        touched = collect_positions(df)
+        return RowChanges(touched, deleted=sum(len(b) for b in touched.values()))
 
     def _check_replace_where(self, rows: "DataFrame", s: m.Insert, snapshot: "Snapshot", views: TableViews) -> None:
         view = views.register(rows, "replace")
@@ -377,8 +524,9 @@ class Executor:
             return RowChanges({})
         alias = target_alias(s.target)
         view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
+        with_clause = views.with_clause(getattr(s, "ctes", ()))
         where = f" WHERE {views.sql(condition)}" if condition is not None else ""
-        df = self.spark.sql(f"SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN} FROM {view} AS `{alias}`{where}")
+        df = self.spark.sql(f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN} FROM {view} AS `{alias}`{where}")
         touched = collect_positions(df)
         return RowChanges(touched, deleted=sum(len(b) for b in touched.values()))
 
@@ -386,7 +534,7 @@ class Executor:
     def _delete(self, s: m.Delete) -> PreparedWrite:
         txn, snapshot, analysis, name = self.open(s)
         files = self.record_read(txn, snapshot, analysis, s)
-        views = TableViews(self.spark, self.warehouse)
+        views = self.target_views(s, txn)
         try:
             changes = self._matching_rows(s, txn, snapshot, files, s.where, views)
             self.record_matched_rows(txn, files, changes.touched)
@@ -399,7 +547,7 @@ class Executor:
     def _update(self, s: m.Update) -> PreparedWrite:
         txn, snapshot, analysis, name = self.open(s)
         files = self.record_read(txn, snapshot, analysis, s)
-        views = TableViews(self.spark, self.warehouse)
+        views = self.target_views(s, txn)
         try:
             fields = [f["name"] for f in snapshot.schema_json["fields"]]
             lower = {f.lower(): f for f in fields}
@@ -415,11 +563,12 @@ class Executor:
             else:
                 alias = target_alias(s.target)
                 view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
+                with_clause = views.with_clause(s.ctes)
                 cols = ", ".join(
                     f"{views.sql(assigned[f])} AS `{f}`" if f in assigned else f"`{alias}`.`{f}`" for f in fields)
                 where = f" WHERE {views.sql(s.where)}" if s.where is not None else ""
                 df = self.spark.sql(
-                    f"SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols} FROM {view} AS `{alias}`{where}"
+                    f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols} FROM {view} AS `{alias}`{where}"
                 ).localCheckpoint(eager=True)
                 touched = collect_positions(df)
                 self.record_matched_rows(txn, files, touched)
@@ -430,13 +579,34 @@ class Executor:
         params = {"predicate": json.dumps([s.where.sql(dialect="databricks")] if s.where is not None else [])}
         return self.prepared(s, txn, analysis, name, file_changes, changes, params)
 
+    # ---- TRUNCATE -----------------------------------------------------------------------------
+    def _truncate(self, s: m.Truncate) -> Prepared:
+        """Delta's TRUNCATE: every file is read (predicate TRUE) and removed; nothing is
+        committed when the table has no file."""
+        if s.partition_spec:
+            raise StatementError("Delta tables do not support TRUNCATE TABLE ... PARTITION; use DELETE FROM ... "
+                                 "WHERE on the partition columns", "DELTA_TRUNCATE_TABLE_PARTITION_NOT_SUPPORTED")
+        txn, snapshot, analysis, name = self.open(s)
+        files = self.record_read(txn, snapshot, analysis, s)
+        if not files:
+            return NoCommit(StatementResult(statement=s.text, operation="TRUNCATE", table=name,
+                                            notes=("the table has no data file: nothing to commit",)))
+        ts = now_ms()
+        removes = tuple(a.to_remove(ts) for a in files)
+        deleted = sum(_live(a) for a in files)
+        changes = FileChanges((), removes)
+        prepared = self.prepared(s, txn, analysis, name, changes, RowChanges({}, deleted=deleted), {})
+        prepared.metrics = {"numRemovedFiles": len(removes), "numDeletedRows": deleted,
+                            "numRemovedBytes": sum(a.size or 0 for a in files)}
+        return prepared
+
     # ---- MERGE --------------------------------------------------------------------------------
     def _merge(self, s: m.Merge) -> PreparedWrite:
         from pyspark.sql import functions as F
 
         txn, snapshot, analysis, name = self.open(s)
         files = self.record_read(txn, snapshot, analysis, s)
-        views = TableViews(self.spark, self.warehouse)
+        views = self.target_views(s, txn)
         try:
             talias = target_alias(s.target)
             salias = s.source_alias or _source_name(s.source) or "source"
@@ -651,6 +821,39 @@ def _clause_json(c: m.MergeClause) -> dict[str, Any]:
     if c.condition is not None:
         d["predicate"] = c.condition.sql(dialect="databricks")
     return d
+
+
+def spark_row_filter(spark: "SparkSession", condition: Optional[exp.Expression], alias: str = "__target"):
+    """A row condition (for row-level conflict checks on a winner's new rows) that Spark
+    computes: for conditions Arrow cannot (deterministic functions), so that a function in the
+    condition never costs row-level concurrency. Column qualifiers are dropped (the rows are
+    the target's)."""
+    import pyarrow as pa
+
+    cond = "TRUE"
+    if condition is not None:
+        cond = condition.transform(
+            lambda n: exp.column(n.name) if isinstance(n, exp.Column) else n).sql(dialect="spark")
+
+    def apply(table: "pa.Table") -> "pa.Array":
+        if table.num_rows == 0:
+            return pa.array([], type=pa.bool_())
+        indexed = table.append_column("__acid_pos", pa.array(range(table.num_rows), type=pa.int64()))
+        df = spark.createDataFrame(indexed)
+        rows = df.selectExpr("__acid_pos", f"coalesce(({cond}), false) AS m").collect()
+        marks = [False] * table.num_rows
+        for r in rows:
+            marks[r["__acid_pos"]] = bool(r["m"])
+        return pa.array(marks, type=pa.bool_())
+
+    return apply
+
+
+def _other_qualifier(condition: Optional[exp.Expression], target: str) -> Optional[str]:
+    """The one qualifier a REPLACE ON condition uses besides the target's (the query's name)."""
+    names = {c.table for c in condition.find_all(exp.Column) if c.table} if condition is not None else set()
+    names.discard(target)
+    return next(iter(names)) if len(names) == 1 else None
 
 
 def _parse_condition(text: Optional[str]) -> Optional[exp.Expression]:

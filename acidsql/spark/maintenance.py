@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.analysis.predicates import to_partition_callable
 from acidsql.conflict import OpKind
+from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.exceptions import DeltaTableError
 from acidsql.delta.table import DeltaTable
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
@@ -88,6 +89,10 @@ def commits_in_steps(s: m.AnyStatement) -> bool:
 def prepare(ex: Executor, s: m.AnyStatement):
     if isinstance(s, m.CreateTable):
         return _create(ex, s)
+    if isinstance(s, m.ConvertToDelta):
+        return _convert(ex, s)
+    if isinstance(s, (m.CreateView, m.DropView)):
+        return NoCommit(ex.view_catalog.apply(s, ex))
     location = ex.location(s.target)
     name = ex.warehouse.display_name(s.target)
     if not ex.warehouse.has_table(location):
@@ -124,6 +129,20 @@ def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
     if a is m.AlterAction.UNSET_PROPERTIES:
         table.unset_properties(list(s.property_keys), if_exists=s.if_exists)
         return "UNSET TBLPROPERTIES"
+    if a is m.AlterAction.CHANGE_COLUMN and s.column_change is not None:
+        change = s.column_change
+        if change.type is not None:
+            current = _column_type(table, change.column)
+            wanted = _schema_of(ex, "the new type", [m.ColumnDef(name="c", type=change.type)])["fields"][0]["type"]
+            if current is not None and current != wanted:
+                raise StatementError(f"CHANGE COLUMN {change.column}: acidsql changes a column's comment, position or "
+                                     "nullability, not its type", "DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP")
+        try:
+            table.change_column(change.column, comment=change.comment, drop_not_null=change.drop_not_null,
+                                position=change.position)
+        except DeltaTableError as e:
+            raise StatementError(str(e)) from None
+        return "CHANGE COLUMN"
     if a is m.AlterAction.ADD_COLUMNS:
         placed = [c.name for c in s.columns if c.default is not None or c.position is not None]
         if placed:  # the engine appends plain columns: it would drop the default or the place
@@ -146,6 +165,13 @@ def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
         table.change_column_type(s.column_names[0], json.loads(dtype.json()))
         return "CHANGE COLUMN"
     raise StatementError(f"acidsql does not run this ALTER TABLE: {s.text}")
+
+
+def _column_type(table: DeltaTable, column: str):
+    for f in table.snapshot().schema_json.get("fields", []):
+        if f["name"].lower() == column.lower():
+            return f["type"]
+    return None
 
 
 def _multi_commit(ex: Executor, s: m.AnyStatement, location: str, name: str) -> StatementResult:
@@ -175,10 +201,19 @@ def _create(ex: Executor, s: m.CreateTable):
         raise StatementError("CREATE TABLE ... CLONE is not supported by acidsql run")
     if s.using and s.using.lower() != "delta":
         raise StatementError(f"acidsql creates Delta tables only, not USING {s.using}")
-    query_df = None
-    views = TableViews(ex.spark, ex.warehouse)
+    views = ex.table_views()
     try:
+        existed = ex.warehouse.has_table(location)
+        if existed and s.if_not_exists:
+            operation = "CREATE TABLE"
+            return NoCommit(_result(s, operation, name, notes=("the table already exists: nothing to do",)))
+        # One transaction, begun before the query runs: an AS SELECT that reads the table it
+        # replaces reads the snapshot this commit replaces (the whole table is its read set).
+        txn = OptimisticTransaction(ex.warehouse.log(location), table_name=name)
+        query_df = None
         if s.as_select is not None:
+            if txn.snapshot is not None:
+                views.pin(location, txn.snapshot)
             query_df = ex.spark.sql(views.sql(s.as_select)).localCheckpoint(eager=True)
             schema_json = json.loads(query_df.schema.json())
             for f in schema_json["fields"]:
@@ -186,11 +221,7 @@ def _create(ex: Executor, s: m.CreateTable):
         else:
             if not s.columns:
                 raise StatementError(f"CREATE TABLE {name} needs a column list or AS SELECT")
-            ddl = ", ".join(f"`{c.name}` {c.type}" for c in s.columns)
-            try:
-                schema_json = json.loads(ex.spark.createDataFrame([], ddl).schema.json())
-            except Exception as e:
-                raise StatementError(f"CREATE TABLE {name}: cannot read the column types ({ddl}): {_first_line(e)}") from None
+            schema_json = _schema_of(ex, name, s.columns)
             for f, c in zip(schema_json["fields"], s.columns):
                 f["nullable"] = c.nullable
                 meta = {"comment": c.comment} if c.comment else {}
@@ -203,33 +234,76 @@ def _create(ex: Executor, s: m.CreateTable):
         names = {f["name"].lower(): f["name"] for f in schema_json["fields"]}
         parts = [names.get(c.lower(), c) for c in s.partitioned_by]
         clustered = [names.get(c.lower(), c) for c in s.clustered_by]
-        existed = ex.warehouse.has_table(location)
-        storage = ex.warehouse.storage(location)
-        DeltaTable.create(location, schema_json, parts, clustered, dict(s.properties), or_replace=s.or_replace,
-                          if_not_exists=s.if_not_exists, name=name, storage=storage)
-        version = DeltaTable(location, storage).version
-        operation = "CREATE OR REPLACE TABLE" if s.or_replace else "CREATE TABLE"
-        if existed and s.if_not_exists:
-            return NoCommit(_result(s, operation, name, notes=("the table already exists: nothing to do",)))
-        result = _result(s, operation, name, version=version)
+        _, prepared = DeltaTable.start_create(
+            location, schema_json, parts, clustered, dict(s.properties), or_replace=s.or_replace,
+            if_not_exists=s.if_not_exists, name=name, replace_only=s.replace_only, txn=txn,
+            as_select=query_df is not None, storage=txn.storage)
+        assert prepared is not None
+        count = 0
+        adds: list = []
         if query_df is not None:
-            from acidsql.spark.changes import write_rows
+            from acidsql.spark.changes import parse_size
+            from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, session_codec, write_dataframe
 
-            txn = OptimisticTransaction(ex.warehouse.log(location), table_name=name)
-            snapshot = txn.snapshot
-            adds = write_rows(query_df, snapshot, snapshot.schema_json, storage=txn.storage)
+            metadata = txn.metadata  # the new table's, as staged
+            config = dict(metadata.config) if metadata is not None else {}
+            raw = config.get("delta.targetFileSize")
+            target = parse_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE
+            adds = write_dataframe(query_df, storage=txn.storage, schema_json=json.loads(metadata.schema_string),
+                                   partition_cols=parts, target_size=target,
+                                   single_file=not parts and estimated_small(query_df, target),
+                                   codec=session_codec(ex.spark, config))
             for add in adds:
                 txn.add(add)
             count = query_df.count()
-            outcome = txn.commit("WRITE", OpKind.APPEND, {"mode": "Append"}, {"numOutputRows": count},
-                                 statement=s.text)
-            result = replace(result, version=outcome.version, rows_inserted=count, files_added=len(adds),
-                             notes=("AS SELECT: the rows are committed as the version after the CREATE",))
-        return NoCommit(result)
-    except DeltaTableError as e:
+            prepared.metrics = {"numFiles": len(adds), "numOutputRows": count}
+        result = _result(s, prepared.operation, name, rows_inserted=count, files_added=len(adds),
+                         files_removed=len(txn.staged_removes))
+        return _PreparedCreate(s, name, txn, prepared.operation, OpKind.CREATE, dict(prepared.parameters),
+                               dict(prepared.metrics), prepared.changes_data, False, result)
+    except (DeltaTableError, TableNotFoundError) as e:
         raise StatementError(str(e)) from None
     finally:
         views.drop()
+
+
+class _PreparedCreate(PreparedWrite):
+    """CREATE / REPLACE TABLE [AS SELECT]: one commit holding the protocol, the metadata, the
+    removal of the replaced table's files and the query's files."""
+
+
+def _schema_of(ex: Executor, name: str, columns) -> dict:
+    ddl = ", ".join(f"`{c.name}` {c.type}" for c in columns)
+    try:
+        return json.loads(ex.spark.createDataFrame([], ddl).schema.json())
+    except Exception as e:
+        raise StatementError(f"{name}: cannot read the column types ({ddl}): {_first_line(e)}") from None
+
+
+def _convert(ex: Executor, s: m.ConvertToDelta):
+    """CONVERT TO DELTA: the Parquet folder becomes a Delta table in one commit (CONVERT), each
+    file with its statistics unless NO STATISTICS."""
+    location = ex.location(s.target)
+    name = ex.warehouse.display_name(s.target)
+    if s.source_format != "parquet":
+        raise StatementError(f"acidsql converts Parquet folders only, not {s.source_format}")
+    storage = ex.warehouse.storage(location)
+    if not any(True for _ in storage.walk_files()):
+        raise StatementError(f"CONVERT TO DELTA: no files at {location}", "DELTA_PATH_DOES_NOT_EXIST")
+    partition_schema = []
+    if s.partitioned_by:
+        if any(not c.type for c in s.partitioned_by):
+            raise StatementError("CONVERT TO DELTA of a Parquet path needs a type for each partition column "
+                                 "(PARTITIONED BY (date DATE, ...))")
+        partition_schema = _schema_of(ex, name, s.partitioned_by)["fields"]
+    try:
+        table, converted = DeltaTable.convert_parquet(location, partition_schema, collect_stats=not s.no_statistics,
+                                                      name=name, storage=storage)
+    except DeltaTableError as e:
+        raise StatementError(str(e)) from None
+    if not converted:
+        return NoCommit(_result(s, "CONVERT", name, notes=("the folder is already a Delta table: nothing to do",)))
+    return NoCommit(_result(s, "CONVERT", name, version=table.version, files_added=converted))
 
 
 def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> PreparedWrite:

@@ -24,14 +24,19 @@ class StatementResult:
     retries: int = 0
     isolation_level: Optional[str] = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # The transactions of a statement that commits several (each INSERT of a multi-insert).
+    parts: tuple["StatementResult", ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["notes"] = list(self.notes)
+        d["parts"] = [p.to_dict() for p in self.parts]
         return d
 
     def summary(self) -> str:
         """One line: `events: version 3 MERGE: 2 inserted, 1 updated; +2 files -1 file; 1 DV`."""
+        if self.parts:
+            return "; ".join(p.summary() for p in self.parts)
         head = f"{self.table}: " if self.table else ""
         where = f"version {self.version} " if self.version is not None else ""
         parts = []

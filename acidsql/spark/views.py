@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import itertools
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
@@ -17,9 +18,11 @@ from acidsql.spark.scan import scan
 from acidsql.spark.tables import Warehouse
 
 if TYPE_CHECKING:
+    from acidsql.delta.storage import Storage
     from pyspark.sql import DataFrame, SparkSession
 
     from acidsql.delta.snapshot import Snapshot
+    from acidsql.spark.results import StatementResult
 
 DIALECT = "spark"
 _view_ids = itertools.count(1)
@@ -58,6 +61,131 @@ def load_snapshot(location: str, ref: Optional[TableRef] = None, warehouse: Opti
     return log.snapshot()
 
 
+VIEW_FILE = "_acidsql_view.json"
+
+
+def _location_key(location: str) -> str:
+    """One spelling per table location: URIs as they are, local paths absolute."""
+    return location if "://" in location else os.path.abspath(location)
+
+
+@dataclass(frozen=True)
+class ViewDefinition:
+    """A view acidsql expands where a query names it (as Spark expands views at query time)."""
+
+    name: str
+    query: exp.Expression
+    columns: tuple[str, ...] = ()
+    temporary: bool = False
+
+
+class ViewCatalog:
+    """Views made by CREATE VIEW under `acidsql run` / `acidsql.connect`. Temporary views live
+    as long as the session; the others in the warehouse, in the folder a table of that name
+    would take (`<warehouse>/<db>/<view>/_acidsql_view.json`), so a name is a table or a view,
+    not both."""
+
+    def __init__(self, warehouse: Warehouse):
+        self.warehouse = warehouse
+        self.temporary: dict[str, ViewDefinition] = {}
+
+    @staticmethod
+    def _temp_key(ref: TableRef) -> Optional[str]:
+        parts = (ref.name or "").split(".")
+        if ref.path is not None or len(parts) > 2 or (len(parts) == 2 and parts[0] != "global_temp"):
+            return None
+        return parts[-1]
+
+    def _place(self, ref: TableRef) -> Optional[tuple[str, "Storage"]]:
+        """(location, its storage) of a view's folder; the definition is VIEW_FILE in it.
+        Through the warehouse's storage, so views live beside tables on an object store too."""
+        if ref.path is not None or not ref.name:
+            return None
+        location = self.warehouse.location_of_name(ref.name)
+        return location, self.warehouse.storage(location)
+
+    def lookup(self, ref: TableRef) -> Optional[ViewDefinition]:
+        key = self._temp_key(ref)
+        if key is not None and key in self.temporary:
+            return self.temporary[key]
+        place = self._place(ref)
+        if place is None or not place[1].exists(VIEW_FILE):
+            return None
+        import json
+
+        from acidsql.sql.build import parse_one_sql
+
+        data = json.loads(place[1].read_bytes(VIEW_FILE).decode("utf-8"))
+        return ViewDefinition(data["name"], parse_one_sql(data["query"]), tuple(data.get("columns") or ()))
+
+    def apply(self, statement, executor) -> "StatementResult":
+        """Run CREATE [OR REPLACE] [TEMP] VIEW / DROP VIEW; nothing is committed to a table."""
+        import json
+
+        from acidsql.sql import model as m
+        from acidsql.spark.execute import StatementError
+        from acidsql.spark.results import StatementResult
+
+        ref = statement.target
+        shown = ref.key if ref is not None else "?"
+        if isinstance(statement, m.DropView):
+            key = self._temp_key(ref)
+            if key is not None and key in self.temporary:
+                del self.temporary[key]
+                return StatementResult(statement.text, "DROP VIEW", shown)
+            place = self._place(ref)
+            if place is not None and place[1].exists(VIEW_FILE):
+                place[1].delete(VIEW_FILE)
+                local = place[1].local_path("")
+                if local is not None:
+                    try:
+                        os.rmdir(local)  # the folder the view took, now empty
+                    except OSError:
+                        pass
+                return StatementResult(statement.text, "DROP VIEW", shown)
+            if statement.if_exists:
+                return StatementResult(statement.text, "DROP VIEW", shown, notes=("no such view: nothing to do",))
+            raise StatementError(f"view {shown} does not exist", "TABLE_OR_VIEW_NOT_FOUND")
+        if statement.query is None:
+            raise StatementError(f"CREATE VIEW {shown} needs AS <query>")
+        # The query must run now (a bad column is the CREATE's error, as in Spark).
+        views = TableViews(executor.spark, self.warehouse, view_catalog=self)
+        try:
+            columns = executor.spark.sql(views.sql(statement.query)).columns
+        finally:
+            views.drop()
+        if statement.columns and len(statement.columns) != len(columns):
+            raise StatementError(f"CREATE VIEW {shown}: {len(statement.columns)} column name(s) for a query of "
+                                 f"{len(columns)} column(s)", "CREATE_VIEW_COLUMN_ARITY_MISMATCH")
+        definition = ViewDefinition(shown, statement.query, statement.columns, statement.temporary)
+        if statement.temporary:
+            key = self._temp_key(ref)
+            if key is None:
+                raise StatementError(f"a temporary view takes a one-part name, not {shown}", "TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS")
+            if key in self.temporary and not statement.or_replace:
+                if statement.if_not_exists:
+                    return StatementResult(statement.text, "CREATE VIEW", shown, notes=("the view exists: nothing to do",))
+                raise StatementError(f"temporary view {key} already exists (CREATE OR REPLACE TEMP VIEW replaces it)",
+                                     "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS")
+            self.temporary[key] = definition
+            return StatementResult(statement.text, "CREATE TEMPORARY VIEW", shown)
+        place = self._place(ref)
+        if place is None:
+            raise StatementError(f"a view takes a name, not a path: {shown}")
+        location, storage = place
+        if self.warehouse.has_table(location):
+            raise StatementError(f"{shown} is a table, not a view", "EXPECT_VIEW_NOT_TABLE")
+        if storage.exists(VIEW_FILE) and not statement.or_replace:
+            if statement.if_not_exists:
+                return StatementResult(statement.text, "CREATE VIEW", shown, notes=("the view exists: nothing to do",))
+            raise StatementError(f"view {shown} already exists (CREATE OR REPLACE VIEW replaces it)",
+                                 "TABLE_OR_VIEW_ALREADY_EXISTS")
+        text = json.dumps({"name": shown, "query": statement.query.sql(dialect="databricks"),
+                           "columns": list(statement.columns)})
+        storage.write_bytes(VIEW_FILE, text.encode("utf-8"))  # atomic: the old definition or the new one
+        return StatementResult(statement.text, "CREATE VIEW", shown)
+
+
 @dataclass
 class TableViews:
     """Temp views registered for one statement; `drop()` removes them."""
@@ -66,6 +194,29 @@ class TableViews:
     warehouse: Warehouse
     names: list[str] = field(default_factory=list)
     snapshots: dict[str, "Snapshot"] = field(default_factory=dict)  # view name -> snapshot it reads
+    # Table location -> the snapshot every read of that table sees: a write's own target is
+    # read at the transaction's snapshot wherever the statement names it (its source, a
+    # subquery, a CTE), as Delta reads it inside the transaction.
+    pinned: dict[str, "Snapshot"] = field(default_factory=dict)
+    # Names a leading WITH defines for the statement: they are CTEs, not tables.
+    cte_names: set[str] = field(default_factory=set)
+    # acidsql's views (CREATE VIEW): expanded where a query names them.
+    view_catalog: Optional["ViewCatalog"] = None
+
+    def pin(self, location: str, snapshot: "Snapshot") -> "TableViews":
+        self.pinned[_location_key(location)] = snapshot
+        return self
+
+    def with_clause(self, ctes) -> str:
+        """`WITH a AS (...), b AS (...) ` for a statement's leading WITH (each body reading
+        views), or "" when there is none; afterwards the names are CTEs for `sql`."""
+        parts = []
+        for cte in ctes:
+            body = self.sql(cte.this)
+            name = cte.alias_or_name
+            parts.append(f"`{name}` AS ({body})")
+            self.cte_names.add(name.lower())
+        return ("WITH " + ", ".join(parts) + " ") if parts else ""
 
     def register(self, df: "DataFrame", hint: str = "t") -> str:
         name = f"__acid_{''.join(c if c.isalnum() else '_' for c in hint)}_{next(_view_ids)}"
@@ -78,15 +229,18 @@ class TableViews:
         location = self.warehouse.location(ref)
         if not self.warehouse.has_table(location):
             return None
-        snapshot = load_snapshot(location, ref, self.warehouse)
+        pinned = self.pinned.get(_location_key(location))
+        timetravel = ref.version_as_of is not None or ref.timestamp_as_of is not None
+        snapshot = pinned if pinned is not None and not timetravel else load_snapshot(location, ref, self.warehouse)
         name = self.register(scan(self.spark, snapshot, storage=self.warehouse.storage(location)), ref.name or "path")
         self.snapshots[name] = snapshot
         return name
 
     def rewrite(self, expression: exp.Expression) -> exp.Expression:
         """A copy of `expression` reading views in place of Delta tables."""
-        ctes = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
-        tree = expression.copy()
+        ctes = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)} | self.cte_names
+        tree = expand_views(expression.copy(), self.view_catalog, ctes) if self.view_catalog is not None else expression.copy()
+        ctes |= {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
         for table in list(tree.find_all(exp.Table)):
             if not table.name or (not table.args.get("db") and table.name.lower() in ctes):
                 continue
@@ -114,6 +268,35 @@ class TableViews:
             except Exception:
                 pass
         self.names.clear()
+
+
+def expand_views(tree: exp.Expression, catalog: Optional[ViewCatalog], ctes: frozenset | set = frozenset(),
+                 depth: int = 0) -> exp.Expression:
+    """`tree` with each acidsql view it names replaced by the view's query (a subquery with the
+    view's name as alias), views inside views too. Works in place on `tree`."""
+    if catalog is None:
+        return tree
+    if depth > 32:
+        from acidsql.spark.execute import StatementError
+
+        raise StatementError("views nest more than 32 deep (does a view read itself?)", "RECURSIVE_VIEW")
+    for table in list(tree.find_all(exp.Table)):
+        if not table.name or (not table.args.get("db") and table.name.lower() in ctes):
+            continue
+        if isinstance(table.parent, (exp.Create, exp.Insert, exp.Merge, exp.Update, exp.Delete)) \
+                and table.arg_key == "this":
+            continue
+        definition = catalog.lookup(table_ref(table))
+        if definition is None:
+            continue
+        body = expand_views(definition.query.copy(), catalog, frozenset(), depth + 1)
+        alias = table.alias or table.name
+        columns = [exp.to_identifier(c) for c in definition.columns]
+        sub = exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier(alias), columns=columns or None))
+        if tree is table:
+            return sub
+        table.replace(sub)
+    return tree
 
 
 def spark_sql(expression: exp.Expression) -> str:

@@ -378,7 +378,6 @@ def write_dataframe(df: "DataFrame", *, storage: "Storage", schema_json: Mapping
     """Write `df` (the table's logical columns, any order, extra columns ignored) as data files
     of the table whose storage is `storage` (it travels to the executors, which write to it
     directly); return their AddFiles (not committed)."""
-    table_root = storage.uri()
     from pyspark.sql import functions as F
 
     from pyspark.sql.types import StructType

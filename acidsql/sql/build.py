@@ -11,9 +11,9 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
 
 from acidsql.sql.model import (
-    AlterAction, AlterTable, ColumnDef, CreateTable, Delete, Describe, DescribeWhat, Insert,
-    InsertMode, Merge, MergeAction, MergeClause, MergeMatch, OtherStatement, Select, Span,
-    TableRef, Update,
+    AlterAction, AlterTable, ColumnChange, ColumnDef, CreateTable, CreateView, Delete, Describe, DescribeWhat,
+    DropView, Insert, InsertMode, Merge, MergeAction, MergeClause, MergeMatch, MultiInsert, OtherStatement,
+    Select, Span, TableRef, Truncate, Update,
 )
 
 DIALECT = "databricks"
@@ -305,14 +305,24 @@ def build(tree: exp.Expression, text: str, span: Span, extras: dict):
         target = table_ref(tree.this)
         where = tree.args.get("where")
         return Update(target=target, assignments=_assignments(tree.expressions),
-                      where=where.this if where is not None else None, **common)
+                      where=where.this if where is not None else None, ctes=_ctes(tree), **common)
     if isinstance(tree, exp.Delete):
         where = tree.args.get("where")
-        return Delete(target=table_ref(tree.this), where=where.this if where is not None else None, **common)
+        return Delete(target=table_ref(tree.this), where=where.this if where is not None else None,
+                      ctes=_ctes(tree), **common)
     if isinstance(tree, exp.Insert):
         return _insert(tree, common, extras)
+    if isinstance(tree, exp.MultitableInserts):
+        return _multi_insert(tree, common, extras)
+    if isinstance(tree, exp.TruncateTable):
+        return _truncate(tree, common)
     if isinstance(tree, exp.Create):
         return _create(tree, common, extras)
+    if isinstance(tree, exp.Drop) and str(tree.args.get("kind") or "").upper() == "VIEW":
+        tables = tree.args.get("tables") or tree.expressions or []
+        if len(tables) != 1 or not isinstance(tables[0], exp.Table):
+            raise UnsupportedStatement("expected one view name after DROP VIEW")
+        return DropView(target=table_ref(tables[0]), if_exists=bool(tree.args.get("exists")), **common)
     if isinstance(tree, exp.Alter):
         return _alter(tree, common)
     if isinstance(tree, exp.Describe):
@@ -371,7 +381,7 @@ def _merge(tree: exp.Merge, common: dict, extras: dict) -> Merge:
                                            assignments=tuple(zip(columns, value_list))))
         else:
             clauses.append(MergeClause(match, MergeAction.DELETE, condition))
-    ctes = tuple(tree.args["with_"].expressions) if tree.args.get("with_") else ()
+    ctes = _ctes(tree)
     notes = ("Databricks-only: * EXCEPT (...) in MERGE clauses",) if any(c.star_except for c in clauses) else ()
     return Merge(notes=notes, 
         target=table_ref(target_table), source=source, source_alias=source_alias,
@@ -380,7 +390,13 @@ def _merge(tree: exp.Merge, common: dict, extras: dict) -> Merge:
     )
 
 
-def _insert(tree: exp.Insert, common: dict, extras: dict) -> Insert:
+def _ctes(tree: exp.Expression) -> tuple[exp.CTE, ...]:
+    """The CTEs of a statement's leading WITH."""
+    with_ = tree.args.get("with_")
+    return tuple(with_.expressions) if isinstance(with_, exp.With) else ()
+
+
+def _insert(tree: exp.Insert, common: dict, extras: dict, ctes: Optional[tuple[exp.CTE, ...]] = None) -> Insert:
     this = tree.this
     columns: tuple[str, ...] = ()
     if isinstance(this, exp.Schema):
@@ -407,12 +423,89 @@ def _insert(tree: exp.Insert, common: dict, extras: dict) -> Insert:
         mode=InsertMode.OVERWRITE if tree.args.get("overwrite") else InsertMode.INTO,
         columns=columns, by_name=bool(tree.args.get("by_name")), partition_spec=tuple(partition_spec),
         replace_where=where, replace_using=tuple(i.name for i in tree.args.get("using") or ()),
-        replace_on=extras.get("replace_on"), source=source, **common,
+        replace_on=extras.get("replace_on"), source=source,
+        schema_evolution=bool(extras.get("schema_evolution")), ctes=_ctes(tree) if ctes is None else ctes,
+        source_alias=extras.get("source_alias"), **common,
     )
 
 
-def _create(tree: exp.Create, common: dict, extras: dict) -> CreateTable | OtherStatement:
-    if str(tree.args.get("kind") or "").upper() != "TABLE":
+def _multi_insert(tree: exp.MultitableInserts, common: dict, extras: dict) -> MultiInsert:
+    """`[WITH ...] FROM src INSERT ... SELECT ... INSERT ... SELECT ...`: each INSERT becomes a
+    whole INSERT whose query reads `src`; it points at its own INSERT clause."""
+    source = tree.args.get("source")
+    if not isinstance(source, exp.Expression):
+        raise UnsupportedStatement("expected FROM <source> before the INSERTs of a multi-insert")
+    inserts = [i for i in tree.expressions if isinstance(i, exp.Insert)]
+    if not inserts or len(inserts) != len(tree.expressions):
+        raise UnsupportedStatement("expected INSERT ... SELECT after FROM <source> (a multi-insert)")
+    text, span = common["text"], common["span"]
+    starts = _depth0_keyword_offsets(text, "INSERT")
+    ctes = _ctes(tree)
+    out = []
+    for i, insert in enumerate(inserts):
+        query = insert.expression
+        if not isinstance(query, exp.Select) or query.args.get("from_") is not None:
+            raise UnsupportedStatement("each INSERT of a multi-insert takes a SELECT without its own FROM")
+        insert = insert.copy()
+        insert.set("expression", query.copy().from_(source.copy(), copy=False))
+        start = starts[i] if i < len(starts) else 0
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        part = dict(common, span=_sub_span(span, text, start, end), expression=insert)
+        out.append(_insert(insert, part, {}, ctes=ctes))
+    return MultiInsert(target=None, inserts=tuple(out), **common)
+
+
+def _depth0_keyword_offsets(text: str, keyword: str) -> list[int]:
+    """Offsets in `text` of `keyword` tokens outside parentheses."""
+    tokenizer, _ = _tokenizer_and_parser()
+    depth, out = 0, []
+    for token in tokenizer.tokenize(text):
+        kind = token.token_type.name
+        if kind == "L_PAREN":
+            depth += 1
+        elif kind == "R_PAREN":
+            depth -= 1
+        elif depth == 0 and token.text.upper() == keyword:
+            out.append(token.start)
+    return out
+
+
+def _sub_span(span: Span, text: str, start: int, end: int) -> Span:
+    """The span of text[start:end] (offsets in the statement `text` that `span` covers)."""
+    piece = text[start:end].rstrip()
+    end = start + len(piece)
+
+    def position(offset: int) -> tuple[int, int]:
+        before = text[:offset]
+        newlines = before.count("\n")
+        if newlines == 0:
+            return span.line, span.col + offset
+        return span.line + newlines, offset - before.rfind("\n")
+
+    line, col = position(start)
+    end_line, end_col = position(end)
+    return Span(span.file, line, col, end_line, end_col, span.start + start, span.start + end)
+
+
+def _truncate(tree: exp.TruncateTable, common: dict) -> Truncate:
+    tables = tree.expressions
+    if tree.args.get("is_database") or len(tables) != 1 or not isinstance(tables[0], exp.Table):
+        raise UnsupportedStatement("expected one table name after TRUNCATE TABLE")
+    spec = []
+    partition = tree.args.get("partition")
+    for item in partition.expressions if isinstance(partition, exp.Partition) else ():
+        if isinstance(item, exp.EQ):
+            spec.append((_column_name(item.this), item.expression))
+        else:
+            spec.append((_column_name(item), None))
+    return Truncate(target=table_ref(tables[0]), partition_spec=tuple(spec), **common)
+
+
+def _create(tree: exp.Create, common: dict, extras: dict) -> CreateTable | CreateView | OtherStatement:
+    kind = str(tree.args.get("kind") or "").upper()
+    if kind == "VIEW":
+        return _create_view(tree, common)
+    if kind != "TABLE":
         return OtherStatement(target=None, note=f"CREATE {tree.args.get('kind')}: not modelled", **common)
     this = tree.this
     columns: tuple[ColumnDef, ...] = ()
@@ -446,6 +539,44 @@ def _create(tree: exp.Create, common: dict, extras: dict) -> CreateTable | Other
         properties=_property_pairs(props.expressions if props is not None else ()),
         location=location, as_select=tree.expression, notes=tuple(notes), **common,
     )
+
+
+def _create_view(tree: exp.Create, common: dict) -> CreateView | OtherStatement:
+    this = tree.this
+    columns: tuple[str, ...] = ()
+    if isinstance(this, exp.Schema):
+        columns = tuple(_column_name(c.this if isinstance(c, exp.ColumnDef) else c) for c in this.expressions)
+        this = this.this
+    if not isinstance(this, exp.Table):
+        raise UnsupportedStatement("expected a view name after CREATE VIEW")
+    query = tree.expression
+    if query is None:  # CREATE TEMPORARY VIEW v USING parquet OPTIONS (...): a data source, no Delta table
+        return OtherStatement(target=None, command="CREATE VIEW",
+                              note="a view over a data source writes no Delta table: no conflict effect", **common)
+    if not isinstance(query, (exp.Query, exp.Values)):  # AS VALUES (...) is a query too
+        raise UnsupportedStatement("expected AS <query> in CREATE VIEW")
+    props = tree.args.get("properties")
+    temporary = props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions)
+    return CreateView(target=table_ref(this), query=query, columns=columns, or_replace=bool(tree.args.get("replace")),
+                      if_not_exists=bool(tree.args.get("exists")), temporary=temporary, **common)
+
+
+def _column_change(action: exp.AlterColumn) -> Optional[ColumnChange]:
+    """ALTER COLUMN c COMMENT '...' / DROP NOT NULL (metadata only); None for changes that
+    need more than metadata (a type, SET NOT NULL, a rename, defaults)."""
+    args = action.args
+    comment = args.get("comment")
+    rename = args.get("rename_to")
+    column = _column_name(action.this)
+    if rename is not None and _column_name(rename).lower() != column.lower():
+        return None
+    if args.get("dtype") is not None and rename is None:  # ALTER COLUMN c TYPE t
+        return None
+    if comment is not None and isinstance(comment, exp.Literal):
+        return ColumnChange(column=column, comment=comment.this)
+    if args.get("drop") and args.get("allow_null"):
+        return ColumnChange(column=column, drop_not_null=True)
+    return None
 
 
 def _alter(tree: exp.Alter, common: dict) -> AlterTable | OtherStatement:
@@ -483,5 +614,10 @@ def _alter(tree: exp.Alter, common: dict) -> AlterTable | OtherStatement:
                           **common)
     if isinstance(action, exp.Command):
         raise UnsupportedStatement("ALTER TABLE action not understood")
+    if isinstance(action, exp.AlterColumn) and len(actions) == 1:
+        change = _column_change(action)
+        if change is not None:
+            return AlterTable(target=target, action=AlterAction.CHANGE_COLUMN, column_change=change,
+                              detail=f"CHANGE COLUMN {change.column}", **common)
     detail = " ".join(common["text"].split()[3:6]) if action is not None else ""
     return AlterTable(target=target, action=AlterAction.OTHER, detail=detail or None, **common)

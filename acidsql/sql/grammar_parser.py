@@ -22,15 +22,15 @@ from sqlglot.errors import TokenError
 
 from acidsql.sql.build import is_path, parse_one_sql, plain_raw_strings
 from acidsql.sql.model import (
-    AlterAction, AlterTable, CreateTable, Describe, DescribeWhat, Optimize, OtherStatement,
-    Reorg, ReorgApply, Restore, Span, TableRef, Vacuum,
+    AlterAction, AlterTable, ColumnChange, ColumnDef, ConvertToDelta, CreateTable, Describe, DescribeWhat, Optimize,
+    OtherStatement, Reorg, ReorgApply, Restore, Span, TableRef, Vacuum,
 )
 
 if TYPE_CHECKING:  # lark is imported on first use: scripts without Delta statements never need it
     from lark import Lark, Token
 
 GRAMMAR = Path(__file__).resolve().parent / "grammar" / "delta.lark"
-FIRST_WORDS = frozenset({"OPTIMIZE", "VACUUM", "REORG", "RESTORE"})
+FIRST_WORDS = frozenset({"OPTIMIZE", "VACUUM", "REORG", "RESTORE", "CONVERT"})
 CONDITION_CHAR = "\x1a"  # what a blanked-out WHERE condition is made of (terminal CONDITION)
 
 _parser: Optional["Lark"] = None
@@ -311,6 +311,8 @@ class GrammarStatementBuilder:
             return self._alter(tree, target, common)
         if kind == "create_clone":
             return self._clone(tree, common)
+        if kind == "convert":
+            return self._convert(tree, common)
         raise ValueError(f"no builder for {kind}")  # the grammar and this builder disagree
 
     def _alter(self, tree, target: TableRef, common: dict):
@@ -335,6 +337,10 @@ class GrammarStatementBuilder:
         notes = ()
         if "." in column:
             notes = ("Databricks-only: Apache Spark's parser rejects renaming a nested column with CHANGE COLUMN",)
+        change = _column_change(column, action)
+        if change is not None:
+            return AlterTable(target=target, action=AlterAction.CHANGE_COLUMN, column_change=change,
+                              detail=f"CHANGE COLUMN {column}", notes=notes, **common)
         return AlterTable(target=target, action=AlterAction.OTHER, detail=f"CHANGE COLUMN {column}", notes=notes, **common)
 
     def _clone(self, tree, common: dict):
@@ -364,6 +370,95 @@ class GrammarStatementBuilder:
             location=_unquote(location.children[1].value) if location is not None else None,
             clone_of=clone_of, **common,
         )
+
+
+    def _convert(self, tree, common: dict):
+        word_tree = _find(tree, "name")
+        word, _quoted = _name_part(word_tree)
+        if word.upper() != "DELTA":
+            token = word_tree.children[0]
+            at = getattr(token, "start_pos", None) or 0
+            raise ExpressionError(f"expected DELTA after CONVERT TO, not {word!r}", at)
+        target_tree = _find(tree, "target")
+        while target_tree.data != "dotted_name":
+            target_tree = target_tree.children[0]
+        parts = _name_parts(target_tree)
+        source_format = "parquet"
+        if len(parts) == 2 and parts[0][0].lower() in ("parquet", "iceberg") and parts[1][1]:
+            source_format = parts[0][0].lower()
+            target = TableRef(path=parts[1][0])
+        else:  # a catalog table stored as Parquet
+            target = TableRef(name=".".join(text if quoted else text.lower() for text, quoted in parts))
+        columns = []
+        partitions = _find(tree, "convert_partitions")
+        for column in _all(partitions, "convert_column") if partitions is not None else ():
+            name = _name_part(_find(column, "name"))[0]
+            type_tree = _find(column, "type_name")
+            type_text = ""
+            if type_tree is not None:
+                type_text = _name_part(_find(type_tree, "name"))[0].upper()
+                numbers = [t.value for t in type_tree.children if isinstance(t, str) and t.type == "NUMBER"]
+                if numbers:
+                    type_text += "(" + ",".join(numbers) + ")"
+            columns.append(ColumnDef(name=name, type=type_text))
+        return ConvertToDelta(target=target, source_format=source_format, partitioned_by=tuple(columns),
+                              no_statistics=_find(tree, "convert_no_statistics") is not None, **common)
+
+
+class _Word:
+    """A parenthesised group of CHANGE COLUMN's tail, as one word."""
+
+    type = "GROUP"
+
+    def __init__(self, value: str):
+        self.value = value
+
+
+def _tokens_of(tree) -> list:
+    out = []
+    for child in tree.children:
+        out += [child] if isinstance(child, str) else _tokens_of(child)
+    return out
+
+
+def _column_change(column: str, action) -> Optional[ColumnChange]:
+    """CHANGE | ALTER COLUMN c [c [type]] [COMMENT 'x'] [FIRST | AFTER d], or ... DROP NOT NULL:
+    the metadata-only column changes; None for anything else (a rename, a new type, defaults)."""
+    words = []  # after CHANGE|ALTER COLUMN name; a parenthesised group (DECIMAL(10, 2)) as one "(" word
+    rest = action.children
+    start = next((i for i, c in enumerate(rest) if not isinstance(c, str)), len(rest)) + 1
+    for child in rest[start:]:
+        if isinstance(child, str):
+            words.append(child)
+        else:  # "(" inner* ")"
+            inside = [t.value for t in _tokens_of(child)]
+            words.append(_Word("(" + ",".join(v for v in inside if v != ",") + ")"))
+    texts = [w.value.upper() if w.type != "STRING" else w.value for w in words]
+    if texts == ["DROP", "NOT", "NULL"]:
+        return ColumnChange(column=column, drop_not_null=True)
+    comment = position = type_text = None
+    i = 0
+    if i < len(words) and words[i].type in ("IDENT", "BACKTICKED") and texts[i] not in ("COMMENT", "FIRST", "AFTER"):
+        new_name = words[i].value.strip("`")
+        if new_name.lower() != column.split(".")[-1].lower():
+            return None  # a rename
+        i += 1
+        if i < len(words) and words[i].type == "IDENT" and texts[i] not in ("COMMENT", "FIRST", "AFTER"):
+            type_text, i = texts[i], i + 1
+            if i < len(words) and words[i].type == "GROUP":  # DECIMAL(10, 2)
+                type_text, i = type_text + words[i].value, i + 1
+    while i < len(words):
+        if texts[i] == "COMMENT" and i + 1 < len(words) and words[i + 1].type == "STRING":
+            comment, i = _unquote(words[i + 1].value), i + 2
+        elif texts[i] == "FIRST":
+            position, i = "FIRST", i + 1
+        elif texts[i] == "AFTER" and i + 1 < len(words):
+            position, i = f"AFTER {words[i + 1].value.strip('`')}", i + 2
+        else:
+            return None
+    if comment is None and position is None:
+        return None
+    return ColumnChange(column=column, comment=comment, position=position, type=type_text)
 
 
 def _hours(token) -> float:

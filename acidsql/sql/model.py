@@ -35,7 +35,11 @@ class StatementKind(str, enum.Enum):
     UPDATE = "UPDATE"
     DELETE = "DELETE"
     INSERT = "INSERT"
+    TRUNCATE = "TRUNCATE"
+    CONVERT = "CONVERT TO DELTA"
     CREATE_TABLE = "CREATE TABLE"
+    CREATE_VIEW = "CREATE VIEW"
+    DROP_VIEW = "DROP VIEW"
     ALTER_TABLE = "ALTER TABLE"
     OPTIMIZE = "OPTIMIZE"
     REORG = "REORG"
@@ -97,6 +101,12 @@ class Statement:
         """What the statement is, as shown to users: its kind (OtherStatement: its own words)."""
         return self.kind.value
 
+    @property
+    def writes(self) -> tuple["Statement", ...]:
+        """The statement as the writes it commits, one per target table: itself, except for a
+        multi-insert (`FROM src INSERT INTO a ... INSERT INTO b ...`), one INSERT each."""
+        return (self,)
+
 
 class MergeAction(str, enum.Enum):
     UPDATE = "UPDATE"
@@ -129,7 +139,7 @@ class Merge(Statement):
     on: Optional[exp.Expression] = None
     clauses: tuple[MergeClause, ...] = ()
     schema_evolution: bool = False
-    ctes: tuple[exp.CTE, ...] = ()
+    ctes: tuple[exp.CTE, ...] = ()  # a leading WITH: names the source, the condition and clauses may use
 
 
 @dataclass(frozen=True)
@@ -137,12 +147,23 @@ class Update(Statement):
     kind = StatementKind.UPDATE
     assignments: tuple[tuple[str, exp.Expression], ...] = ()
     where: Optional[exp.Expression] = None
+    ctes: tuple[exp.CTE, ...] = ()  # a leading WITH (subqueries in SET values and WHERE may use them)
 
 
 @dataclass(frozen=True)
 class Delete(Statement):
     kind = StatementKind.DELETE
     where: Optional[exp.Expression] = None
+    ctes: tuple[exp.CTE, ...] = ()  # a leading WITH (subqueries in WHERE may use them)
+
+
+@dataclass(frozen=True)
+class Truncate(Statement):
+    """TRUNCATE TABLE t: removes every file (Delta's operation TRUNCATE). Delta refuses a
+    PARTITION clause; `partition_spec` keeps it so `run` can say so."""
+
+    kind = StatementKind.TRUNCATE
+    partition_spec: tuple[tuple[str, Optional[exp.Expression]], ...] = ()
 
 
 class InsertMode(str, enum.Enum):
@@ -162,6 +183,34 @@ class Insert(Statement):
     replace_using: tuple[str, ...] = ()  # INSERT ... REPLACE USING (cols)
     replace_on: Optional[exp.Expression] = None  # INSERT ... REPLACE ON cond
     source: Optional[exp.Expression] = None  # a Query (Select/Union/...), Values, or Table (TABLE src)
+    schema_evolution: bool = False  # INSERT WITH SCHEMA EVOLUTION
+    ctes: tuple[exp.CTE, ...] = ()  # a leading WITH (before INSERT): names the query may use
+    source_alias: Optional[str] = None  # REPLACE ON ... (query) AS s: the name the condition gives the query
+
+
+@dataclass(frozen=True)
+class MultiInsert(Statement):
+    """Spark's multi-insert, `[WITH ...] FROM src INSERT INTO a SELECT ... INSERT INTO b SELECT
+    ...`: one write (one transaction) per INSERT, in order. Each of `inserts` is a whole
+    INSERT whose query reads `src` (and sees the leading WITH); `target` is None."""
+
+    kind = StatementKind.INSERT
+    inserts: tuple[Insert, ...] = ()
+
+    @property
+    def writes(self) -> tuple[Statement, ...]:
+        return self.inserts
+
+
+@dataclass(frozen=True)
+class ConvertToDelta(Statement):
+    """CONVERT TO DELTA parquet.`/path` [NO STATISTICS] [PARTITIONED BY (col type, ...)]: the
+    Parquet folder becomes a Delta table (one commit creating it; `target` is its path)."""
+
+    kind = StatementKind.CONVERT
+    source_format: str = "parquet"
+    partitioned_by: tuple["ColumnDef", ...] = ()
+    no_statistics: bool = False
 
 
 @dataclass(frozen=True)
@@ -185,11 +234,12 @@ class AlterAction(str, enum.Enum):
     SET_PROPERTIES = "SET TBLPROPERTIES"
     UNSET_PROPERTIES = "UNSET TBLPROPERTIES"
     ADD_COLUMNS = "ADD COLUMNS"
+    CHANGE_COLUMN = "CHANGE COLUMN"  # ALTER COLUMN c COMMENT / DROP NOT NULL / FIRST / AFTER x
     DROP_FEATURE = "DROP FEATURE"
     CLUSTER_BY = "CLUSTER BY"
     RENAME_COLUMN = "RENAME COLUMN"
     DROP_COLUMNS = "DROP COLUMNS"
-    CHANGE_COLUMN_TYPE = "CHANGE COLUMN"  # ALTER COLUMN c TYPE t (Delta's operation name)
+    CHANGE_COLUMN_TYPE = "CHANGE COLUMN TYPE"  # ALTER COLUMN c TYPE t (Delta names the commit CHANGE COLUMN)
     OTHER = "OTHER"  # recognised ALTER TABLE we do not model in detail (CHANGE COLUMN c c2 ..., ...)
 
 
@@ -211,6 +261,18 @@ class AlterTable(Statement):
     rename_to: Optional[str] = None
     column_type: Optional[str] = None
     detail: Optional[str] = None  # for OTHER: a short description of the action
+    column_change: Optional["ColumnChange"] = None  # CHANGE COLUMN
+
+
+@dataclass(frozen=True)
+class ColumnChange:
+    """What ALTER TABLE t ALTER COLUMN c ... changes of one column (metadata only)."""
+
+    column: str
+    comment: Optional[str] = None  # COMMENT 'text'
+    drop_not_null: bool = False  # DROP NOT NULL
+    position: Optional[str] = None  # "FIRST" or "AFTER <column>"
+    type: Optional[str] = None  # CHANGE COLUMN c c <type>: must be the column's type (no type change)
 
 
 class ReorgApply(str, enum.Enum):
@@ -271,6 +333,25 @@ class Select(Statement):
 
 
 @dataclass(frozen=True)
+class CreateView(Statement):
+    """CREATE [OR REPLACE] [[GLOBAL] TEMP[ORARY]] VIEW [IF NOT EXISTS] v [(cols)] AS query.
+    `target` names the view; a view is no Delta table, so no transaction commits."""
+
+    kind = StatementKind.CREATE_VIEW
+    query: Optional[exp.Expression] = None
+    columns: tuple[str, ...] = ()
+    or_replace: bool = False
+    if_not_exists: bool = False
+    temporary: bool = False
+
+
+@dataclass(frozen=True)
+class DropView(Statement):
+    kind = StatementKind.DROP_VIEW
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
 class OtherStatement(Statement):
     """Parsed but outside what acidsql models: statements that write no Delta table's log
     (SHOW, EXPLAIN, SET, USE, REFRESH, CREATE VIEW, ...), passed through with no conflict
@@ -287,8 +368,8 @@ class OtherStatement(Statement):
 
 
 AnyStatement = Union[
-    Merge, Update, Delete, Insert, CreateTable, AlterTable, Reorg, Optimize, Vacuum,
-    Describe, Restore, Select, OtherStatement,
+    Merge, Update, Delete, Insert, MultiInsert, Truncate, ConvertToDelta, CreateTable, AlterTable, Reorg,
+    Optimize, Vacuum, Describe, Restore, Select, CreateView, DropView, OtherStatement,
 ]
 
 

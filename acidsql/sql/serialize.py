@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from acidsql.sql.model import ParseError, Script, TableRef
+from acidsql.sql.model import ParseError, Script, Statement, TableRef
 
 _SKIPPED = {"text", "span", "expression", "target"}
 
@@ -20,6 +20,8 @@ def _value(value: Any) -> Any:
         return table_to_dict(value)
     if isinstance(value, enum.Enum):
         return value.value
+    if isinstance(value, Statement):  # the INSERTs of a multi-insert
+        return statement_to_dict(value)
     if dataclasses.is_dataclass(value):
         return {f.name: _value(getattr(value, f.name)) for f in dataclasses.fields(value)
                 if _kept(f, getattr(value, f.name))}

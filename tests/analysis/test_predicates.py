@@ -122,7 +122,7 @@ def test_three_valued_logic_of_not_in_with_null():
 
 
 def test_unknown_parts_widen_and_are_marked_inexact():
-    r = Region.from_condition(cond("a = 1 AND upper(b) = 'X'"), TYPES)
+    r = Region.from_condition(cond("a = 1 AND md5(b) = 'X'"), TYPES)
     assert not r.exact
     assert r.evaluate({"a": 1, "b": "q"}) is None
     assert r.evaluate({"a": 2, "b": "q"}) is False

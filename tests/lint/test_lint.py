@@ -278,3 +278,14 @@ def test_dl008_analyzes_only_the_statements_it_may_report(monkeypatch):
 def test_golden_dl008(golden):
     text = NO_DV_TABLE + "MERGE INTO ev USING s ON s.id = ev.id WHEN MATCHED THEN UPDATE SET *;\nDELETE FROM ev WHERE kind = 'x';\n"
     assert golden == render(lint_text(text, "dl008.sql"), "text")
+
+
+def test_schema_evolution_is_a_metadata_change_beside_writers():
+    from acidsql.lint import lint_text
+
+    report = lint_text("INSERT WITH SCHEMA EVOLUTION INTO ev SELECT * FROM staging;\n"
+                       "MERGE WITH SCHEMA EVOLUTION INTO ev t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET *;\n"
+                       "INSERT INTO ev SELECT * FROM staging;\n")
+    found = [(f.code, f.line) for f in report.findings if f.code == "DL004"]
+    assert found == [("DL004", 1), ("DL004", 2)]
+    assert "WITH SCHEMA EVOLUTION" in report.findings[0].message

@@ -8,38 +8,47 @@ import pytest
 
 pytestmark = pytest.mark.spark
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "semantics.yaml"
+FOLDER = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+SCENARIOS = FOLDER / "semantics.yaml"
+# issue 13's write forms: reads through a source / subquery / CTE, predicates through
+# functions, row-level UPDATEs, TRUNCATE, REPLACE USING / ON, multi-insert
+WRITE_FORMS = FOLDER / "write_forms.yaml"
+FILES = (SCENARIOS, WRITE_FORMS)
+
 
 def _scenarios():
     from acidsql.analysis.predict import load_scenarios
 
-    return load_scenarios(SCENARIOS)
+    return [(path.stem, sc) for path in FILES for sc in load_scenarios(path)]
 
 
 @pytest.fixture(scope="module")
 def outcomes(spark):
     from acidsql.spark.race import run_scenario
 
-    return {sc.name: run_scenario(spark, sc) for sc in _scenarios()}
+    return {(stem, sc.name): run_scenario(spark, sc) for stem, sc in _scenarios()}
 
 
 @pytest.fixture(scope="module")
 def predictions():
     from acidsql.analysis import predict_scenarios
 
-    return {p.name: p for p in predict_scenarios(SCENARIOS)}
+    return {(path.stem, p.name): p for path in FILES for p in predict_scenarios(path)}
 
 
 def test_there_are_at_least_forty_races():
-    assert len(_scenarios()) >= 40
+    assert len([1 for stem, _ in _scenarios() if stem == SCENARIOS.stem]) >= 40
+    assert len([1 for stem, _ in _scenarios() if stem == WRITE_FORMS.stem]) >= 30
 
 
-@pytest.mark.parametrize("name", [sc.name for sc in _scenarios()] if SCENARIOS.exists() else [])
-def test_race_matches_expect_and_prediction(name, outcomes, predictions):
-    outcome = outcomes[name]
+@pytest.mark.parametrize("key", [(stem, sc.name) for stem, sc in _scenarios()] if SCENARIOS.exists() else [],
+                         ids=lambda key: f"{key[0]}:{key[1]}")
+def test_race_matches_expect_and_prediction(key, outcomes, predictions):
+    name = key[1]
+    outcome = outcomes[key]
     assert outcome.error is None, outcome.error
     assert outcome.match, f"{name}: engine {outcome.outcome}, expected {outcome.expected}: {outcome.reason}"
-    predicted = predictions[name]
+    predicted = predictions[key]
     if predicted.certainty == "possible":
         assert outcome.outcome in ("committed", predicted.exception)
     else:

@@ -37,8 +37,6 @@ from acidsql.sql.model import AlterAction, AlterTable, Describe, DescribeWhat, O
     ("SET spark.sql.warehouse.dir=/tmp/a-b/c", "SET"),
     ("SET TIME ZONE 'UTC'", "SET TIME ZONE"),
     ("USE CATALOG main", "USE CATALOG"),
-    ("CREATE OR REPLACE TEMP VIEW v AS SELECT 1", "CREATE VIEW"),
-    ("DROP VIEW IF EXISTS v", "DROP VIEW"),
     ("CACHE LAZY TABLE t", "CACHE LAZY TABLE"),
     ("GENERATE symlink_format_manifest FOR TABLE delta.`/data/events`", "GENERATE symlink_format_manifest"),
 ])
@@ -47,6 +45,19 @@ def test_statements_that_write_no_table_pass_through_with_their_kind(sql, label)
     assert isinstance(statement, OtherStatement) and statement.label == label
     analysis = analyze(statement, Catalog())
     assert not analysis.is_write and analysis.kind == label  # no conflict effect
+
+
+@pytest.mark.parametrize("sql, label", [
+    ("CREATE OR REPLACE TEMP VIEW v AS SELECT 1", "CREATE VIEW"),
+    ("CREATE VIEW v AS VALUES (1, 'a'), (2, 'b')", "CREATE VIEW"),
+    ("DROP VIEW IF EXISTS v", "DROP VIEW"),
+])
+def test_views_are_statements_of_their_own_that_commit_nothing(sql, label):
+    """`run` executes views (they are expanded where named), but no view commits to a table."""
+    statement = parse_statement(sql)
+    assert statement.label == label
+    analysis = analyze(statement, Catalog())
+    assert not analysis.is_write and analysis.kind == label
 
 
 def test_generate_names_its_table_and_writes_no_commit():

@@ -5,6 +5,14 @@ changes), uniquely-tagged inserts (`ins:<worker>:<n>`, present exactly once iff 
 not deleted since) and upsert counters (`ups:<n>`, a MERGE bumps the counter or inserts the
 row, so a lost update shows as a counter that is too low or a key that appears twice).
 
+Four operations read the table they write through a query inside them (issue 13's read
+shapes), so each depends on a value it read: `copy` (INSERT ... SELECT from the table: a new
+`cpy:` row holding an account's balance), `mirror` (a MERGE whose source reads an account:
+an upsert counter takes its balance), `sweep` (an UPDATE with a subquery on the table: a
+counter is bumped if an account holds at least its opening balance) and `purge` (a DELETE
+with such a subquery: a worker's insert is deleted if an account holds less). If one of them
+commits over a winner that changed what it read, the serial replay gives another value.
+
 Every operation is a `BankOp` (a frozen value, JSON-able so worker processes can report it),
 run against the engine's public API as one transaction, and replayed on `BankModel`, the
 in-memory serial model the table must agree with after every commit."""
@@ -30,7 +38,7 @@ SCHEMA = pa.schema([
     pa.field("balance", pa.int64()),
     pa.field("counter", pa.int64()),
 ])
-OP_KINDS = ("transfer", "insert", "delete", "upsert", "optimize")
+OP_KINDS = ("transfer", "insert", "delete", "upsert", "optimize", "copy", "mirror", "sweep", "purge")
 TABLE = "bank"  # the table's name in the SQL of the operations (`BankOp.sql`)
 
 
@@ -43,6 +51,8 @@ class BankOp:
     keys: tuple[str, ...] = ()
     buckets: tuple[int, ...] = ()
     amount: int = 0
+    # copy: keys (new row, account), buckets (the account's); mirror / sweep: keys (counter,
+    # account), buckets (the counter's, the account's); purge: keys (insert, account), likewise.
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -77,7 +87,26 @@ class BankOp:
                     "WHEN NOT MATCHED THEN INSERT (key, bucket, balance, counter) VALUES (s.key, s.bucket, 0, 1)")
         if self.kind == "optimize":
             return f"OPTIMIZE {TABLE}"
+        if self.kind in READS_THROUGH_QUERY:
+            first, account = (_quote(k) for k in self.keys)
+            on = (lambda b: f"bucket = {b} AND ") if partitioned else (lambda b: "")
+            read = f"(SELECT balance FROM {TABLE} WHERE {on(self.buckets[-1])}key = {account})"
+            if self.kind == "copy":
+                return (f"INSERT INTO {TABLE} SELECT {first} AS key, bucket, balance, 0 AS counter FROM {TABLE} "
+                        f"WHERE {on(self.buckets[0])}key = {account}")
+            if self.kind == "mirror":
+                target_bucket = f" AND t.bucket = {self.buckets[0]}" if partitioned else ""
+                return (f"MERGE INTO {TABLE} t USING {read} s ON t.key = {first}{target_bucket} "
+                        "WHEN MATCHED THEN UPDATE SET counter = s.balance")
+            if self.kind == "sweep":
+                return (f"UPDATE {TABLE} SET counter = counter + 1 WHERE {on(self.buckets[0])}key = {first} "
+                        f"AND {read} >= {INITIAL_BALANCE}")
+            return f"DELETE FROM {TABLE} WHERE {on(self.buckets[0])}key = {first} AND {read} < {INITIAL_BALANCE}"
         raise ValueError(f"unknown operation {self.kind!r}")
+
+
+# Operations that read the table they write through a query inside them.
+READS_THROUGH_QUERY = ("copy", "mirror", "sweep", "purge")
 
 
 def _quote(text: str) -> str:
@@ -168,11 +197,40 @@ def prepare(table: DeltaTable, op: BankOp) -> Optional[PreparedCommit]:
         return prepared
     if op.kind == "optimize":
         return table.start_optimize()
+    if op.kind in READS_THROUGH_QUERY:
+        return _prepare_reading_query(table, op)
     raise ValueError(f"unknown operation {op.kind!r}")
 
 
-def _rows(keys: tuple[str, ...], buckets: tuple[int, ...], counter: int) -> pa.Table:
-    return pa.table({"key": list(keys), "bucket": list(buckets), "balance": [0] * len(keys),
+def _prepare_reading_query(table: DeltaTable, op: BankOp) -> PreparedCommit:
+    """copy / mirror / sweep / purge: one transaction that first reads an account through a
+    query inside it (recorded as Delta records a scan in a transaction: partition predicate,
+    files, rows), then writes what depends on the value it read."""
+    first, account = op.keys
+    txn = table.begin()
+    read = table.scan(txn, _keys_are((account,)), _buckets_predicate(table, op.buckets[-1:]), f"key = {account}")
+    balance = read.column("balance").to_pylist()[0] if read.num_rows else None
+    if op.kind == "copy":
+        prepared = table.start_append(_rows((first,), (op.buckets[0],), counter=0, balance=balance), txn=txn)
+        return prepared
+    if op.kind in ("sweep", "purge"):
+        # the condition holds a subquery: row-level concurrency falls back to file level
+        txn.add_rlc_fallback("the condition has a subquery")
+    if op.kind == "mirror":
+        prepared = table.start_update(_keys_are((first,)), {"counter": lambda m: balance},
+                                      _buckets_predicate(table, op.buckets[:1]), f"key = {first}", txn=txn)
+        prepared.operation = "MERGE"
+        return prepared
+    holds = balance is not None and (balance >= INITIAL_BALANCE if op.kind == "sweep" else balance < INITIAL_BALANCE)
+    condition = _keys_are((first,)) if holds else (lambda rows: pa.array([False] * rows.num_rows, type=pa.bool_()))
+    if op.kind == "sweep":
+        return table.start_update(condition, {"counter": lambda m: pc.add(m.column("counter"), 1)},
+                                  _buckets_predicate(table, op.buckets[:1]), f"key = {first}", txn=txn)
+    return table.start_delete(condition, _buckets_predicate(table, op.buckets[:1]), f"key = {first}", txn=txn)
+
+
+def _rows(keys: tuple[str, ...], buckets: tuple[int, ...], counter: int, balance: int = 0) -> pa.Table:
+    return pa.table({"key": list(keys), "bucket": list(buckets), "balance": [balance] * len(keys),
                      "counter": [counter] * len(keys)}, schema=SCHEMA)
 
 
@@ -204,6 +262,19 @@ class BankModel:
                 self.rows[key] = (bucket, balance, counter + 1)
             else:
                 self.rows[key] = (op.buckets[0], 0, 1)
+        elif op.kind in READS_THROUGH_QUERY:
+            first, account = op.keys
+            read = self.rows[account][1] if account in self.rows else None
+            if op.kind == "copy" and read is not None:
+                self.rows[first] = (op.buckets[0], read, 0)
+            elif first in self.rows and read is not None:
+                bucket, balance, counter = self.rows[first]
+                if op.kind == "mirror":
+                    self.rows[first] = (bucket, balance, read)
+                elif op.kind == "sweep" and read >= INITIAL_BALANCE:
+                    self.rows[first] = (bucket, balance, counter + 1)
+                elif op.kind == "purge" and read < INITIAL_BALANCE:
+                    del self.rows[first]
 
     def digest(self) -> str:
         return digest_rows(self.rows)

@@ -115,3 +115,92 @@ def test_short_torture_run_on_s3_keeps_every_guarantee(tmp_path, s3_bucket):
     assert report.committed > 0 and report.lost_updates == 0
     assert report.commit_retries > 0  # the workers did race for versions
     assert not (tmp_path / "bank").exists()  # nothing of the table on the local disk
+
+
+# ---- issue 13's read shapes: a query inside the transaction reads the table it writes -------
+
+COPY = BankOp("copy", ("cpy:0:1", "acct:0"), (0,))
+MIRROR = BankOp("mirror", ("ups:1", "acct:0"), (1, 0))
+SWEEP = BankOp("sweep", ("ups:1", "acct:0"), (1, 0))
+PURGE = BankOp("purge", ("ins:0:1:0", "acct:0"), (1, 0))
+MOVE_OUT_OF_ACCT0 = BankOp("transfer", ("acct:0", "acct:2"), (0, 2), 5)  # acct:0 drops below its opening balance
+READING = [COPY, MIRROR, SWEEP, PURGE]
+ALL_LEVELS = [(layout, level) for layout in ("partitioned", "unpartitioned-dv", "clustered")
+              for level in ("Serializable", "WriteSerializable")]
+
+
+def _bank_with_counter_and_insert(root: str, layout: str, isolation: str):
+    from acidsql.delta import DeltaTable
+
+    from .bank import create_bank, prepare
+
+    create_bank(root, layout, isolation, accounts=4)
+    table = DeltaTable(root)
+    for op in (UPSERT, INSERT):  # ups:1 and ins:0:1:0 exist, for mirror / sweep / purge to change
+        prepare(table, op).commit()
+    return table
+
+
+@pytest.mark.parametrize("layout, isolation", ALL_LEVELS)
+@pytest.mark.parametrize("op", READING, ids=lambda op: op.kind)
+def test_a_reading_op_fails_when_a_winner_changed_what_its_query_read(tmp_path, layout, isolation, op):
+    """The op reads acct:0 through its query; a transfer out of acct:0 commits in between. The
+    op must fail (under both isolation levels): committing would keep a stale balance."""
+    from acidsql.delta import DeltaConcurrentModificationException
+
+    from .bank import BankModel, prepare, read_state
+
+    table = _bank_with_counter_and_insert(str(tmp_path / "bank"), layout, isolation)
+    in_flight = prepare(table, op)
+    prepare(table, MOVE_OUT_OF_ACCT0).commit()
+    with pytest.raises(DeltaConcurrentModificationException) as raised:
+        in_flight.commit()
+    predicted = Predictor(layout, isolation).pair(op, MOVE_OUT_OF_ACCT0)
+    assert predicted is not None and predicted.exception == type(raised.value).__name__, predicted
+    # retried from a fresh snapshot it commits, and the table is the serial replay's
+    prepare(table, op).commit()
+    model = BankModel(4)
+    for step in (UPSERT, INSERT, MOVE_OUT_OF_ACCT0, op):
+        model.apply(step)
+    assert read_state(table).rows == model.rows
+
+
+@pytest.mark.parametrize("op", READING, ids=lambda op: op.kind)
+def test_a_reading_op_commits_beside_a_winner_elsewhere(tmp_path, op):
+    """On a partitioned table, a transfer between other accounts' partitions does not touch
+    what the op read or wrote: it commits."""
+    from .bank import prepare
+
+    table = _bank_with_counter_and_insert(str(tmp_path / "bank"), "partitioned", "WriteSerializable")
+    in_flight = prepare(table, op)
+    prepare(table, BankOp("transfer", ("acct:2", "acct:3"), (2, 3), 5)).commit()
+    in_flight.commit()
+
+
+def test_the_replay_check_catches_a_query_read_that_is_not_recorded(tmp_path, monkeypatch):
+    """A planted fault: a scan inside the transaction that records nothing (as if the engine
+    forgot a MERGE source's read). The op then commits over the transfer, and the torture
+    check reports the lost update."""
+    from acidsql.delta import DeltaTable
+
+    from .bank import prepare
+
+    root = str(tmp_path / "bank")
+    table = _bank_with_counter_and_insert(root, "partitioned", "Serializable")
+
+    def unrecorded_scan(self, txn, condition=None, partition_predicate=None, description=""):
+        return DeltaTable(self.root).to_arrow().filter(condition(DeltaTable(self.root).to_arrow()))
+
+    monkeypatch.setattr(DeltaTable, "scan", unrecorded_scan)
+    in_flight = prepare(table, MIRROR)
+    transfer = prepare(table, MOVE_OUT_OF_ACCT0).commit()
+    mirrored = in_flight.commit()  # no conflict: the read was never recorded
+    config = TortureConfig(procs=1, txns=2, layout="partitioned", isolation="Serializable", accounts=4,
+                           deltalake_check=False)
+    committed = [{"version": v, "read_version": v - 1, "op": op.to_json(), "worker": 0, "attempts": 1,
+                  "commit_retries": 0, "rebases": 0}
+                 for v, op in ((2, UPSERT), (3, INSERT), (transfer.version, MOVE_OUT_OF_ACCT0),
+                               (mirrored.version, MIRROR))]
+    report = TortureReport(config)
+    check(root, config, [{"committed": committed, "failed": [], "conflicts": [], "errors": []}], None, report)
+    assert report.lost_updates == 1 and any("row ups:1" in v for v in report.violations), report.violations

@@ -6,7 +6,9 @@ while a reader process snapshots it throughout; then every guarantee is checked.
 
 Workers run the bank workload (tests/stress/bank.py): transfers (UPDATE of two accounts in one
 commit), uniquely-tagged inserts, deletes of a worker's own inserts, MERGE-like upserts of
-shared counters, and OPTIMIZE. A transaction that fails with a concurrent-modification
+shared counters, OPTIMIZE, and four operations that read the table they write through a query
+inside them (a MERGE whose source reads an account, INSERT ... SELECT from the table, UPDATE
+and DELETE with a subquery on it). A transaction that fails with a concurrent-modification
 exception is run again from a fresh snapshot, at most --attempts times.
 
 Checks (a failed check is a violation; the exit status is 1 if there is any):
@@ -43,15 +45,17 @@ from acidsql.delta import DeltaConcurrentModificationException, DeltaTable, MaxC
 from acidsql.delta.log import DeltaLog
 
 from .bank import (
-    BankModel, BankOp, ISOLATION_LEVELS, LAYOUTS, BUCKETS, INITIAL_BALANCE, account_key, bank_ddl, create_bank,
-    prepare, read_state,
+    BankModel, BankOp, ISOLATION_LEVELS, LAYOUTS, BUCKETS, INITIAL_BALANCE, READS_THROUGH_QUERY, account_key, bank_ddl,
+    create_bank, prepare, read_state,
 )
 
 SETUP_VERSIONS = 2  # version 0 creates the table, version 1 opens the accounts
 UPSERT_KEYS = 6  # few shared upsert keys: MERGEs race on them
 # The engine's words when it fails a transaction rather than guess where compacted rows went.
 UNMAPPABLE_REBASE = "record where"
-OP_WEIGHTS = {"transfer": 35, "insert": 20, "delete": 10, "upsert": 25, "optimize": 10}
+OP_WEIGHTS = {"transfer": 30, "insert": 15, "delete": 8, "upsert": 18, "optimize": 8,
+              # issue 13's read shapes: each reads an account through a query inside it
+              "copy": 6, "mirror": 6, "sweep": 5, "purge": 4}
 
 
 @dataclass(frozen=True)
@@ -71,8 +75,17 @@ class TortureConfig:
 
 def _next_op(rng: random.Random, worker: int, n: int, accounts: int, deletable: list[BankOp]) -> BankOp:
     kind = rng.choices(list(OP_WEIGHTS), weights=list(OP_WEIGHTS.values()))[0]
-    if kind == "delete" and not deletable:
+    if kind in ("delete", "purge") and not deletable:
         kind = "insert"
+    if kind in READS_THROUGH_QUERY:
+        a = rng.randrange(accounts)
+        if kind == "copy":
+            return BankOp("copy", (f"cpy:{worker}:{n}", account_key(a)), (a % BUCKETS,))
+        if kind == "purge":
+            victim = deletable.pop(rng.randrange(len(deletable)))
+            return BankOp("purge", (victim.keys[0], account_key(a)), (victim.buckets[0], a % BUCKETS))
+        k = rng.randrange(UPSERT_KEYS)
+        return BankOp(kind, (f"ups:{k}", account_key(a)), (k % BUCKETS, a % BUCKETS))
     if kind == "transfer":
         a, b = rng.sample(range(accounts), 2)
         return BankOp("transfer", (account_key(a), account_key(b)), (a % BUCKETS, b % BUCKETS), rng.randint(1, 50))
@@ -181,6 +194,7 @@ class TortureReport:
         lines = [
             f"torture {c.layout} {c.isolation}: {c.procs} procs x {c.txns} txns (seed {c.seed})",
             f"  attempted {self.attempted}, committed {self.committed}, gave up {self.gave_up}",
+            f"  committed by operation: {', '.join(f'{k} {v}' for k, v in sorted(self.by_op.items()))}",
             f"  conflicts by exception: {conflicts}",
             f"  conflict retries {self.conflict_retries}, commit retries (version races) {self.commit_retries}, "
             f"rebases {self.rebases}",
@@ -436,7 +450,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                                   "unmappable_rebases": report.unmappable_rebases,
                                   "predicted_same": report.predicted_same, "predicted_other": report.predicted_other,
                                   "elapsed_s": round(report.elapsed_s, 2), "throughput": round(report.throughput, 2),
-                                  "reader_snapshots": report.reader_snapshots, "violations": report.violations}))
+                                  "reader_snapshots": report.reader_snapshots, "committed_by_op": dict(report.by_op),
+                                  "violations": report.violations}))
             else:
                 print(report.summary(), flush=True)
             bad += bool(report.violations)

@@ -42,15 +42,22 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
     script = parse_script(text, file, params=params or None)
     out = []
     for statement in script.statements:
-        entry = {"file": file, "line": statement.span.line, "col": statement.span.col, "statement": statement.text}
         try:
-            analysis = analyze(statement, catalog)
-            entry["analysis"] = to_plain(analysis)
-            entry["conflicts"] = to_plain(conflict_row(analysis, catalog)) if conflict_row is not None else None
+            for part in statement.writes:  # each INSERT of a multi-insert on its own
+                entry = {"file": file, "line": part.span.line, "col": part.span.col,
+                         "statement": statement.text[part.span.start - statement.span.start:
+                                                     part.span.end - statement.span.start]}
+                try:
+                    analysis = analyze(part, catalog)
+                    entry["analysis"] = to_plain(analysis)
+                    entry["conflicts"] = to_plain(conflict_row(analysis, catalog)) if conflict_row is not None else None
+                except Exception as bug:  # a defect of acidsql on this statement: say so, explain the rest
+                    entry["error"] = f"internal error: {type(bug).__name__}: {bug}"
+                out.append(entry)
             catalog.apply(statement)
-        except Exception as bug:  # a defect of acidsql on this statement: say so, explain the rest
-            entry["error"] = f"internal error: {type(bug).__name__}: {bug}"
-        out.append(entry)
+        except Exception as bug:
+            out.append({"file": file, "line": statement.span.line, "col": statement.span.col,
+                        "statement": statement.text, "error": f"internal error: {type(bug).__name__}: {bug}"})
     return out, script.errors
 
 

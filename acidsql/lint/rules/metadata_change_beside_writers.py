@@ -56,6 +56,9 @@ def describe_change(statement: m.Statement) -> tuple[str, str] | None:
         return "upgrades the table to UniForm (Iceberg compatibility)", "ProtocolChangedException"
     if isinstance(statement, m.CreateTable) and (statement.or_replace or statement.replace_only):
         return "replaces the table", "MetadataChangedException"
+    if isinstance(statement, (m.Insert, m.Merge)) and statement.schema_evolution:
+        return ("may add the source's new columns to the schema (WITH SCHEMA EVOLUTION)",
+                "MetadataChangedException")
     return None
 
 
