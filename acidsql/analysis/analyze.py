@@ -458,6 +458,17 @@ class _Analyzer:
             domains = frozenset({"delta.clustering"})
             if not self.info.clustering_columns and s.cluster_by:
                 protocol = ProtocolChange(added_features=frozenset({"clustering"}))
+        elif s.action is m.AlterAction.ADD_CONSTRAINT:
+            meta = f"sets delta.constraints.{(s.constraint or '?').lower()}"
+            if not self.info.has_feature("checkConstraints"):
+                protocol = ProtocolChange(added_features=frozenset({"checkConstraints"}))
+            # Delta scans every row for violations (txn.filterFiles()): a read of all files.
+            return self._make(operation=op, op_kind=OpKind.METADATA,
+                              read=ReadSet(True, why="ADD CONSTRAINT reads every row to check it"),
+                              write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol,
+                              blind_why="a metadata change that reads the table")
+        elif s.action is m.AlterAction.DROP_CONSTRAINT:
+            meta = f"unsets delta.constraints.{(s.constraint or '?').lower()}"
         else:
             meta = f"ALTER TABLE ({s.detail or 'other change'})"
         return self._make(operation=op, op_kind=OpKind.METADATA, read=ReadSet(False, why="a metadata change reads no data files"),

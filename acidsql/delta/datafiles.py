@@ -9,7 +9,7 @@ import json
 import math
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import quote, unquote, urlparse
 
@@ -51,9 +51,9 @@ def parquet_codec(configuration: Mapping[str, str], session_default: Optional[st
     return name
 
 
-def data_file_name(task: int, codec: str) -> str:
-    """A new data file's name, as Spark names them."""
-    return f"part-{task:05d}-{uuid.uuid4()}.c000{PARQUET_CODECS[codec][1]}.parquet"
+def data_file_name(task: int, codec: str, prefix: str = "part") -> str:
+    """A new data file's name, as Spark names them (change data files: prefix "cdc")."""
+    return f"{prefix}-{task:05d}-{uuid.uuid4()}.c000{PARQUET_CODECS[codec][1]}.parquet"
 
 
 def escape_partition_path_part(s: str) -> str:
@@ -287,13 +287,16 @@ def _to_physical_table(data: pa.Table, schema: pa.Schema) -> pa.Table:
 def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mapping[str, Optional[str]], *,
                     prefix: str = "", data_change: bool = True,
                     tags: Optional[Mapping[str, str]] = None, schema: Optional[pa.Schema] = None,
-                    codec: str = DEFAULT_PARQUET_CODEC) -> AddFile:
+                    codec: str = DEFAULT_PARQUET_CODEC, file_prefix: str = "part", stats: bool = True,
+                    hidden_columns: Sequence[str] = ()) -> AddFile:
     """Write `table` as one parquet file under `prefix/col=value/...` and return its AddFile
     (stats: numRecords, minValues, maxValues, nullCount, tightBounds). Partition columns are
     dropped from the file if present in `table`; `partition_values` are already serialized
     (see partition_value_to_string), keyed by column name in partition-column order.
     `schema` (a Snapshot.arrow_schema()) is needed only under column mapping: columns are then
-    written, and stats and partition values keyed, by physical name."""
+    written, and stats and partition values keyed, by physical name. `hidden_columns` are
+    written but left out of the statistics (materialized row-tracking columns); `stats=False`
+    writes none (change data files)."""
     physical = _physical_names(schema)
     keep = [c for c in table.column_names if c not in partition_values]
     data = table.select(keep)
@@ -308,7 +311,7 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
     for col, value in partition_values.items():
         shown = HIVE_DEFAULT_PARTITION if value is None or value == "" else escape_partition_path_part(value)
         dirs.append(f"{escape_partition_path_part(physical.get(col, col))}={shown}")
-    name = data_file_name(0, codec)
+    name = data_file_name(0, codec, file_prefix)
     rel = "/".join([p for p in [prefix.strip("/")] if p] + dirs + [name])
     buf = io.BytesIO()
     pq.write_table(data, buf, compression=PARQUET_CODECS[codec][0], coerce_timestamps="us", allow_truncated_timestamps=False)
@@ -321,7 +324,8 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
     return AddFile(
         path=quote(rel, safe="/=-_.~"),
         partition_values=tuple((physical.get(c, c), None if v == "" else v) for c, v in partition_values.items()),
-        size=len(raw), modification_time=mtime, data_change=data_change, stats=collect_stats(data),
+        size=len(raw), modification_time=mtime, data_change=data_change,
+        stats=collect_stats(data.drop_columns([c for c in hidden_columns if c in data.column_names])) if stats else None,
         tags=tuple(sorted(tags.items())) if tags else None,
     )
 

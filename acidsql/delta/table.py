@@ -23,8 +23,13 @@ from pyroaring import BitMap64
 from acidsql.conflict import OpKind
 from acidsql.delta import datafiles
 from acidsql.delta import vacuum as vacuuming
-from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata
+from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, RemoveFile
+from acidsql.delta import change_data
 from acidsql.delta.checkpoint import write_checkpoint
+from acidsql.delta.constraints import (
+    CONSTRAINT_PREFIX, ExpressionEvaluator, RowRule, RuleKind, TableRules, check_rows, find_violations,
+    violation_error, with_generated_columns,
+)
 from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.exceptions import (
     DeltaTableError, InvalidTablePropertyError, TableAlreadyExistsError, UnsupportedFeatureError,
@@ -142,12 +147,16 @@ class DeltaTable:
     """A Delta table at `root` (a directory). Operations commit through OptimisticTransaction."""
 
     def __init__(self, root: str, storage: Optional[Storage] = None, *, max_retries: int = DEFAULT_MAX_RETRIES,
-                 dv_storage: str = "file", name: Optional[str] = None):
+                 dv_storage: str = "file", name: Optional[str] = None,
+                 expression_evaluator: Optional[ExpressionEvaluator] = None):
         self.log = DeltaLog(str(root), storage)
         self.root = str(root)
         self.max_retries = max_retries
         self.dv_storage = dv_storage
         self.name = name or self.root
+        # Evaluates the Spark SQL of CHECK constraints, invariants and generated columns on new
+        # rows (see acidsql.delta.constraints); without it such writes are refused.
+        self.expression_evaluator = expression_evaluator
 
     def __repr__(self) -> str:
         return f"DeltaTable({self.root!r})"
@@ -187,8 +196,10 @@ class DeltaTable:
                clustering_columns: Sequence[str] = (), properties: Optional[Mapping[str, Any]] = None,
                or_replace: bool = False, if_not_exists: bool = False, *, name: Optional[str] = None,
                description: Optional[str] = None, storage: Optional[Storage] = None,
-               max_retries: int = DEFAULT_MAX_RETRIES, dv_storage: str = "file") -> "DeltaTable":
-        table = cls(root, storage, max_retries=max_retries, dv_storage=dv_storage, name=name)
+               max_retries: int = DEFAULT_MAX_RETRIES, dv_storage: str = "file",
+               expression_evaluator: Optional[ExpressionEvaluator] = None) -> "DeltaTable":
+        table = cls(root, storage, max_retries=max_retries, dv_storage=dv_storage, name=name,
+                    expression_evaluator=expression_evaluator)
         schema_json = _schema_json(schema)
         names = [f["name"] for f in schema_json["fields"]]
         for col in list(partition_columns) + list(clustering_columns):
@@ -330,6 +341,71 @@ class DeltaTable:
         self._stage_metadata(txn, config, schema_json)
         return txn.commit("ADD COLUMNS", OpKind.METADATA, {"columns": json.dumps(added)}, {})
 
+    def add_constraint(self, name: str, expression: str, *,
+                       count_violations: Optional[Callable[[Snapshot, RowRule], tuple[int, Optional[dict]]]] = None
+                       ) -> CommitResult:
+        """ALTER TABLE ADD CONSTRAINT name CHECK (expression). Like Delta, it reads every live row
+        (recorded as a read of all files) and fails when any violates the new constraint, naming
+        how many. `count_violations(snapshot, rule)` -> (violating rows, one example row) does
+        that check (Spark execution passes its own); by default the rows are read here and the
+        expression goes to the table's expression evaluator."""
+        return self.start_add_constraint(name, expression, count_violations=count_violations).commit()
+
+    def start_add_constraint(self, name: str, expression: str, *,
+                             count_violations: Optional[Callable[[Snapshot, RowRule], tuple[int, Optional[dict]]]] = None
+                             ) -> PreparedCommit:
+        if not name or not name.replace("_", "").isalnum():
+            raise DeltaTableError(f"invalid constraint name {name!r}: use letters, digits and underscores")
+        if not expression.strip():
+            raise DeltaTableError(f"constraint {name} has no CHECK expression")
+        txn = self._begin_existing(WriteKind.METADATA)
+        snap = txn.snapshot
+        existing = TableRules.of(snap.schema_json, snap.configuration).check_constraint(name)
+        if existing is not None:
+            raise DeltaTableError(
+                f"[DELTA_CONSTRAINT_ALREADY_EXISTS] Constraint '{name}' already exists on {self.name}: "
+                f"CHECK ({existing.expression}). Drop it first.")
+        rule = RowRule(RuleKind.CHECK, name.lower(), expression)
+        # Delta's ADD CONSTRAINT scans the table through txn.filterFiles(): a read of every file.
+        txn.record_read_predicate(None, "TRUE")
+        txn.record_read_files(snap.files.values())
+        count, example = (count_violations or self._count_violations)(snap, rule)
+        if count:
+            raise violation_error(rule, self.name, count, example, existing=True)
+        config = dict(snap.configuration)
+        config[CONSTRAINT_PREFIX + name.lower()] = expression
+        self._stage_metadata(txn, config, snap.schema_json)
+        return PreparedCommit(txn, "ADD CONSTRAINT", OpKind.METADATA, {"name": name, "expr": expression})
+
+    def _count_violations(self, snap: Snapshot, rule: RowRule) -> tuple[int, Optional[dict]]:
+        schema = snap.arrow_schema()
+        count, example = 0, None
+        for add in sorted(snap.files.values(), key=lambda a: a.path):
+            rows = datafiles.read_data_file(self.log.storage, add, schema)
+            found, first = find_violations(rows, rule, self.expression_evaluator, self.name, schema.names)
+            count += found
+            example = example or first
+        return count, example
+
+    def drop_constraint(self, name: str, if_exists: bool = False) -> CommitResult:
+        """ALTER TABLE DROP CONSTRAINT [IF EXISTS] name."""
+        return self.start_drop_constraint(name, if_exists).commit()
+
+    def start_drop_constraint(self, name: str, if_exists: bool = False) -> PreparedCommit:
+        txn = self._begin_existing(WriteKind.METADATA)
+        snap = txn.snapshot
+        config = dict(snap.configuration)
+        key = next((k for k in config if k.lower() == (CONSTRAINT_PREFIX + name).lower()), None)
+        if key is None:
+            if not if_exists:
+                raise DeltaTableError(
+                    f"[DELTA_CONSTRAINT_DOES_NOT_EXIST] Cannot drop nonexistent constraint {name} from table "
+                    f"{self.name}; use DROP CONSTRAINT IF EXISTS to ignore a missing one")
+            return PreparedCommit(txn, "DROP CONSTRAINT", OpKind.METADATA, {"name": name, "expr": None})
+        expression = config.pop(key)
+        self._stage_metadata(txn, config, snap.schema_json)
+        return PreparedCommit(txn, "DROP CONSTRAINT", OpKind.METADATA, {"name": name, "expr": expression})
+
     def _stage_metadata(self, txn: OptimisticTransaction, config: Mapping[str, str], schema_json: Mapping[str, Any],
                         min_reader: Optional[int] = None, min_writer: Optional[int] = None,
                         features: Iterable[str] = ()) -> None:
@@ -356,6 +432,24 @@ class DeltaTable:
             groups.setdefault(k, []).append(i)
         return [(dict(zip(cols, k)), data.take(pa.array(idx, type=pa.int64()))) for k, idx in groups.items()]
 
+    def _new_rows(self, snap: Snapshot, data: pa.Table, given: Iterable[str]) -> pa.Table:
+        """New rows as the table's rules want them: generated columns the write does not give
+        (`given`: the columns it sets) computed, then every rule checked. Raises
+        ConstraintViolationError naming the rule before anything is written."""
+        rules = TableRules.of(snap.schema_json, snap.configuration)
+        if not rules:
+            return data
+        # Checked before the rows take the table's types: a cast to a non-nullable struct field
+        # would fail on a NULL with pyarrow's words instead of the NOT NULL rule's.
+        schema = _nullable(snap.arrow_schema())
+        given = set(given)
+        computed = [g.name for g in rules.generated if g.name not in given]
+        data = _conform(data, schema)
+        data = with_generated_columns(data, rules, computed, self.expression_evaluator, schema, self.name)
+        check_rows(data, rules.rules_for_write(g.name for g in rules.generated if g.name in given),
+                   self.expression_evaluator, self.name, schema.names)
+        return data
+
     def _write(self, txn: OptimisticTransaction, data: pa.Table, data_change: bool = True,
                tags: Optional[Mapping[str, str]] = None) -> list[AddFile]:
         snap = txn.snapshot
@@ -380,6 +474,7 @@ class DeltaTable:
             if txn.txn_version(app_id) >= app_version:
                 return None
             txn.set_app_txn(app_id, app_version)
+        data = self._new_rows(txn.snapshot, data, data.column_names)
         adds = self._write(txn, data)
         return PreparedCommit(txn, "WRITE", OpKind.APPEND,
                               {"mode": "Append", "partitionBy": json.dumps(list(txn.snapshot.partition_columns))},
@@ -398,9 +493,11 @@ class DeltaTable:
         txn.record_read_predicate(partition_predicate, description)
         txn.record_read_files(files)
         now = _now_ms()
+        data = self._new_rows(txn.snapshot, data, data.column_names)
         for add in files:
             txn.remove(add.to_remove(now))
         adds = self._write(txn, data)
+        self._record_whole_file_changes(txn, [a.to_remove(now) for a in files], adds)
         params: dict[str, Any] = {"mode": "Overwrite", "partitionBy": json.dumps(list(txn.snapshot.partition_columns))}
         if partition_predicate is not None:
             params["predicate"] = json.dumps([description])
@@ -453,6 +550,40 @@ class DeltaTable:
         if survivors.num_rows:
             metrics["numAddedFiles"] = metrics.get("numAddedFiles", 0) + len(self._write(txn, survivors))
 
+    def _record_changes(self, txn: OptimisticTransaction, changes: Sequence[pa.Table]) -> None:
+        """Write the rows a commit changed (each table with its `_change_type`) as change data
+        files, when the table records its change data feed. Only changed rows: none of those a
+        rewrite merely copies."""
+        snap = txn.snapshot
+        if not change_data.change_data_enabled(snap.protocol, snap.configuration):
+            return
+        schema = snap.arrow_schema()
+        kind = pa.schema([f.remove_metadata() for f in schema] + [pa.field(change_data.CHANGE_TYPE_COLUMN, pa.string())])
+        parts = [_conform(rows, kind) for rows in changes if rows.num_rows]
+        if not parts:
+            return
+        for cdc in change_data.write_change_files(self.log.storage, pa.concat_tables(parts), schema,
+                                                  snap.partition_columns, datafiles.parquet_codec(snap.configuration)):
+            txn.add_cdc(cdc)
+
+    def _record_whole_file_changes(self, txn: OptimisticTransaction, removed: Sequence[RemoveFile],
+                                   added: Sequence[AddFile]) -> None:
+        """A commit of whole files (overwrite, RESTORE) needs change files only when one of
+        them carries a deletion vector (see change_data.needs_change_files_for_whole_files)."""
+        snap = txn.snapshot
+        if not (change_data.change_data_enabled(snap.protocol, snap.configuration)
+                and change_data.needs_change_files_for_whole_files(list(removed) + list(added))):
+            return
+        self._record_changes(txn, change_data.whole_file_changes(self.log.storage, removed, added, snap.arrow_schema()))
+
+    def changes(self, start: Union[int, str], end: Union[int, str, None] = None) -> pa.Table:
+        """The change data feed of versions `start`..`end` (table_changes): the table's columns,
+        `_change_type`, `_commit_version` and `_commit_timestamp`. Bounds are versions or
+        timestamps; see acidsql.delta.change_data."""
+        first = change_data.resolve_version(self.log, start, start=True)
+        last = change_data.resolve_version(self.log, end, start=False) if end is not None else None
+        return change_data.read_changes(self.log, first, last)
+
     def _uses_deletion_vectors(self, snap: Snapshot) -> bool:
         return (snap.configuration.get("delta.enableDeletionVectors", "false").lower() == "true"
                 and "deletionVectors" in protocol_features(snap.protocol))
@@ -466,10 +597,13 @@ class DeltaTable:
         txn = self._begin_existing(WriteKind.CHANGE)
         use_dv = self._uses_deletion_vectors(txn.snapshot)
         metrics: dict[str, int] = {"numDeletedRows": 0}
+        deleted = []
         for add, rows, mask, positions in self._scan_for_dml(txn, condition, partition_predicate, description):
             if positions:
                 metrics["numDeletedRows"] += len(positions)
                 self._delete_rows(txn, add, rows, mask, positions, use_dv, metrics)
+                deleted.append(rows.filter(mask).drop_columns([datafiles.ROW_INDEX_COLUMN]))
+        self._record_changes(txn, [change_data.with_change_type(rows, change_data.DELETE) for rows in deleted])
         params = {"predicate": json.dumps([description] if description else [])}
         return PreparedCommit(txn, "DELETE", OpKind.DML, params, metrics, statement)
 
@@ -486,11 +620,15 @@ class DeltaTable:
         use_dv = self._uses_deletion_vectors(txn.snapshot)
         metrics: dict[str, int] = {"numUpdatedRows": 0}
         updated = []
+        scanned = []
+        before = []
         for add, rows, mask, positions in self._scan_for_dml(txn, condition, partition_predicate, description):
             if not positions:
                 continue
+            scanned.append((add, rows, mask, positions))
             metrics["numUpdatedRows"] += len(positions)
             matched = rows.filter(mask).drop_columns([datafiles.ROW_INDEX_COLUMN])
+            before.append(matched)
             for col, fn in assignments.items():
                 value = fn(matched)
                 if not isinstance(value, (pa.Array, pa.ChunkedArray)):
@@ -498,9 +636,15 @@ class DeltaTable:
                 matched = matched.set_column(matched.schema.get_field_index(col), col,
                                              value.cast(matched.schema.field(col).type))
             updated.append(matched)
+        if updated:
+            # Generated columns not set are recomputed from the updated row (as Delta does).
+            new_rows = self._new_rows(txn.snapshot, pa.concat_tables(updated), assignments.keys())
+        for add, rows, mask, positions in scanned:
             self._delete_rows(txn, add, rows, mask, positions, use_dv, metrics)
         if updated:
-            self._write(txn, pa.concat_tables(updated))
+            self._write(txn, new_rows)
+            self._record_changes(txn, [change_data.with_change_type(rows, change_data.UPDATE_PREIMAGE) for rows in before]
+                                 + [change_data.with_change_type(new_rows, change_data.UPDATE_POSTIMAGE)])
         params = {"predicate": json.dumps([description] if description else [])}
         return PreparedCommit(txn, "UPDATE", OpKind.DML, params, metrics, statement)
 
@@ -749,10 +893,13 @@ class DeltaTable:
             if path not in target.files or target.files[path].key != add.key:
                 txn.remove(add.to_remove(now))
                 removed += 1
+        restored = []
         for path, add in target.files.items():
             if path not in current.files or current.files[path].key != add.key:
                 txn.add(replace(add, data_change=True))
+                restored.append(add)
                 added += 1
+        self._record_whole_file_changes(txn, txn.staged_removes, restored)
         if target.metadata != current.metadata:
             txn.update_metadata(target.metadata)
         # Delta never downgrades the protocol on RESTORE: keep every feature either version had.
@@ -801,17 +948,29 @@ def _without_compaction_tag(tags: Optional[tuple[tuple[str, str], ...]]) -> Opti
     return tags
 
 
+def _nullable(schema: pa.Schema) -> pa.Schema:
+    """`schema` with every field, at every level, nullable."""
+    def relax(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_struct(t):
+            return pa.struct([pa.field(f.name, relax(f.type), True, f.metadata) for f in t])
+        if pa.types.is_list(t):
+            return pa.list_(pa.field(t.value_field.name, relax(t.value_type), True))
+        if pa.types.is_map(t):
+            return pa.map_(t.key_type, pa.field(t.item_field.name, relax(t.item_type), True))
+        return t
+    return pa.schema([pa.field(f.name, relax(f.type), True, f.metadata) for f in schema])
+
+
 def _conform(data: pa.Table, schema: pa.Schema) -> pa.Table:
-    """`data` with the table's columns in the table's order and types (missing nullable columns as nulls)."""
+    """`data` with the table's columns in the table's order and types (missing columns as
+    nulls: a missing non-nullable column then fails the NOT NULL check that follows)."""
     arrays = []
     for f in schema:
         if f.name in data.column_names:
             col = data.column(f.name)
             arrays.append(col if col.type == f.type else col.cast(f.type))
-        elif f.nullable:
-            arrays.append(pa.nulls(data.num_rows, type=f.type))
         else:
-            raise DeltaTableError(f"the data has no value for the non-nullable column {f.name!r}")
+            arrays.append(pa.nulls(data.num_rows, type=f.type))
     extra = [c for c in data.column_names if c not in schema.names]
     if extra:
         raise DeltaTableError(f"the data has columns the table does not: {', '.join(extra)}")

@@ -32,7 +32,7 @@ from acidsql.conflict.rules import Check, RebaseKind
 from acidsql.delta import checkpoint as checkpoints
 from acidsql.delta import datafiles
 from acidsql.delta.actions import (
-    Action, AddFile, CommitInfo, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
+    Action, AddCDCFile, AddFile, CommitInfo, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
 )
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import CommitFileExists
@@ -279,6 +279,7 @@ class OptimisticTransaction:
         self._protocol: Optional[Protocol] = None
         self._app_txns: dict[str, Txn] = {}
         self._domains: dict[str, DomainMetadata] = {}
+        self._cdc: dict[str, AddCDCFile] = {}
         self._result: Optional[CommitResult] = None
 
     # ---- the table as read -------------------------------------------------------------------
@@ -403,6 +404,11 @@ class OptimisticTransaction:
     def add_domain_metadata(self, domain: DomainMetadata) -> None:
         self._check_open()
         self._domains[domain.domain] = domain
+
+    def add_cdc(self, cdc: AddCDCFile) -> None:
+        """A change data file holding row changes this commit makes (see change_data.py)."""
+        self._check_open()
+        self._cdc[cdc.path] = cdc
 
     @property
     def staged_adds(self) -> list[AddFile]:
@@ -546,6 +552,7 @@ class OptimisticTransaction:
         out.extend(self._domains.values())
         out.extend(self._removes.values())
         out.extend(self._adds.values())
+        out.extend(self._cdc.values())
         return out
 
     def commit(self, operation: str, kind: OpKind, parameters: Optional[Mapping[str, Any]] = None,

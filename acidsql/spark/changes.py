@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from pyroaring import BitMap64
 
-from acidsql.delta.actions import AddFile, RemoveFile
+from acidsql.delta.actions import AddCDCFile, AddFile, RemoveFile
+from acidsql.delta.change_data import CHANGE_DATA_DIR, CHANGE_TYPE_COLUMN, cdc_file_of, change_data_enabled
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.storage import LocalStorage
 from acidsql.spark.copy_on_write import copy_without
@@ -43,6 +44,9 @@ class RowChanges:
     updated: int = 0
     deleted: int = 0
     copied: int = 0  # rows rewritten unchanged (copy-on-write)
+    # The rows changed, with their _change_type, for the change data feed (None when the table
+    # does not record it): deleted rows, update pre- and post-images, inserted rows.
+    change_rows: Optional["DataFrame"] = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ class FileChanges:
     files_rewritten: int = 0
     rows_copied: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    cdc: tuple[AddCDCFile, ...] = ()  # change data files
 
 
 def now_ms() -> int:
@@ -86,6 +91,31 @@ def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, 
                            partition_cols=partition_cols, target_size=target, data_change=data_change,
                            single_file=not partition_cols and estimated_small(df, target),
                            codec=session_codec(df.sparkSession, snapshot.configuration))
+
+
+def records_changes(snapshot: "Snapshot") -> bool:
+    """Whether writes to the table must record their row changes (the change data feed)."""
+    return change_data_enabled(snapshot.protocol, snapshot.configuration)
+
+
+def with_change_type(df: "DataFrame", change_type: Any) -> "DataFrame":
+    """`df` (the table's columns) with `_change_type`: a string, or a Column choosing per row."""
+    from pyspark.sql import Column
+    from pyspark.sql import functions as F
+
+    return df.withColumn(CHANGE_TYPE_COLUMN, change_type if isinstance(change_type, Column) else F.lit(change_type))
+
+
+def write_change_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, Any]) -> list[AddCDCFile]:
+    """Write the changed rows (the table's columns and `_change_type`) as change data files
+    under `_change_data/`, partitioned like the table; return their cdc actions."""
+    fields = list(schema_json["fields"]) + [{"name": CHANGE_TYPE_COLUMN, "type": "string", "nullable": True, "metadata": {}}]
+    adds = write_dataframe(df, table_root=snapshot.table_root, schema_json={**schema_json, "fields": fields},
+                           partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
+                           data_change=False, single_file=not snapshot.partition_columns,
+                           codec=session_codec(df.sparkSession, snapshot.configuration),
+                           subdir=CHANGE_DATA_DIR, file_prefix="cdc")
+    return [cdc_file_of(a) for a in adds]
 
 
 def target_file_size(snapshot: "Snapshot") -> int:
@@ -141,7 +171,8 @@ def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowC
         rewritten = len(partial)
     if new_rows is not None:
         adds.extend(write_rows(new_rows, snapshot, schema_json))
-    return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied)
+    cdc = write_change_rows(changes.change_rows, snapshot, schema_json) if changes.change_rows is not None else []
+    return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied, cdc=tuple(cdc))
 
 
 def select_files(snapshot: "Snapshot", partition_test=None, stats_test=None) -> list[AddFile]:

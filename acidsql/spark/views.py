@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from acidsql.delta.snapshot import Snapshot
 
 DIALECT = "spark"
+TABLE_CHANGES = "table_changes"
 _view_ids = itertools.count(1)
 
 
@@ -89,6 +90,9 @@ class TableViews:
         ctes = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
         tree = expression.copy()
         for table in list(tree.find_all(exp.Table)):
+            if isinstance(table.this, exp.Anonymous) and table.this.name.lower() == TABLE_CHANGES:
+                self._replace(table, self.changes_view(table.this), table.alias or None)
+                continue
             if not table.name or (not table.args.get("db") and table.name.lower() in ctes):
                 continue
             if isinstance(table.parent, (exp.Create, exp.Insert, exp.Merge, exp.Update, exp.Delete)) \
@@ -105,6 +109,38 @@ class TableViews:
             table.replace(replacement)
         return tree
 
+    @staticmethod
+    def _replace(table: exp.Table, view: str, alias: Optional[str]) -> None:
+        replacement = exp.to_table(view)
+        if alias:
+            replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+        table.replace(replacement)
+
+    def changes_view(self, call: exp.Anonymous) -> str:
+        """A view of `table_changes('table', start[, end])`: the table's change data feed
+        between two versions (or timestamps), with _change_type, _commit_version and
+        _commit_timestamp. The changes are read by the engine (acidsql.delta.change_data)."""
+        from acidsql.delta.change_data import read_changes, resolve_version
+        from acidsql.spark.execute import StatementError
+        from acidsql.spark.tables import table_ref_from_text
+
+        args = list(call.expressions)
+        if len(args) not in (2, 3) or not all(isinstance(a, exp.Literal) for a in args) or not args[0].is_string:
+            raise StatementError(f"{call.sql(dialect=DIALECT)}: table_changes takes a table name (a string) and a "
+                                 "start and optional end version or timestamp (literals)", "INVALID_TABLE_CHANGES_ARGUMENTS")
+        name = args[0].name
+        location = self.warehouse.location(table_ref_from_text(name))
+        if not has_delta_log(location):
+            raise StatementError(f"table_changes: table {name} does not exist (no Delta table at {location})",
+                                 "TABLE_OR_VIEW_NOT_FOUND")
+        bounds = [int(a.name) if not a.is_string else a.name for a in args[1:]]
+        log = DeltaLog(location)
+        start = resolve_version(log, bounds[0], start=True)
+        end = resolve_version(log, bounds[1], start=False) if len(bounds) > 1 else None
+        changes = read_changes(log, start, end)
+        return self.register(self.spark.createDataFrame(changes) if changes.num_rows
+                             else self.spark.createDataFrame([], _spark_schema(changes.schema)), f"changes_{name}")
+
     def sql(self, expression: exp.Expression) -> str:
         return self.rewrite(expression).sql(dialect=DIALECT)
 
@@ -115,6 +151,17 @@ class TableViews:
             except Exception:
                 pass
         self.names.clear()
+
+
+def _spark_schema(schema):
+    """A pyarrow schema as a Spark StructType (for an empty DataFrame of that shape)."""
+    import json
+
+    from pyspark.sql.types import StructType
+
+    from acidsql.delta.snapshot import spark_schema_from_arrow
+
+    return StructType.fromJson(json.loads(spark_schema_from_arrow(schema)))
 
 
 def spark_sql(expression: exp.Expression) -> str:

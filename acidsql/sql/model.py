@@ -180,6 +180,8 @@ class AlterAction(str, enum.Enum):
     ADD_COLUMNS = "ADD COLUMNS"
     DROP_FEATURE = "DROP FEATURE"
     CLUSTER_BY = "CLUSTER BY"
+    ADD_CONSTRAINT = "ADD CONSTRAINT"
+    DROP_CONSTRAINT = "DROP CONSTRAINT"
     OTHER = "OTHER"  # recognised ALTER TABLE we do not model in detail (RENAME, CHANGE COLUMN...)
 
 
@@ -189,12 +191,14 @@ class AlterTable(Statement):
     action: AlterAction = AlterAction.OTHER
     properties: tuple[tuple[str, str], ...] = ()  # SET
     property_keys: tuple[str, ...] = ()  # UNSET
-    if_exists: bool = False  # UNSET TBLPROPERTIES IF EXISTS
+    if_exists: bool = False  # UNSET TBLPROPERTIES IF EXISTS, DROP CONSTRAINT IF EXISTS
     columns: tuple[ColumnDef, ...] = ()  # ADD COLUMNS
     feature: Optional[str] = None  # DROP FEATURE name
     truncate_history: bool = False
     cluster_by: tuple[str, ...] = ()  # CLUSTER BY (cols); empty with cluster_none for NONE
     cluster_none: bool = False
+    constraint: Optional[str] = None  # ADD / DROP CONSTRAINT name
+    check: Optional[exp.Expression] = None  # ADD CONSTRAINT name CHECK (check)
     detail: Optional[str] = None  # for OTHER: a short description of the action
 
 

@@ -42,6 +42,10 @@ def describe_change(statement: m.Statement) -> tuple[str, str] | None:
             return f"drops table feature {statement.feature}", "ProtocolChangedException"
         if action is m.AlterAction.CLUSTER_BY:
             return "changes the clustering columns", "MetadataChangedException"
+        if action is m.AlterAction.ADD_CONSTRAINT:
+            return f"adds CHECK constraint {statement.constraint}", "MetadataChangedException"
+        if action is m.AlterAction.DROP_CONSTRAINT:
+            return f"drops CHECK constraint {statement.constraint}", "MetadataChangedException"
         return f"changes the table: {statement.detail or 'ALTER TABLE'}", "MetadataChangedException"
     if isinstance(statement, m.Reorg) and statement.apply is m.ReorgApply.UPGRADE_UNIFORM:
         return "upgrades the table to UniForm (Iceberg compatibility)", "ProtocolChangedException"
