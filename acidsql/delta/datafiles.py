@@ -24,6 +24,7 @@ from acidsql.delta.errors import DeltaError
 from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
 
 if TYPE_CHECKING:
+    from acidsql.delta.row_tracking import MaterializedColumns
     from acidsql.delta.snapshot import Snapshot
     from acidsql.delta.storage import Storage
 
@@ -355,10 +356,13 @@ def _read_parquet(storage: "Storage", add: AddFile) -> pa.Table:
 
 
 def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, columns: Optional[list[str]] = None,
-                   with_row_index: bool = False, apply_deletion_vector: bool = True) -> pa.Table:
+                   with_row_index: bool = False, apply_deletion_vector: bool = True,
+                   row_tracking: Optional["MaterializedColumns"] = None) -> pa.Table:
     """The rows of one data file as `schema` (logical names): partition columns re-attached,
     deletion vector applied, optional `_row_index` (physical position, before DV filtering).
-    Columns missing from the file (added later to the schema) read as nulls."""
+    Columns missing from the file (added later to the schema) read as nulls. With
+    `row_tracking` (the table's materialized column names), each row's stable row id and row
+    commit version follow (row_tracking.ROW_ID, ROW_COMMIT_VERSION)."""
     raw = _read_parquet(storage, add)
     physical = _physical_names(schema)
     partition = add.partition
@@ -389,6 +393,12 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
         arrays.append(pa.array(range(n), type=pa.int64()))
         fields.append(pa.field(ROW_INDEX_COLUMN, pa.int64(), nullable=False))
     out = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+    if row_tracking is not None:
+        from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, stable_columns
+
+        ids, versions = stable_columns(raw, add.base_row_id, add.default_row_commit_version, row_tracking)
+        out = out.append_column(pa.field(ROW_ID, pa.int64()), ids).append_column(
+            pa.field(ROW_COMMIT_VERSION, pa.int64()), versions)
     if apply_deletion_vector and add.deletion_vector is not None:
         dv = DeletionVector.read(storage, add.deletion_vector)
         if len(dv):
@@ -400,19 +410,25 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
 
 def read_snapshot(snapshot: "Snapshot", columns: Optional[list[str]] = None,
                   file_filter: Optional[Callable[[AddFile], bool]] = None, *,
-                  storage: Optional["Storage"] = None, with_row_index: bool = False) -> pa.Table:
+                  storage: Optional["Storage"] = None, with_row_index: bool = False,
+                  row_tracking: Optional["MaterializedColumns"] = None) -> pa.Table:
     """All live rows of `snapshot` (optionally only files where `file_filter(add)` is true),
     files in path order. `storage` defaults to LocalStorage(snapshot.table_root)."""
     from acidsql.delta.storage import LocalStorage
 
     storage = storage if storage is not None else LocalStorage(snapshot.table_root)
     schema = snapshot.arrow_schema()
-    parts = [read_data_file(storage, add, schema, columns=columns, with_row_index=with_row_index)
+    parts = [read_data_file(storage, add, schema, columns=columns, with_row_index=with_row_index,
+                            row_tracking=row_tracking)
              for path, add in sorted(snapshot.files.items()) if file_filter is None or file_filter(add)]
     if not parts:
         names = columns if columns is not None else schema.names
         fields = [schema.field(c).remove_metadata() for c in names]
         if with_row_index:
             fields.append(pa.field(ROW_INDEX_COLUMN, pa.int64(), nullable=False))
+        if row_tracking is not None:
+            from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID
+
+            fields += [pa.field(ROW_ID, pa.int64()), pa.field(ROW_COMMIT_VERSION, pa.int64())]
         return pa.schema(fields).empty_table()
     return pa.concat_tables(parts)

@@ -24,7 +24,7 @@ from acidsql.conflict import OpKind
 from acidsql.delta import datafiles
 from acidsql.delta import vacuum as vacuuming
 from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, RemoveFile
-from acidsql.delta import change_data
+from acidsql.delta import change_data, row_tracking
 from acidsql.delta.checkpoint import write_checkpoint
 from acidsql.delta.constraints import (
     CONSTRAINT_PREFIX, ExpressionEvaluator, RowRule, RuleKind, TableRules, check_rows, find_violations,
@@ -172,8 +172,16 @@ class DeltaTable:
     def version(self) -> int:
         return self.log.latest_version()
 
-    def to_arrow(self, version: Optional[int] = None, columns: Optional[list[str]] = None) -> pa.Table:
-        return datafiles.read_snapshot(self.snapshot(version), columns, storage=self.log.storage)
+    def to_arrow(self, version: Optional[int] = None, columns: Optional[list[str]] = None, *,
+                 row_tracking: bool = False) -> pa.Table:
+        """The table's rows. `row_tracking`: with each row's stable row id and row commit version
+        (columns `_acid_row_id`, `_acid_row_commit_version`; Spark SQL's _metadata.row_id and
+        _metadata.row_commit_version), on a table with row tracking enabled."""
+        snap = self.snapshot(version)
+        columns_rt = None
+        if row_tracking:
+            columns_rt = _row_tracking_columns(snap, self.name)
+        return datafiles.read_snapshot(snap, columns, storage=self.log.storage, row_tracking=columns_rt)
 
     def begin(self) -> OptimisticTransaction:
         """A new transaction reading the latest version."""
@@ -225,6 +233,7 @@ class DeltaTable:
         protocol = protocol_for(features, base=base, min_reader=change.min_reader_version,
                                 min_writer=change.min_writer_version)
         table_id = txn.snapshot.metadata.id if txn.snapshot is not None else str(uuid.uuid4())
+        props = _with_row_tracking_names(props, protocol, txn.snapshot.configuration if txn.snapshot else {})
         metadata = Metadata(
             id=table_id, schema_string=json.dumps(schema_json, separators=(",", ":")),
             partition_columns=tuple(partition_columns), configuration=tuple(sorted(props.items())),
@@ -325,6 +334,10 @@ class DeltaTable:
             nullable = spec[2] if len(spec) > 2 else True
             if name.lower() in existing:
                 raise DeltaTableError(f"column {name!r} already exists")
+            if not nullable:
+                # As Delta: the table's rows would hold NULL in it, breaking the NOT NULL rule at once.
+                raise DeltaTableError(f"NOT NULL in ALTER TABLE ADD COLUMNS is not supported (column {name}): "
+                                      "add the column nullable")
             if isinstance(type_json, str) and type_json.startswith("{"):
                 type_json = json.loads(type_json)
             meta: dict[str, Any] = {}
@@ -410,18 +423,24 @@ class DeltaTable:
                         min_reader: Optional[int] = None, min_writer: Optional[int] = None,
                         features: Iterable[str] = ()) -> None:
         snap = txn.snapshot
+        wanted = required_features(config, schema_json, clustered=CLUSTERING_DOMAIN in snap.domains) | set(features)
+        protocol = protocol_for(wanted, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
+        config = _with_row_tracking_names(config, protocol, snap.configuration)
         metadata = replace(snap.metadata, configuration=tuple(sorted(config.items())),
                            schema_string=json.dumps(schema_json, separators=(",", ":")))
         txn.update_metadata(metadata)
-        wanted = required_features(config, schema_json, clustered=CLUSTERING_DOMAIN in snap.domains) | set(features)
-        protocol = protocol_for(wanted, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
         if protocol != snap.protocol:
             txn.update_protocol(protocol)
 
     # ---- data changes ------------------------------------------------------------------------------
-    def _split_by_partition(self, snap: Snapshot, data: pa.Table) -> list[tuple[dict[str, Optional[str]], pa.Table]]:
+    def _split_by_partition(self, snap: Snapshot, data: pa.Table,
+                            hidden: Sequence[str] = ()) -> list[tuple[dict[str, Optional[str]], pa.Table]]:
+        """`data` in the table's columns (and the `hidden` columns it carries), per partition."""
         schema = snap.arrow_schema()
-        data = _conform(data, schema)
+        kept = [data.column(c) for c in hidden]
+        data = _conform(data.drop_columns(list(hidden)), schema)
+        for name, column in zip(hidden, kept):
+            data = data.append_column(pa.field(name, column.type), column)
         cols = list(snap.partition_columns)
         if not cols:
             return [({}, data)] if data.num_rows else []
@@ -454,11 +473,13 @@ class DeltaTable:
                tags: Optional[Mapping[str, str]] = None) -> list[AddFile]:
         snap = txn.snapshot
         schema = snap.arrow_schema()
+        # Rows carrying stable row ids (copied or updated ones) keep them in the materialized columns.
+        data, hidden = row_tracking.materialize(data, row_tracking.materialized_columns(snap.protocol, snap.configuration))
         adds = []
-        for values, part in self._split_by_partition(snap, data):
+        for values, part in self._split_by_partition(snap, data, hidden):
             add = datafiles.write_data_file(self.log.storage, part, values, data_change=data_change, tags=tags,
                                             schema=schema if snap.column_mapping_mode != "none" else None,
-                                            codec=datafiles.parquet_codec(snap.configuration))
+                                            codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
             txn.add(add)
             adds.append(add)
         return adds
@@ -521,10 +542,12 @@ class DeltaTable:
         cond = condition if condition is not None else (lambda t: pa.array([True] * t.num_rows, type=pa.bool_()))
         txn.set_row_filter(cond, description or "TRUE")
         schema = snap.arrow_schema()
+        tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+        internal = [datafiles.ROW_INDEX_COLUMN] + ([row_tracking.ROW_ID, row_tracking.ROW_COMMIT_VERSION] if tracked else [])
         out = []
         for add in files:
-            rows = datafiles.read_data_file(self.log.storage, add, schema, with_row_index=True)
-            mask = cond(rows.drop_columns([datafiles.ROW_INDEX_COLUMN]))
+            rows = datafiles.read_data_file(self.log.storage, add, schema, with_row_index=True, row_tracking=tracked)
+            mask = cond(rows.drop_columns(internal))
             if isinstance(mask, pa.ChunkedArray):
                 mask = mask.combine_chunks()
             mask = pc.fill_null(mask, False)
@@ -559,7 +582,9 @@ class DeltaTable:
             return
         schema = snap.arrow_schema()
         kind = pa.schema([f.remove_metadata() for f in schema] + [pa.field(change_data.CHANGE_TYPE_COLUMN, pa.string())])
-        parts = [_conform(rows, kind) for rows in changes if rows.num_rows]
+        internal = {row_tracking.ROW_ID, row_tracking.ROW_COMMIT_VERSION}
+        parts = [_conform(rows.drop_columns([c for c in rows.column_names if c in internal]), kind)
+                 for rows in changes if rows.num_rows]
         if not parts:
             return
         for cdc in change_data.write_change_files(self.log.storage, pa.concat_tables(parts), schema,
@@ -622,12 +647,17 @@ class DeltaTable:
         updated = []
         scanned = []
         before = []
+        ids: list[pa.ChunkedArray] = []
         for add, rows, mask, positions in self._scan_for_dml(txn, condition, partition_predicate, description):
             if not positions:
                 continue
             scanned.append((add, rows, mask, positions))
             metrics["numUpdatedRows"] += len(positions)
             matched = rows.filter(mask).drop_columns([datafiles.ROW_INDEX_COLUMN])
+            if row_tracking.ROW_ID in matched.column_names:
+                # An updated row keeps its stable row id; its commit version becomes this commit's.
+                ids.append(matched.column(row_tracking.ROW_ID))
+                matched = matched.drop_columns([row_tracking.ROW_ID, row_tracking.ROW_COMMIT_VERSION])
             before.append(matched)
             for col, fn in assignments.items():
                 value = fn(matched)
@@ -639,10 +669,14 @@ class DeltaTable:
         if updated:
             # Generated columns not set are recomputed from the updated row (as Delta does).
             new_rows = self._new_rows(txn.snapshot, pa.concat_tables(updated), assignments.keys())
+            stored = new_rows
+            if ids:
+                stored = new_rows.append_column(row_tracking.ROW_ID, pa.chunked_array(
+                    [c for col in ids for c in col.chunks], pa.int64()))
         for add, rows, mask, positions in scanned:
             self._delete_rows(txn, add, rows, mask, positions, use_dv, metrics)
         if updated:
-            self._write(txn, new_rows)
+            self._write(txn, stored)
             self._record_changes(txn, [change_data.with_change_type(rows, change_data.UPDATE_PREIMAGE) for rows in before]
                                  + [change_data.with_change_type(new_rows, change_data.UPDATE_POSTIMAGE)])
         params = {"predicate": json.dumps([description] if description else [])}
@@ -659,12 +693,14 @@ class DeltaTable:
         the row mapping so concurrent deletions can be carried over (see transaction.py)."""
         snap = txn.snapshot
         schema = snap.arrow_schema()
+        tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
         now = _now_ms()
         metrics = {"numRemovedFiles": 0, "numAddedFiles": 0}
         for group in groups:
             parts, sources = [], []
             for add in group:
-                rows = datafiles.read_data_file(self.log.storage, add, schema)
+                # Rows move to a new file: their stable row ids and commit versions go with them.
+                rows = datafiles.read_data_file(self.log.storage, add, schema, row_tracking=tracked)
                 parts.append(rows)
                 sources.append(CompactionSource(add.path, add.deletion_vector.unique_id if add.deletion_vector else None,
                                                 rows.num_rows))
@@ -683,9 +719,10 @@ class DeltaTable:
                     key, value = compacted_from_tag(sources)
                     file_tags[key] = value
                 values = _raw_partition(group[0])
+                data, hidden = row_tracking.materialize(data, tracked)
                 add = datafiles.write_data_file(self.log.storage, data, values, data_change=False, tags=file_tags or None,
                                                 schema=schema if snap.column_mapping_mode != "none" else None,
-                                                codec=datafiles.parquet_codec(snap.configuration))
+                                                codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
                 txn.add(add)
                 metrics["numAddedFiles"] += 1
         return metrics
@@ -901,7 +938,11 @@ class DeltaTable:
                 added += 1
         self._record_whole_file_changes(txn, txn.staged_removes, restored)
         if target.metadata != current.metadata:
-            txn.update_metadata(target.metadata)
+            # The materialized row-tracking column names stay the table's for its whole life.
+            kept = {k: v for k, v in current.configuration.items()
+                    if k in (row_tracking.ROW_ID_COLUMN_PROPERTY, row_tracking.ROW_COMMIT_VERSION_COLUMN_PROPERTY)}
+            config = {**target.metadata.config, **kept}
+            txn.update_metadata(replace(target.metadata, configuration=tuple(sorted(config.items()))))
         # Delta never downgrades the protocol on RESTORE: keep every feature either version had.
         merged = protocol_for(protocol_features(target.protocol), base=current.protocol)
         if merged != current.protocol:
@@ -934,6 +975,27 @@ class DeltaTable:
         if retention_hours is None:
             retention_hours = vacuuming.DEFAULT_RETENTION_HOURS
         return vacuuming.vacuum(self.log, retention_hours, dry_run, **kwargs)
+
+
+def _with_row_tracking_names(config: Mapping[str, str], protocol: Any, old: Mapping[str, str]) -> dict[str, str]:
+    """`config` with the materialized row-tracking column names, once the protocol supports row
+    tracking: the table's existing names (they never change), else new ones."""
+    config = dict(config)
+    if not row_tracking.supported(protocol):
+        return config
+    for key in (row_tracking.ROW_ID_COLUMN_PROPERTY, row_tracking.ROW_COMMIT_VERSION_COLUMN_PROPERTY):
+        if key in old:
+            config[key] = old[key]
+    return row_tracking.with_materialized_column_names(config)
+
+
+def _row_tracking_columns(snap: Snapshot, table: str) -> "row_tracking.MaterializedColumns":
+    columns = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    if columns is None:
+        raise UnsupportedFeatureError(
+            f"{table} does not have row tracking enabled, so its rows have no row ids or row commit versions: "
+            f"set {row_tracking.ENABLED_PROPERTY} = true first")
+    return columns
 
 
 def _check_property_combination(config: Mapping[str, str]) -> None:

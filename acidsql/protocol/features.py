@@ -216,8 +216,6 @@ _RECORDS = (
     TableFeature(
         "rowTracking", W, "Every row has a stable row id and commit version (baseRowId, defaultRowCommitVersion).",
         enabling_property="delta.enableRowTracking", suspended_by="delta.rowTrackingSuspended", requires=("domainMetadata",),
-        writes=NO_WRITES,
-        limitation="acidsql does not assign row ids (baseRowId) or row commit versions yet",
     ),
     TableFeature(
         "timestampNtz", RW, "TIMESTAMP_NTZ columns (timestamps without a time zone).",

@@ -23,6 +23,7 @@ from pyroaring import BitMap64
 from acidsql.delta.actions import AddCDCFile, AddFile, RemoveFile
 from acidsql.delta.change_data import CHANGE_DATA_DIR, CHANGE_TYPE_COLUMN, cdc_file_of, change_data_enabled
 from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
 from acidsql.delta.storage import LocalStorage
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
@@ -85,12 +86,25 @@ def live_rows(add: AddFile) -> Optional[int]:
 
 def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
                data_change: bool = True) -> list[AddFile]:
+    """Write `df` (the table's columns) as new data files. Rows that carry a stable row id or
+    row commit version (row_tracking.ROW_ID, ROW_COMMIT_VERSION: updated rows) keep them in the
+    materialized columns while row tracking is enabled."""
     partition_cols = snapshot.partition_columns
     target = target_file_size(snapshot)
+    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    hidden: list[str] = []
+    if tracked is not None:
+        for internal, stored in ((ROW_ID, tracked.row_id), (ROW_COMMIT_VERSION, tracked.row_commit_version)):
+            if internal in df.columns:
+                df = df.withColumnRenamed(internal, stored)
+                hidden.append(stored)
+        if hidden:
+            schema_json = {**schema_json, "fields": list(schema_json["fields"]) + [
+                {"name": h, "type": "long", "nullable": True, "metadata": {}} for h in hidden]}
     return write_dataframe(df, table_root=snapshot.table_root, schema_json=schema_json,
                            partition_cols=partition_cols, target_size=target, data_change=data_change,
                            single_file=not partition_cols and estimated_small(df, target),
-                           codec=session_codec(df.sparkSession, snapshot.configuration))
+                           codec=session_codec(df.sparkSession, snapshot.configuration), hidden=hidden)
 
 
 def records_changes(snapshot: "Snapshot") -> bool:

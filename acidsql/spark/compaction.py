@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.actions import AddFile
+from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns
 from acidsql.delta.transaction import COMPACTED_FROM_TAG
 from acidsql.spark.scan import absolute_file_path
-from acidsql.spark.copy_on_write import kept_batches
+from acidsql.spark.copy_on_write import RowTracking, kept_batches
 from acidsql.spark.write import FileRoller, add_files_from_rows
 
 if TYPE_CHECKING:
@@ -86,8 +87,10 @@ def z_values(table: "pa.Table", columns: Sequence[str]) -> list[int]:
     return out
 
 
-def _read_live(table_root: str, add: AddFile, schema: "pa.Schema") -> "pa.Table":
-    """The file's rows without those its deletion vector deletes, as `schema`."""
+def _read_live(table_root: str, add: AddFile, schema: "pa.Schema",
+               tracked: Optional["MaterializedColumns"] = None) -> "pa.Table":
+    """The file's rows without those its deletion vector deletes, as `schema` (with their
+    stable row ids and commit versions in the materialized columns, when `tracked`)."""
     import pyarrow as pa
     from pyroaring import BitMap64
 
@@ -96,22 +99,25 @@ def _read_live(table_root: str, add: AddFile, schema: "pa.Schema") -> "pa.Table"
 
     deleted = (DeletionVector.read(LocalStorage(table_root), add.deletion_vector).bitmap
                if add.deletion_vector is not None else BitMap64())
-    parts = list(kept_batches(absolute_file_path(table_root, add.path), deleted, schema))
+    tracking = RowTracking(tracked, add.base_row_id, add.default_row_commit_version) if tracked else None
+    parts = list(kept_batches(absolute_file_path(table_root, add.path), deleted, schema, tracking))
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
 def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, partition_cols: tuple[str, ...],
-                  zorder_by: tuple[str, ...], target_size: int, codec: str) -> Iterator[dict[str, Any]]:
+                  zorder_by: tuple[str, ...], target_size: int, codec: str,
+                  tracked: Optional["MaterializedColumns"] = None) -> Iterator[dict[str, Any]]:
     import pyarrow as pa
     from pyspark import TaskContext
 
     schema = pa.ipc.read_schema(pa.py_buffer(schema_bytes))
+    stats_schema = pa.schema([f for f in schema if f.name not in tracked.names]) if tracked else None
     ctx = TaskContext.get()
     for row in rows:
         adds = [AddFile.from_json(json.loads(a)) for a in json.loads(row)]
         parts, sources = [], []
         for add in adds:
-            live = _read_live(table_root, add, schema)
+            live = _read_live(table_root, add, schema, tracked)
             parts.append(live)
             sources.append([add.path, add.deletion_vector.unique_id if add.deletion_vector else None, live.num_rows])
         data = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -121,7 +127,7 @@ def _compact_task(rows: Iterator[Any], *, table_root: str, schema_bytes: bytes, 
         if not data.num_rows:
             continue
         roller = FileRoller(table_root, schema, partition_cols, target_size if zorder_by else 1 << 62,
-                            ctx.partitionId() if ctx else 0, codec)
+                            ctx.partitionId() if ctx else 0, codec, stats_schema=stats_schema)
         values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
         tag = "" if zorder_by else json.dumps(sources, separators=(",", ":"))
         roller.write(data, values, tag)
@@ -138,11 +144,13 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
 
     if not bins:
         return []
-    schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns)
+    # Rows move to new files: with row tracking enabled they keep their stable ids and versions.
+    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else ())
     task = functools.partial(
         _compact_task, table_root=snapshot.table_root, schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=tuple(snapshot.partition_columns), zorder_by=tuple(zorder_by), target_size=target_size,
-        codec=session_codec(spark, snapshot.configuration),
+        codec=session_codec(spark, snapshot.configuration), tracked=tracked,
     )
     payload = [json.dumps([json.dumps(a.to_json()["add"]) for a in b.files]) for b in bins]
     rows = spark.sparkContext.parallelize(payload, len(payload)).mapPartitions(task).collect()

@@ -16,12 +16,14 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from pyroaring import BitMap64
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns, with_materialized_values
 from acidsql.delta.storage import LocalStorage
 from acidsql.spark.scan import absolute_file_path, require_logical_physical_names
 from acidsql.spark.write import (
@@ -38,9 +40,13 @@ if TYPE_CHECKING:
 READ_BATCH_ROWS = 128 * 1024
 
 
-def kept_batches(path: str, dropped: BitMap64, schema: "pa.Schema") -> Iterator["pa.Table"]:
+def kept_batches(path: str, dropped: BitMap64, schema: "pa.Schema",
+                 tracking: Optional["RowTracking"] = None) -> Iterator["pa.Table"]:
     """The rows of the parquet file at `path` in file order, without those at the physical
-    positions in `dropped`, conformed to `schema`, a batch at a time."""
+    positions in `dropped`, conformed to `schema`, a batch at a time. With `tracking` (the
+    table has row tracking enabled; `schema` then ends with the materialized columns), those
+    columns hold each row's stable row id and row commit version: the rows keep them where
+    they go."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -54,6 +60,9 @@ def kept_batches(path: str, dropped: BitMap64, schema: "pa.Schema") -> Iterator[
         n = batch.num_rows
         lo, hi = np.searchsorted(positions, [offset, offset + n])
         table = pa.Table.from_batches([batch])
+        if tracking is not None:
+            table = with_materialized_values(conform(table, schema), tracking.base_row_id,
+                                             tracking.default_row_commit_version, tracking.columns, offset=offset)
         if hi > lo:
             keep = np.ones(n, dtype=bool)
             keep[(positions[lo:hi] - offset).astype(np.int64)] = False
@@ -63,18 +72,31 @@ def kept_batches(path: str, dropped: BitMap64, schema: "pa.Schema") -> Iterator[
             yield conform(table, schema)
 
 
-def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str, str, bytes]], table_root: str,
-               data_schema_bytes: bytes, partition_cols: tuple[str, ...],
+@dataclass(frozen=True)
+class RowTracking:
+    """What a task needs to keep a file's stable row ids: the table's materialized column names
+    and the file's baseRowId and defaultRowCommitVersion."""
+
+    columns: MaterializedColumns
+    base_row_id: Optional[int]
+    default_row_commit_version: Optional[int]
+
+
+def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str, str, bytes, Optional[RowTracking]]],
+               table_root: str, data_schema_bytes: bytes, partition_cols: tuple[str, ...],
                target_size: int, codec: str) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
 
     schema = pa.ipc.read_schema(pa.py_buffer(data_schema_bytes))
     for batch in indexes:
         for i in batch.column(0).to_pylist():
-            add_path, partition_json, dropped = files[i]
-            roller = FileRoller(table_root, schema, partition_cols, target_size, task_id=i, codec=codec)
+            add_path, partition_json, dropped, tracking = files[i]
+            stats_schema = pa.schema([f for f in schema if f.name not in tracking.columns.names]) if tracking else None
+            roller = FileRoller(table_root, schema, partition_cols, target_size, task_id=i, codec=codec,
+                                stats_schema=stats_schema)
             values = json.loads(partition_json)
-            for table in kept_batches(absolute_file_path(table_root, add_path), BitMap64.deserialize(dropped), schema):
+            for table in kept_batches(absolute_file_path(table_root, add_path), BitMap64.deserialize(dropped), schema,
+                                      tracking):
                 roller.write(table, values)
             roller.close()
             if roller.done:
@@ -93,14 +115,16 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
     if not files:
         return [], 0
     storage = LocalStorage(snapshot.table_root)
+    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
     payload = []
     for add in files:
         gone = BitMap64(dropped.get(add.path, BitMap64()))
         if add.deletion_vector is not None:
             gone |= DeletionVector.read(storage, add.deletion_vector).bitmap
         partition = {k: (v if v != "" else None) for k, v in add.partition_values}
-        payload.append((add.path, json.dumps(partition, sort_keys=True), gone.serialize()))
-    schema = data_arrow_schema(schema_json, snapshot.partition_columns)
+        tracking = RowTracking(tracked, add.base_row_id, add.default_row_commit_version) if tracked else None
+        payload.append((add.path, json.dumps(partition, sort_keys=True), gone.serialize(), tracking))
+    schema = data_arrow_schema(schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else ())
     task = functools.partial(
         _copy_task, files=payload, table_root=snapshot.table_root, data_schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=tuple(snapshot.partition_columns), target_size=target_size,

@@ -20,7 +20,9 @@ from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.predicates import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.conflict import OpKind
+from acidsql.delta import row_tracking
 from acidsql.delta.actions import AddFile, RemoveFile
+from acidsql.delta.row_tracking import ROW_ID
 from acidsql.delta.features import write_kind
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
 from acidsql.protocol.features import WriteKind
@@ -57,6 +59,11 @@ class StatementError(Exception):
     def __init__(self, message: str, error_class: Optional[str] = None):
         self.error_class = error_class
         super().__init__(f"[{error_class}] {message}" if error_class else message)
+
+
+def tracks_rows(snapshot: "Snapshot") -> bool:
+    """Whether the table has row tracking enabled (statements then keep stable row ids)."""
+    return row_tracking.enabled(snapshot.protocol, snapshot.configuration)
 
 
 def deletion_vectors_on(snapshot: "Snapshot") -> bool:
@@ -471,9 +478,11 @@ class Executor:
                 file_changes = FileChanges()
             else:
                 alias = target_alias(s.target)
-                view = views.register(scan(self.spark, snapshot, files, positions=True), "target")
+                view = views.register(scan(self.spark, snapshot, files, positions=True, row_tracking=True), "target")
                 cols = ", ".join(
                     f"{views.sql(assigned[f])} AS `{f}`" if f in assigned else f"`{alias}`.`{f}`" for f in fields)
+                if tracks_rows(snapshot):
+                    cols += f", `{alias}`.{ROW_ID}"  # an updated row keeps its stable row id
                 cdf = records_changes(snapshot)
                 before = [f"{PRE_IMAGE}{i}" for i in range(len(fields))] if cdf else []
                 pre = "".join(f", `{alias}`.`{f}` AS {b}" for f, b in zip(fields, before))
@@ -488,8 +497,9 @@ class Executor:
                 change_rows = None
                 if cdf:
                     preimage = df.select(*[F.col(b).alias(f) for f, b in zip(fields, before)])
+                    postimage = new_rows.select(*[F.col(f"`{f}`") for f in fields])
                     change_rows = with_change_type(preimage, UPDATE_PREIMAGE).unionByName(
-                        with_change_type(new_rows, UPDATE_POSTIMAGE))
+                        with_change_type(postimage, UPDATE_POSTIMAGE))
                 changes = RowChanges(touched, new_rows, updated=sum(len(b) for b in touched.values()),
                                      change_rows=change_rows)
                 file_changes = apply_row_changes(self.spark, snapshot, changes, deletion_vectors=deletion_vectors_on(snapshot))
@@ -521,7 +531,7 @@ class Executor:
                         {"name": c, "type": json.loads(source_types[c].json()), "nullable": True, "metadata": {}} for c in extra]}
                     fields = fields + extra
                     metadata = replace(snapshot.metadata, schema_string=json.dumps(schema_json, separators=(",", ":")))
-            target_view = views.register(scan(self.spark, snapshot, files, positions=True), "target")
+            target_view = views.register(scan(self.spark, snapshot, files, positions=True, row_tracking=True), "target")
             source = self.spark.sql(source_sql).withColumn(SOURCE_MARK, F.lit(True))
             has_insert = any(c.match is m.MergeMatch.NOT_MATCHED for c in s.clauses)
             has_by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
@@ -542,8 +552,10 @@ class Executor:
             target_fields = {f["name"] for f in snapshot.schema_json["fields"]}
             before = [f"{PRE_IMAGE}{i}" for i in range(len(fields))] if cdf else []
             pre = "".join(f", {f'`{talias}`.`{f}`' if f in target_fields else 'NULL'} AS {b}" for f, b in zip(fields, before))
+            # An updated row keeps its stable row id (inserted rows have none: NULL).
+            tracked = f", `{talias}`.{ROW_ID}" if tracks_rows(snapshot) else ""
             select = (f"SELECT `{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN}, {clause_sql} AS {CLAUSE}, "
-                      + ", ".join(f"{c} AS `{f}`" for c, f in zip(columns, fields)) + pre)
+                      + ", ".join(f"{c} AS `{f}`" for c, f in zip(columns, fields)) + pre + tracked)
             target_rel = f"(SELECT *, true AS {TARGET_MARK} FROM {target_view}) AS `{talias}`"
             if split:
                 pairs = self.spark.sql(
@@ -566,7 +578,9 @@ class Executor:
             counts, touched = self._merge_outcome(s, joined)
             new_rows = written = None
             if writing:
-                written = joined.where(F.col(CLAUSE).isin(writing)).select(*[F.col(f"`{f}`") for f in fields], F.col(CLAUSE))
+                kept = [F.col(ROW_ID)] if tracks_rows(snapshot) else []
+                written = joined.where(F.col(CLAUSE).isin(writing)).select(
+                    *[F.col(f"`{f}`") for f in fields], F.col(CLAUSE), *kept)
                 given_when = self._merge_generated_given(s, snapshot, source_cols, writing)
                 written = self._apply_rules(written, snapshot, [], name, given_when)
                 new_rows = written.drop(CLAUSE)

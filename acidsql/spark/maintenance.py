@@ -127,6 +127,10 @@ def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
         return "UNSET TBLPROPERTIES"
     if a is m.AlterAction.ADD_COLUMNS:
         cols = []
+        generated = [c.name for c in s.columns if c.generated is not None]
+        if generated:
+            raise StatementError(f"ALTER TABLE ADD COLUMNS cannot add generated column(s) {', '.join(generated)}: "
+                                 "Delta allows generated columns only when the table is created")
         for c in s.columns:
             dtype = ex.spark.createDataFrame([], f"`{c.name}` {c.type}").schema.fields[0].dataType
             cols.append((c.name, json.loads(dtype.json()), c.nullable))

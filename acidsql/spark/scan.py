@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Optional
 from urllib.parse import quote, unquote
 
+from acidsql.delta import row_tracking as rt
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import UnsupportedProtocolError
@@ -29,6 +30,8 @@ FILE_COLUMN = "_acid_file"  # the Delta path (AddFile.path) of the file a row wa
 ROW_COLUMN = "_acid_row"  # the row's physical index in that file (what deletion vectors address)
 POSITION_COLUMNS = (FILE_COLUMN, ROW_COLUMN)
 _SPARK_PATH = "_acid_spark_path"
+_BASE_ROW_ID = "_acid_base_row_id"
+_DEFAULT_VERSION = "_acid_default_row_commit_version"
 
 
 def require_logical_physical_names(schema_json: dict, table: str) -> None:
@@ -81,9 +84,12 @@ def _spark_uris(spark: "SparkSession", paths: Sequence[str]) -> list[str]:
 
 
 def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[AddFile]] = None, *,
-         positions: bool = False) -> "DataFrame":
+         positions: bool = False, row_tracking: bool = False) -> "DataFrame":
     """The live rows of `files` (default: every live file of the snapshot) with deletion vectors
-    applied. With `positions`, two extra columns say where each row lives (FILE_COLUMN, ROW_COLUMN)."""
+    applied. With `positions`, two extra columns say where each row lives (FILE_COLUMN, ROW_COLUMN).
+    With `row_tracking`, on a table that has it enabled, two more hold each row's stable row id
+    and row commit version (row_tracking.ROW_ID, ROW_COMMIT_VERSION): its materialized value,
+    else the file's baseRowId plus its position, and the file's defaultRowCommitVersion."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
@@ -92,25 +98,33 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
     partition_cols = list(snapshot.partition_columns)
     data_fields = [f for f in schema.fields if f.name not in partition_cols]
     adds = list(snapshot.files.values()) if files is None else list(files)
+    tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration) if row_tracking else None
     position_fields = [StructField(FILE_COLUMN, StringType(), False), StructField(ROW_COLUMN, LongType(), False)]
-    out_schema = StructType(list(schema.fields) + (position_fields if positions else []))
+    tracking_fields = [StructField(rt.ROW_ID, LongType(), True), StructField(rt.ROW_COMMIT_VERSION, LongType(), True)]
+    out_schema = StructType(list(schema.fields) + (position_fields if positions else [])
+                            + (tracking_fields if tracked else []))
     if not adds:
         return spark.createDataFrame([], out_schema)
 
     local_paths = [absolute_file_path(snapshot.table_root, a.path) for a in adds]
     uris = _spark_uris(spark, local_paths)
-    rows = spark.read.schema(StructType(data_fields)).parquet(*local_paths).select(
-        *[F.col(f"`{f.name}`") for f in data_fields],
+    hidden = [StructField(name, LongType(), True) for name in tracked.names] if tracked else []
+    rows = spark.read.schema(StructType(data_fields + hidden)).parquet(*local_paths).select(
+        *[F.col(f"`{f.name}`") for f in data_fields + hidden],
         F.col("_metadata.file_path").alias(_SPARK_PATH),
         F.col("_metadata.row_index").alias(ROW_COLUMN),
     )
-    # One small row per file: its Spark URI, Delta path and raw partition values.
+    # One small row per file: its Spark URI, Delta path, raw partition values (and row-id bases).
     file_rows = [
-        (uri, a.path, *[a.partition.get(c) for c in partition_cols]) for uri, a in zip(uris, adds)
+        (uri, a.path, *[a.partition.get(c) for c in partition_cols],
+         *((a.base_row_id, a.default_row_commit_version) if tracked else ()))
+        for uri, a in zip(uris, adds)
     ]
     file_schema = StructType(
         [StructField(_SPARK_PATH, StringType(), False), StructField(FILE_COLUMN, StringType(), False)]
         + [StructField(f"_acid_pv_{i}", StringType(), True) for i in range(len(partition_cols))]
+        + ([StructField(_BASE_ROW_ID, LongType(), True), StructField(_DEFAULT_VERSION, LongType(), True)]
+           if tracked else [])
     )
     file_map = spark.createDataFrame(file_rows, file_schema)
     rows = rows.join(F.broadcast(file_map), _SPARK_PATH, "inner")
@@ -132,6 +146,11 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
             columns.append(F.col(f"`{f.name}`"))
     if positions:
         columns += [F.col(FILE_COLUMN), F.col(ROW_COLUMN)]
+    if tracked:
+        columns += [
+            F.coalesce(F.col(f"`{tracked.row_id}`"), F.col(_BASE_ROW_ID) + F.col(ROW_COLUMN)).alias(rt.ROW_ID),
+            F.coalesce(F.col(f"`{tracked.row_commit_version}`"), F.col(_DEFAULT_VERSION)).alias(rt.ROW_COMMIT_VERSION),
+        ]
     return rows.select(*columns)
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 from sqlglot import exp
 
+from acidsql.delta import row_tracking
 from acidsql.delta.log import DeltaLog
 from acidsql.sql.build import table_ref
 from acidsql.sql.model import TableRef
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 DIALECT = "spark"
 TABLE_CHANGES = "table_changes"
+METADATA_COLUMN = "_metadata"
 _view_ids = itertools.count(1)
 
 
@@ -68,6 +70,7 @@ class TableViews:
     warehouse: Warehouse
     names: list[str] = field(default_factory=list)
     snapshots: dict[str, "Snapshot"] = field(default_factory=dict)  # view name -> snapshot it reads
+    metadata_views: set[str] = field(default_factory=set)  # views with a _metadata column
 
     def register(self, df: "DataFrame", hint: str = "t") -> str:
         name = f"__acid_{''.join(c if c.isalnum() else '_' for c in hint)}_{next(_view_ids)}"
@@ -75,20 +78,35 @@ class TableViews:
         self.names.append(name)
         return name
 
-    def view_of(self, ref: TableRef) -> Optional[str]:
-        """A view of the Delta table `ref` names, or None when it is not a Delta table."""
+    def view_of(self, ref: TableRef, metadata_column: bool = False) -> Optional[str]:
+        """A view of the Delta table `ref` names, or None when it is not a Delta table. With
+        `metadata_column`, a table with row tracking enabled gets Delta's `_metadata` column:
+        a struct of each row's `row_id` and `row_commit_version`."""
         location = self.warehouse.location(ref)
         if not has_delta_log(location):
             return None
         snapshot = load_snapshot(location, ref)
-        name = self.register(scan(self.spark, snapshot), ref.name or "path")
+        with_metadata = metadata_column and row_tracking.enabled(snapshot.protocol, snapshot.configuration)
+        df = scan(self.spark, snapshot, row_tracking=with_metadata)
+        if with_metadata:
+            from pyspark.sql import functions as F
+
+            df = df.withColumn(METADATA_COLUMN, F.struct(
+                F.col(row_tracking.ROW_ID).alias("row_id"),
+                F.col(row_tracking.ROW_COMMIT_VERSION).alias("row_commit_version"),
+            )).drop(row_tracking.ROW_ID, row_tracking.ROW_COMMIT_VERSION)
+        name = self.register(df, ref.name or "path")
         self.snapshots[name] = snapshot
+        if with_metadata:
+            self.metadata_views.add(name)
         return name
 
     def rewrite(self, expression: exp.Expression) -> exp.Expression:
         """A copy of `expression` reading views in place of Delta tables."""
         ctes = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
         tree = expression.copy()
+        wants_metadata = _references_metadata(tree)
+        replaced: list[tuple[exp.Table, TableRef]] = []
         for table in list(tree.find_all(exp.Table)):
             if isinstance(table.this, exp.Anonymous) and table.this.name.lower() == TABLE_CHANGES:
                 self._replace(table, self.changes_view(table.this), table.alias or None)
@@ -99,7 +117,7 @@ class TableViews:
                     and table.arg_key == "this":
                 continue
             ref = table_ref(table)
-            view = self.view_of(ref)
+            view = self.view_of(ref, metadata_column=wants_metadata)
             if view is None:
                 continue
             alias = ref.alias or (ref.name.split(".")[-1] if ref.name else None)
@@ -107,7 +125,38 @@ class TableViews:
             if alias:
                 replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
             table.replace(replacement)
+            replaced.append((replacement, ref))
+        if wants_metadata:
+            self._hide_metadata_from_stars(tree, replaced)
         return tree
+
+    def _hide_metadata_from_stars(self, tree: exp.Expression, replaced: list[tuple[exp.Table, TableRef]]) -> None:
+        """`_metadata` is a hidden column, as in Delta: `*` and `t.*` leave it out."""
+        with_metadata = [(t, ref) for t, ref in replaced if t.name in self.metadata_views]
+        if not with_metadata:
+            names = ", ".join(sorted({str(ref) for _t, ref in replaced})) or "the queried tables"
+            from acidsql.spark.execute import StatementError
+
+            raise StatementError(
+                f"_metadata.row_id and _metadata.row_commit_version need row tracking: {names} do(es) not have it "
+                f"enabled (ALTER TABLE ... SET TBLPROPERTIES ({row_tracking.ENABLED_PROPERTY} = true))",
+                "UNRESOLVED_COLUMN")
+        aliases = {(t.alias_or_name or "").lower(): t for t, _ref in with_metadata}
+        for star in list(tree.find_all(exp.Star)):
+            select = star.find_ancestor(exp.Select)
+            if select is None:
+                continue
+            column = star.parent if isinstance(star.parent, exp.Column) else None
+            if column is not None and column.table:
+                if column.table.lower() in aliases:
+                    star.set("except_", [exp.column(METADATA_COLUMN)])
+                continue
+            sources = [t for t in select.find_all(exp.Table)
+                       if t.find_ancestor(exp.Select) is select and t.name in self.metadata_views]
+            if len(sources) == 1:
+                star.set("except_", [exp.column(METADATA_COLUMN)])
+            elif sources:
+                star.set("except_", [exp.column(METADATA_COLUMN, table=t.alias_or_name) for t in sources])
 
     @staticmethod
     def _replace(table: exp.Table, view: str, alias: Optional[str]) -> None:
@@ -151,6 +200,15 @@ class TableViews:
             except Exception:
                 pass
         self.names.clear()
+
+
+def _references_metadata(tree: exp.Expression) -> bool:
+    """Whether a query names Delta's `_metadata` column (`_metadata.row_id`, `t._metadata...`)."""
+    for column in tree.find_all(exp.Column):
+        parts = [column.args.get(k) for k in ("catalog", "db", "table", "this")]
+        if any(isinstance(p, exp.Identifier) and p.name.lower() == METADATA_COLUMN for p in parts):
+            return True
+    return False
 
 
 def _spark_schema(schema):

@@ -302,14 +302,16 @@ def file_row_arrow_schema() -> "pa.Schema":
                       ("modification_time", pa.int64()), ("stats", pa.string()), ("tag", pa.string())])
 
 
-def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequence[str]) -> "pa.Schema":
-    """The schema of the parquet files: the table's columns without the partition columns."""
+def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequence[str],
+                      hidden: Sequence[str] = ()) -> "pa.Schema":
+    """The schema of the parquet files: the table's columns without the partition columns, then
+    the `hidden` ones (materialized row-tracking columns, longs)."""
     from acidsql.delta.snapshot import arrow_schema_from_spark
 
     full = arrow_schema_from_spark(dict(spark_schema_json))
     import pyarrow as pa
 
-    return pa.schema([f for f in full if f.name not in partition_cols])
+    return pa.schema([f for f in full if f.name not in partition_cols] + [pa.field(h, pa.int64()) for h in hidden])
 
 
 def add_files_from_rows(rows: Sequence[Any], *, data_change: bool = True,

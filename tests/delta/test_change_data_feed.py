@@ -119,3 +119,16 @@ def test_reads_the_change_data_feed_delta_wrote(name):
     root = str(DATA / name)
     mine = DeltaTable(root).changes(0)
     assert mine.num_rows > 0 and _rows(mine) == changes_by_deltalake(root)
+
+
+def test_vacuum_collects_change_data_files_past_the_retention(table):
+    """Delta's VACUUM does not treat _change_data/ as hidden: change files older than the
+    retention go with the data files they describe."""
+    result = table.delete(lambda tb: pc.less(tb["id"], 2), description="id < 2")
+    (cdc,) = cdc_actions(table, result.version)
+    kept = table.vacuum(retention_hours=168)
+    assert os.path.exists(os.path.join(table.root, cdc.path)) and cdc.path not in kept.files_deleted
+    import time
+
+    gone = table.vacuum(retention_hours=0, enforce_retention=False, now_ms=int(time.time() * 1000) + 60_000)
+    assert cdc.path in gone.files_deleted and not os.path.exists(os.path.join(table.root, cdc.path))

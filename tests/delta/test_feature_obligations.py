@@ -177,6 +177,6 @@ def test_in_commit_timestamps_are_written_and_monotonic(tmp_path):
 
 def test_enabling_a_feature_acidsql_cannot_write_is_refused(tmp_path):
     t = DeltaTable.create(str(tmp_path / "t"), SCHEMA)
-    with pytest.raises(Exception, match="rowTracking"):
-        t.set_properties({"delta.enableRowTracking": "true"})
+    with pytest.raises(Exception, match="coordinatedCommits-preview"):
+        t.set_properties({"delta.feature.coordinatedCommits-preview": "supported"})
     assert t.version == 0
