@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from acidsql.delta.snapshot import Snapshot
 
 
+_KEEP_NULLS = {"ignoreNullFields": "false"}  # a NULL is often the offending value: show it
+
+
 def table_rules(snapshot: "Snapshot") -> TableRules:
     return TableRules.of(snapshot.schema_json, snapshot.configuration)
 
@@ -65,7 +68,7 @@ def check_new_rows(df: "DataFrame", rules: TableRules, given: Mapping[str, Optio
         aggs.append(F.count_if(violating).alias(f"n{i}"))
         shown = rule.referenced_columns(columns) if rule.kind is not RuleKind.NOT_NULL else []
         if shown:
-            example = F.to_json(F.struct(*[F.col(quote(c)).alias(c) for c in shown]))
+            example = F.to_json(F.struct(*[F.col(quote(c)).alias(c) for c in shown]), _KEEP_NULLS)
             aggs.append(F.first(F.when(violating, example), ignorenulls=True).alias(f"e{i}"))
     row = df.agg(*aggs).first()
     for i, (rule, _when) in enumerate(checks):
@@ -87,8 +90,8 @@ def count_violations(spark: "SparkSession", snapshot: "Snapshot", rule: RowRule)
     shown = rule.referenced_columns(rows.columns)
     aggs = [F.count_if(violating).alias("n")]
     if shown:
-        aggs.append(F.first(F.when(violating, F.to_json(F.struct(*[F.col(quote(c)).alias(c) for c in shown]))),
-                            ignorenulls=True).alias("e"))
+        aggs.append(F.first(F.when(violating, F.to_json(F.struct(*[F.col(quote(c)).alias(c) for c in shown]),
+                                                         _KEEP_NULLS)), ignorenulls=True).alias("e"))
     row = rows.agg(*aggs).first()
     example = json.loads(row["e"]) if shown and row["e"] else None
     return int(row["n"] or 0), example

@@ -280,7 +280,6 @@ class Executor:
         views = TableViews(self.spark, self.warehouse)
         try:
             rows, given = self._insert_rows(s, snapshot, views)
-            rows = self._apply_rules(rows, snapshot, given, name)
             inserted = rows.localCheckpoint(eager=True)
             count = inserted.count()
             if count and identity_columns(snapshot.schema_json):
@@ -288,6 +287,8 @@ class Executor:
                 # also commits new metadata: concurrent inserts fail (MetadataChangedException).
                 inserted, schema_json = assign_identity_values(inserted, snapshot.schema_json, count)
                 txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(schema_json)))
+            # Checked with the identity values in place (a constraint may read them).
+            inserted = self._apply_rules(inserted, snapshot, given, name)
             removed: list[RemoveFile] = []
             deletes = RowChanges({})
             ts = now_ms()

@@ -168,6 +168,20 @@ def test_restore_brings_back_row_ids(table):
     check_protocol_invariants(table)
 
 
+def test_materialized_column_names_outlive_a_restore(tmp_path):
+    t = DeltaTable.create(str(tmp_path / "t"), SCHEMA)
+    t.append(data([1, 2]))
+    t.set_properties({"delta.enableRowTracking": "true"})
+    names = {k: v for k, v in t.snapshot().configuration.items() if k.startswith("delta.rowTracking.")}
+    assert len(names) == 2
+    t.restore(version=1)  # metadata of before row tracking was enabled; the protocol keeps the feature
+    config = t.snapshot().configuration
+    assert "delta.enableRowTracking" not in config
+    assert {k: config.get(k) for k in names} == names, "the materialized column names changed"
+    t.append(data([3]))
+    assert all(a.base_row_id is not None for a in t.snapshot().files.values())  # still assigned: supported
+
+
 def test_the_high_water_mark_is_the_commits_to_write(table):
     txn = table.begin()
     with pytest.raises(TransactionStateError, match="delta.rowTracking"):

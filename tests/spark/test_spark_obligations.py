@@ -41,11 +41,13 @@ def test_constraints_not_null_and_generated_columns(db, table_rows):
     with pytest.raises(ConstraintViolationError, match=r"violate the new CHECK constraint short .*bb"):
         db.sql("ALTER TABLE t ADD CONSTRAINT short CHECK (length(v) < 2)")
     db.sql("ALTER TABLE t ADD CONSTRAINT positive CHECK (id > 0)")
+    db.sql("ALTER TABLE t ADD CONSTRAINT v_short CHECK (length(v) < 5)")
     before, version = files_under(root), DeltaTable(root).version
     refused = [
         ("INSERT INTO t VALUES (5, 'e', 41)", r"Generated Column .*g = 41"),
         ("INSERT INTO t (id, v) VALUES (NULL, 'x')", "NOT NULL constraint violated for column: id"),
         ("INSERT INTO t (id, v) VALUES (-1, 'x')", r"CHECK constraint positive \(id > 0\) violated by 1 row.*id = -1"),
+        ("INSERT INTO t (id, v) VALUES (8, NULL)", r"CHECK constraint v_short .*v = null"),  # NULL is a violation
         ("UPDATE t SET id = -id WHERE id = 2", "positive"),
         ("UPDATE t SET g = 7 WHERE id = 2", "Generated Column"),
         ("MERGE INTO t USING (SELECT 1 AS id UNION ALL SELECT -9) s ON t.id = s.id "
@@ -70,6 +72,13 @@ def test_constraints_not_null_and_generated_columns(db, table_rows):
     db.sql("ALTER TABLE t DROP CONSTRAINT IF EXISTS positive")
     db.sql("INSERT INTO t (id, v) VALUES (-1, 'x')")
     assert (-1, "x", -10) in table_rows(db.sql("SELECT * FROM t"))
+
+
+def test_identity_values_are_checked_once_assigned(db, table_rows):
+    db.sql("CREATE TABLE t (id BIGINT GENERATED ALWAYS AS IDENTITY NOT NULL, v STRING) USING delta")
+    db.sql("ALTER TABLE t ADD CONSTRAINT positive CHECK (id > 0)")
+    db.sql("INSERT INTO t (v) VALUES ('a'), ('b')")
+    assert table_rows(db.sql("SELECT * FROM t")) == [(1, "a"), (2, "b")]
 
 
 def test_engine_api_with_the_spark_expression_evaluator(spark, tmp_path):
@@ -171,7 +180,9 @@ def test_row_tracking_through_every_dml_kind(db, table_rows, dv):
         assert row_id == before[i][2], f"row {i} lost its row id"
         assert version == {2: updated, 4: merged}.get(i, before[i][3]), f"row {i}'s commit version"
     assert table_rows(db.sql("SELECT * FROM t")) == [(0, "0"), (1, "1"), (2, "two"), (4, "four"), (5, "5"),
-                                                    (10, "x"), (99, "new")]  # _metadata is hidden from *
+                                                    (10, "x"), (99, "new")]
+    assert db.sql("SELECT *, _metadata.row_id AS rid FROM t").columns == ["id", "v", "rid"]  # hidden from *
+    assert db.sql("SELECT x.*, x._metadata.row_commit_version FROM t AS x").columns == ["id", "v", "row_commit_version"]
     snap = DeltaTable(root).snapshot()
     assert all(a.base_row_id is not None and a.default_row_commit_version is not None for a in snap.files.values())
     log = DeltaTable(root).log
