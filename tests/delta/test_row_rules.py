@@ -19,7 +19,7 @@ import sqlglot
 
 from acidsql.delta import DeltaTable, UnsupportedFeatureError
 from acidsql.delta.constraints import ConstraintViolationError
-from acidsql.delta.exceptions import ConcurrentDeleteReadException, DeltaTableError
+from acidsql.delta.exceptions import ConcurrentDeleteReadException, DeltaTableError, InvalidTablePropertyError
 
 
 def duckdb_evaluator(expression: str, rows: pa.Table) -> pa.Array:
@@ -107,6 +107,13 @@ def test_check_constraint_lifecycle(checked):
     checked.drop_constraint("positive", if_exists=True)
     checked.append(pa.table({"id": [-5], "v": ["y"]}))
     assert [r["id"] for r in rows_of(checked.root)] == [-5, 1, 2]
+
+
+def test_constraints_are_not_table_properties(checked):
+    """Setting delta.constraints.* directly would skip the check of the rows already there."""
+    with pytest.raises(InvalidTablePropertyError, match="ADD CONSTRAINT short CHECK"):
+        checked.set_properties({"delta.constraints.short": "length(v) < 2"})
+    assert checked.version == 1
 
 
 def test_check_constraint_null_result_is_a_violation(checked):
