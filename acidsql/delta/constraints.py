@@ -120,13 +120,13 @@ def violation_error(rule: RowRule, table: str, rows: int, example: Optional[Mapp
     """The error for `rows` rows violating `rule`, with one violating row's values (`example`:
     the columns the rule names). `existing`: rows already in the table, found when adding a
     constraint. One message for both writers."""
+    what = f"{rows} rows" if rows != 1 else "1 row"
     if existing:
         return ConstraintViolationError(
-            f"{rows} row(s) in {table} violate the new CHECK constraint {rule.name} ({rule.expression})"
+            f"{what} in {table} violate{'s' if rows == 1 else ''} the new CHECK constraint {rule.name} ({rule.expression})"
             + (f"; for example a row with {_values(example)}" if example else "")
             + ". Fix or delete those rows first; the constraint was not added.",
             rule, "DELTA_NEW_CHECK_CONSTRAINT_VIOLATION", rows)
-    what = f"{rows} row(s)" if rows != 1 else "1 row"
     if rule.kind is RuleKind.NOT_NULL:
         return ConstraintViolationError(
             f"NOT NULL constraint violated for column: {rule.name}. The write to {table} gives NULL for it in {what}; "

@@ -112,6 +112,23 @@ def test_change_data_range_errors(tmp_path):
         t.changes(9)
 
 
+def test_bounds_may_be_timestamps(table):
+    import time
+
+    first = table.delete(lambda tb: pc.equal(tb["id"], 1), description="id = 1").version
+    time.sleep(0.01)  # commit times a millisecond apart at least
+    second = table.delete(lambda tb: pc.equal(tb["id"], 2), description="id = 2").version
+    import datetime as dt
+
+    def iso(version):
+        return dt.datetime.fromtimestamp(table.log.commit_timestamp(version) / 1000, dt.timezone.utc).isoformat()
+
+    assert [r["id"] for r in table.changes(iso(second)).to_pylist()] == [2]
+    assert [r["id"] for r in table.changes(first, iso(first)).to_pylist()] == [1]
+    with pytest.raises(ChangeDataError, match="neither a version number nor a timestamp"):
+        table.changes("yesterday")
+
+
 @pytest.mark.parametrize("name", ["cdf-table", "cdf-table-with-cdc-and-dvs"])
 def test_reads_the_change_data_feed_delta_wrote(name):
     """Tables Delta wrote: cdc files per partition, and DELETEs by deletion vector committed

@@ -38,7 +38,7 @@ def test_constraints_not_null_and_generated_columns(db, table_rows):
     meta = DeltaTable(root).snapshot().schema_json["fields"][2]["metadata"]
     assert meta["delta.generationExpression"] == "id * 10"
 
-    with pytest.raises(ConstraintViolationError, match=r"violate the new CHECK constraint short .*bb"):
+    with pytest.raises(ConstraintViolationError, match=r"1 row in t violates the new CHECK constraint short .*bb"):
         db.sql("ALTER TABLE t ADD CONSTRAINT short CHECK (length(v) < 2)")
     db.sql("ALTER TABLE t ADD CONSTRAINT positive CHECK (id > 0)")
     db.sql("ALTER TABLE t ADD CONSTRAINT v_short CHECK (length(v) < 5)")
