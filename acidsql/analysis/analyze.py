@@ -629,6 +629,17 @@ class _Analyzer:
             what = ("sets its comment" if change.comment is not None else
                     "drops NOT NULL" if change.drop_not_null else f"moves it {change.position}" if change.position else "changes it")
             meta = f"changes column {change.column} ({what})"
+        elif s.action is m.AlterAction.ADD_CONSTRAINT:
+            meta = f"sets delta.constraints.{(s.constraint or '?').lower()}"
+            if not self.info.has_feature("checkConstraints"):
+                protocol = ProtocolChange(added_features=frozenset({"checkConstraints"}))
+            # Delta scans every row for violations (txn.filterFiles()): a read of all files.
+            return self._make(operation=op, op_kind=OpKind.METADATA,
+                              read=ReadSet(True, why="ADD CONSTRAINT reads every row to check it"),
+                              write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol,
+                              blind_why="a metadata change that reads the table")
+        elif s.action is m.AlterAction.DROP_CONSTRAINT:
+            meta = f"unsets delta.constraints.{(s.constraint or '?').lower()}"
         else:
             meta = f"ALTER TABLE ({s.detail or 'other change'})"
             if op == m.AlterAction.OTHER.value:

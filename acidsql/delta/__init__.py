@@ -3,8 +3,9 @@ whose conflicts are decided by `acidsql.conflict`, deletion vectors and row-leve
 
 Imports nothing from the SQL, analysis or Spark layers, and never pyspark."""
 from acidsql.delta.actions import (
-    AddFile, CommitInfo, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
+    AddCDCFile, AddFile, CommitInfo, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
 )
+from acidsql.delta.constraints import ConstraintViolationError, ExpressionEvaluator
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import (
     CommitFileExists, CorruptLogError, DeletionVectorError, DeltaError, StorageError, TableNotFoundError,
@@ -23,7 +24,7 @@ from acidsql.delta.table import DeltaTable, PreparedCommit, TableDetail
 from acidsql.delta.transaction import CommitResult, CompactionSource, OptimisticTransaction, operation_kind
 
 __all__ = [
-    "AddFile", "CommitFileExists", "CommitInfo", "CommitResult", "CompactionSource", "ConcurrentAppendException",
+    "AddCDCFile", "AddFile", "CommitFileExists", "ConstraintViolationError", "ExpressionEvaluator", "CommitInfo", "CommitResult", "CompactionSource", "ConcurrentAppendException",
     "ConcurrentDeleteDeleteException", "ConcurrentDeleteReadException", "ConcurrentTransactionException",
     "CorruptLogError", "DeletionVector", "DeletionVectorDescriptor", "DeletionVectorError",
     "DeltaConcurrentModificationException", "DeltaError", "DeltaLog", "DeltaTable", "DeltaTableError",

@@ -243,6 +243,39 @@ class RemoveFile:
 
 
 @dataclass(frozen=True)
+class AddCDCFile:
+    """A change data file (PROTOCOL.md "Add CDC File"): rows with their `_change_type`, the
+    row-level changes of the commit that adds it. Change data readers read a version's changes
+    from its cdc files alone when it has any; they never change the table's state."""
+
+    path: str  # relative to the table root (under _change_data/), URI-encoded
+    partition_values: tuple[tuple[str, Optional[str]], ...]
+    size: int
+    data_change: bool = False  # always false: the rows are also in the commit's add/remove actions
+    tags: Optional[tuple[tuple[str, str], ...]] = None
+
+    @property
+    def partition(self) -> dict[str, Optional[str]]:
+        return dict(self.partition_values)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cdc": _drop_none({
+            "path": self.path,
+            "partitionValues": dict(self.partition_values),
+            "size": self.size,
+            "dataChange": self.data_change,
+            "tags": dict(self.tags) if self.tags is not None else None,
+        })}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "AddCDCFile":
+        tags = d.get("tags")
+        return cls(path=_path(d), partition_values=tuple(sorted((d.get("partitionValues") or {}).items())),
+                   size=int(d.get("size") or 0), data_change=bool(d.get("dataChange", False)),
+                   tags=tuple(sorted(tags.items())) if tags else None)
+
+
+@dataclass(frozen=True)
 class Txn:
     app_id: str
     version: int
@@ -313,20 +346,21 @@ class CommitInfo:
         )
 
 
-Action = Union[Protocol, Metadata, AddFile, RemoveFile, Txn, DomainMetadata, CommitInfo]
+Action = Union[Protocol, Metadata, AddFile, RemoveFile, AddCDCFile, Txn, DomainMetadata, CommitInfo]
 
 _READERS = {
     "protocol": Protocol.from_json,
     "metaData": Metadata.from_json,
     "add": AddFile.from_json,
     "remove": RemoveFile.from_json,
+    "cdc": AddCDCFile.from_json,
     "txn": Txn.from_json,
     "domainMetadata": DomainMetadata.from_json,
     "commitInfo": CommitInfo.from_json,
 }
 
 # Actions a reader may skip: they do not change the table state acidsql reconstructs.
-IGNORABLE_ACTIONS = frozenset({"cdc", "checkpointMetadata", "sidecar"})
+IGNORABLE_ACTIONS = frozenset({"checkpointMetadata", "sidecar"})
 
 
 def _path(d: dict[str, Any]) -> str:
@@ -337,8 +371,8 @@ def _path(d: dict[str, Any]) -> str:
 
 
 def action_from_json(obj: dict[str, Any]) -> Optional[Action]:
-    """Read one commit line's object. Returns None for actions that do not affect table state
-    (cdc, sidecar...); raises ValueError naming an unknown action."""
+    """Read one commit line's object. Returns None for actions acidsql skips (sidecar,
+    checkpointMetadata); raises ValueError naming an unknown action."""
     if len(obj) != 1:
         raise ValueError(f"a log line must hold exactly one action, found keys {sorted(obj)}")
     (key, body), = obj.items()

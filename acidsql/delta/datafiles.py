@@ -9,7 +9,7 @@ import json
 import math
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import quote, unquote, urlparse
 
@@ -24,6 +24,7 @@ from acidsql.delta.errors import DeltaError
 from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
 
 if TYPE_CHECKING:
+    from acidsql.delta.row_tracking import MaterializedColumns
     from acidsql.delta.snapshot import Snapshot
     from acidsql.delta.storage import Storage
 
@@ -51,9 +52,9 @@ def parquet_codec(configuration: Mapping[str, str], session_default: Optional[st
     return name
 
 
-def data_file_name(task: int, codec: str) -> str:
-    """A new data file's name, as Spark names them."""
-    return f"part-{task:05d}-{uuid.uuid4()}.c000{PARQUET_CODECS[codec][1]}.parquet"
+def data_file_name(task: int, codec: str, prefix: str = "part") -> str:
+    """A new data file's name, as Spark names them (change data files: prefix "cdc")."""
+    return f"{prefix}-{task:05d}-{uuid.uuid4()}.c000{PARQUET_CODECS[codec][1]}.parquet"
 
 
 def escape_partition_path_part(s: str) -> str:
@@ -289,13 +290,16 @@ def _to_physical_table(data: pa.Table, schema: pa.Schema) -> pa.Table:
 def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mapping[str, Optional[str]], *,
                     prefix: str = "", data_change: bool = True,
                     tags: Optional[Mapping[str, str]] = None, schema: Optional[pa.Schema] = None,
-                    codec: str = DEFAULT_PARQUET_CODEC) -> AddFile:
+                    codec: str = DEFAULT_PARQUET_CODEC, file_prefix: str = "part", stats: bool = True,
+                    hidden_columns: Sequence[str] = ()) -> AddFile:
     """Write `table` as one parquet file under `prefix/col=value/...` and return its AddFile
     (stats: numRecords, minValues, maxValues, nullCount, tightBounds). Partition columns are
     dropped from the file if present in `table`; `partition_values` are already serialized
     (see partition_value_to_string), keyed by column name in partition-column order.
     `schema` (a Snapshot.arrow_schema()) is needed only under column mapping: columns are then
-    written, and stats and partition values keyed, by physical name."""
+    written, and stats and partition values keyed, by physical name. `hidden_columns` are
+    written but left out of the statistics (materialized row-tracking columns); `stats=False`
+    writes none (change data files)."""
     physical = _physical_names(schema)
     keep = [c for c in table.column_names if c not in partition_values]
     data = table.select(keep)
@@ -310,7 +314,7 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
     for col, value in partition_values.items():
         shown = HIVE_DEFAULT_PARTITION if value is None or value == "" else escape_partition_path_part(value)
         dirs.append(f"{escape_partition_path_part(physical.get(col, col))}={shown}")
-    name = data_file_name(0, codec)
+    name = data_file_name(0, codec, file_prefix)
     rel = "/".join([p for p in [prefix.strip("/")] if p] + dirs + [name])
     buf = io.BytesIO()
     pq.write_table(data, buf, compression=PARQUET_CODECS[codec][0], coerce_timestamps="us", allow_truncated_timestamps=False)
@@ -323,7 +327,8 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
     return AddFile(
         path=quote(rel, safe="/=-_.~"),
         partition_values=tuple((physical.get(c, c), None if v == "" else v) for c, v in partition_values.items()),
-        size=len(raw), modification_time=mtime, data_change=data_change, stats=collect_stats(data),
+        size=len(raw), modification_time=mtime, data_change=data_change,
+        stats=collect_stats(data.drop_columns([c for c in hidden_columns if c in data.column_names])) if stats else None,
         tags=tuple(sorted(tags.items())) if tags else None,
     )
 
@@ -358,15 +363,24 @@ def _read_parquet(storage: "Storage", add: AddFile) -> pa.Table:
 
 
 def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, columns: Optional[list[str]] = None,
-                   with_row_index: bool = False, apply_deletion_vector: bool = True) -> pa.Table:
+                   with_row_index: bool = False, apply_deletion_vector: bool = True,
+                   row_tracking: Optional["MaterializedColumns"] = None) -> pa.Table:
     """The rows of one data file as `schema` (logical names): partition columns re-attached,
     deletion vector applied, optional `_row_index` (physical position, before DV filtering).
-    Columns missing from the file (added later to the schema) read as nulls."""
+    Columns missing from the file (added later to the schema) read as nulls. With
+    `row_tracking` (the table's materialized column names), each row's stable row id and row
+    commit version follow (row_tracking.ROW_ID, ROW_COMMIT_VERSION)."""
     raw = _read_parquet(storage, add)
     try:
         out = _logical_rows(raw, add, schema, columns, with_row_index)
     except (pa.ArrowException, ValueError) as e:
         raise DeltaError(f"data file {data_file_rel_path(add.path)} does not fit the table schema: {e}") from None
+    if row_tracking is not None:
+        from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, stable_columns
+
+        ids, versions = stable_columns(raw, add.base_row_id, add.default_row_commit_version, row_tracking)
+        out = out.append_column(pa.field(ROW_ID, pa.int64()), ids).append_column(
+            pa.field(ROW_COMMIT_VERSION, pa.int64()), versions)
     if apply_deletion_vector and add.deletion_vector is not None:
         dv = DeletionVector.read(storage, add.deletion_vector)
         if len(dv):
@@ -413,19 +427,25 @@ def _logical_rows(raw: pa.Table, add: AddFile, schema: pa.Schema, columns: Optio
 
 def read_snapshot(snapshot: "Snapshot", columns: Optional[list[str]] = None,
                   file_filter: Optional[Callable[[AddFile], bool]] = None, *,
-                  storage: Optional["Storage"] = None, with_row_index: bool = False) -> pa.Table:
+                  storage: Optional["Storage"] = None, with_row_index: bool = False,
+                  row_tracking: Optional["MaterializedColumns"] = None) -> pa.Table:
     """All live rows of `snapshot` (optionally only files where `file_filter(add)` is true),
     files in path order. `storage` defaults to the storage of snapshot.table_root."""
     from acidsql.delta.storage import storage_for
 
     storage = storage if storage is not None else storage_for(snapshot.table_root)
     schema = snapshot.arrow_schema()
-    parts = [read_data_file(storage, add, schema, columns=columns, with_row_index=with_row_index)
+    parts = [read_data_file(storage, add, schema, columns=columns, with_row_index=with_row_index,
+                            row_tracking=row_tracking)
              for path, add in sorted(snapshot.files.items()) if file_filter is None or file_filter(add)]
     if not parts:
         names = columns if columns is not None else schema.names
         fields = [schema.field(c).remove_metadata() for c in names]
         if with_row_index:
             fields.append(pa.field(ROW_INDEX_COLUMN, pa.int64(), nullable=False))
+        if row_tracking is not None:
+            from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID
+
+            fields += [pa.field(ROW_ID, pa.int64()), pa.field(ROW_COMMIT_VERSION, pa.int64())]
         return pa.schema(fields).empty_table()
     return pa.concat_tables(parts)

@@ -24,9 +24,14 @@ from pyroaring import BitMap64
 from acidsql.conflict import OpKind
 from acidsql.delta import datafiles
 from acidsql.delta import vacuum as vacuuming
-from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata
+from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, RemoveFile
+from acidsql.delta import change_data, row_tracking
 from acidsql.delta.checkpoint import write_checkpoint
 from acidsql.delta.clustering import z_order
+from acidsql.delta.constraints import (
+    CONSTRAINT_PREFIX, ExpressionEvaluator, RowRule, RuleKind, TableRules, check_rows, find_violations,
+    violation_error, with_generated_columns,
+)
 from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.exceptions import (
     DeltaTableError, InvalidTablePropertyError, TableAlreadyExistsError, UnsupportedFeatureError,
@@ -201,12 +206,16 @@ class DeltaTable:
 
     def __init__(self, root: str, storage: Optional[Storage] = None, *, max_retries: int = DEFAULT_MAX_RETRIES,
                  dv_storage: str = "file", name: Optional[str] = None,
-                 storage_options: Optional[Mapping[str, str]] = None):
+                 storage_options: Optional[Mapping[str, str]] = None,
+                 expression_evaluator: Optional[ExpressionEvaluator] = None):
         self.log = DeltaLog(str(root), storage, storage_options)
         self.root = self.log.table_root if "://" in str(root) else str(root)
         self.max_retries = max_retries
         self.dv_storage = dv_storage
         self.name = name or self.root
+        # Evaluates the Spark SQL of CHECK constraints, invariants and generated columns on new
+        # rows (see acidsql.delta.constraints); without it such writes are refused.
+        self.expression_evaluator = expression_evaluator
 
     def __repr__(self) -> str:
         return f"DeltaTable({self.root!r})"
@@ -222,8 +231,16 @@ class DeltaTable:
     def version(self) -> int:
         return self.log.latest_version()
 
-    def to_arrow(self, version: Optional[int] = None, columns: Optional[list[str]] = None) -> pa.Table:
-        return datafiles.read_snapshot(self.snapshot(version), columns, storage=self.log.storage)
+    def to_arrow(self, version: Optional[int] = None, columns: Optional[list[str]] = None, *,
+                 row_tracking: bool = False) -> pa.Table:
+        """The table's rows. `row_tracking`: with each row's stable row id and row commit version
+        (columns `_acid_row_id`, `_acid_row_commit_version`; Spark SQL's _metadata.row_id and
+        _metadata.row_commit_version), on a table with row tracking enabled."""
+        snap = self.snapshot(version)
+        columns_rt = None
+        if row_tracking:
+            columns_rt = _row_tracking_columns(snap, self.name)
+        return datafiles.read_snapshot(snap, columns, storage=self.log.storage, row_tracking=columns_rt)
 
     def begin(self) -> OptimisticTransaction:
         """A new transaction reading the latest version."""
@@ -247,11 +264,13 @@ class DeltaTable:
                or_replace: bool = False, if_not_exists: bool = False, *, name: Optional[str] = None,
                description: Optional[str] = None, storage: Optional[Storage] = None,
                max_retries: int = DEFAULT_MAX_RETRIES, dv_storage: str = "file",
-               replace_only: bool = False, storage_options: Optional[Mapping[str, str]] = None) -> "DeltaTable":
+               replace_only: bool = False, storage_options: Optional[Mapping[str, str]] = None,
+               expression_evaluator: Optional[ExpressionEvaluator] = None) -> "DeltaTable":
         table, prepared = cls.start_create(
             root, schema, partition_columns, clustering_columns, properties, or_replace, if_not_exists, name=name,
             description=description, storage=storage, max_retries=max_retries, dv_storage=dv_storage,
-            replace_only=replace_only, storage_options=storage_options)
+            replace_only=replace_only, storage_options=storage_options,
+            expression_evaluator=expression_evaluator)
         if prepared is not None:
             prepared.commit()
         return table
@@ -263,7 +282,9 @@ class DeltaTable:
                      description: Optional[str] = None, storage: Optional[Storage] = None,
                      max_retries: int = DEFAULT_MAX_RETRIES, dv_storage: str = "file", replace_only: bool = False,
                      txn: Optional[OptimisticTransaction] = None, as_select: bool = False,
-                     storage_options: Optional[Mapping[str, str]] = None) -> tuple["DeltaTable", Optional[PreparedCommit]]:
+                     storage_options: Optional[Mapping[str, str]] = None,
+                     expression_evaluator: Optional[ExpressionEvaluator] = None,
+                     ) -> tuple["DeltaTable", Optional[PreparedCommit]]:
         """CREATE [OR REPLACE] / REPLACE TABLE as one transaction, staged and not committed:
         protocol, metadata, and for a replace the removal of every file (it reads the whole
         table). `txn`: a transaction already begun on the table (so that an AS SELECT reading
@@ -271,7 +292,7 @@ class DeltaTable:
         commits (operation `... AS SELECT` when `as_select`). (table, None) when the table
         exists and `if_not_exists`."""
         table = cls(root, storage, max_retries=max_retries, dv_storage=dv_storage, name=name,
-                    storage_options=storage_options)
+                    storage_options=storage_options, expression_evaluator=expression_evaluator)
         schema_json = _schema_json(schema)
         names = [f["name"] for f in schema_json["fields"]]
         for col in list(partition_columns) + list(clustering_columns):
@@ -299,6 +320,7 @@ class DeltaTable:
         protocol = protocol_for(features, base=base, min_reader=change.min_reader_version,
                                 min_writer=change.min_writer_version)
         table_id = txn.snapshot.metadata.id if txn.snapshot is not None else str(uuid.uuid4())
+        props = _with_row_tracking_names(props, protocol, txn.snapshot.configuration if txn.snapshot else {})
         metadata = Metadata(
             id=table_id, schema_string=json.dumps(schema_json, separators=(",", ":")),
             partition_columns=tuple(partition_columns), configuration=tuple(sorted(props.items())),
@@ -467,6 +489,10 @@ class DeltaTable:
             nullable = spec[2] if len(spec) > 2 else True
             if name.lower() in existing:
                 raise DeltaTableError(f"column {name!r} already exists")
+            if not nullable:
+                # As Delta: the table's rows would hold NULL in it, breaking the NOT NULL rule at once.
+                raise DeltaTableError(f"NOT NULL in ALTER TABLE ADD COLUMNS is not supported (column {name}): "
+                                      "add the column nullable")
             if isinstance(type_json, str) and type_json.startswith("{"):
                 type_json = json.loads(type_json)
             field_json = {"name": name, "type": type_json, "nullable": nullable, "metadata": {}}
@@ -618,22 +644,93 @@ class DeltaTable:
             params["position"] = position.upper() if position.upper() == "FIRST" else position
         return txn.commit("CHANGE COLUMN", OpKind.METADATA, params, {})
 
+    def add_constraint(self, name: str, expression: str, *,
+                       count_violations: Optional[Callable[[Snapshot, RowRule], tuple[int, Optional[dict]]]] = None
+                       ) -> CommitResult:
+        """ALTER TABLE ADD CONSTRAINT name CHECK (expression). Like Delta, it reads every live row
+        (recorded as a read of all files) and fails when any violates the new constraint, naming
+        how many. `count_violations(snapshot, rule)` -> (violating rows, one example row) does
+        that check (Spark execution passes its own); by default the rows are read here and the
+        expression goes to the table's expression evaluator."""
+        return self.start_add_constraint(name, expression, count_violations=count_violations).commit()
+
+    def start_add_constraint(self, name: str, expression: str, *,
+                             count_violations: Optional[Callable[[Snapshot, RowRule], tuple[int, Optional[dict]]]] = None
+                             ) -> PreparedCommit:
+        if not name or not name.replace("_", "").isalnum():
+            raise DeltaTableError(f"invalid constraint name {name!r}: use letters, digits and underscores")
+        if not expression.strip():
+            raise DeltaTableError(f"constraint {name} has no CHECK expression")
+        txn = self._begin_existing(WriteKind.METADATA)
+        snap = txn.snapshot
+        existing = TableRules.of(snap.schema_json, snap.configuration).check_constraint(name)
+        if existing is not None:
+            raise DeltaTableError(
+                f"[DELTA_CONSTRAINT_ALREADY_EXISTS] Constraint '{name}' already exists on {self.name}: "
+                f"CHECK ({existing.expression}). Drop it first.")
+        rule = RowRule(RuleKind.CHECK, name.lower(), expression)
+        # Delta's ADD CONSTRAINT scans the table through txn.filterFiles(): a read of every file.
+        txn.record_read_predicate(None, "TRUE")
+        txn.record_read_files(snap.files.values())
+        count, example = (count_violations or self._count_violations)(snap, rule)
+        if count:
+            raise violation_error(rule, self.name, count, example, existing=True)
+        config = dict(snap.configuration)
+        config[CONSTRAINT_PREFIX + name.lower()] = expression
+        self._stage_metadata(txn, config, snap.schema_json)
+        return PreparedCommit(txn, "ADD CONSTRAINT", OpKind.METADATA, {"name": name, "expr": expression})
+
+    def _count_violations(self, snap: Snapshot, rule: RowRule) -> tuple[int, Optional[dict]]:
+        schema = snap.arrow_schema()
+        count, example = 0, None
+        for add in sorted(snap.files.values(), key=lambda a: a.path):
+            rows = datafiles.read_data_file(self.log.storage, add, schema)
+            found, first = find_violations(rows, rule, self.expression_evaluator, self.name, schema.names)
+            count += found
+            example = example or first
+        return count, example
+
+    def drop_constraint(self, name: str, if_exists: bool = False) -> CommitResult:
+        """ALTER TABLE DROP CONSTRAINT [IF EXISTS] name."""
+        return self.start_drop_constraint(name, if_exists).commit()
+
+    def start_drop_constraint(self, name: str, if_exists: bool = False) -> PreparedCommit:
+        txn = self._begin_existing(WriteKind.METADATA)
+        snap = txn.snapshot
+        config = dict(snap.configuration)
+        key = next((k for k in config if k.lower() == (CONSTRAINT_PREFIX + name).lower()), None)
+        if key is None:
+            if not if_exists:
+                raise DeltaTableError(
+                    f"[DELTA_CONSTRAINT_DOES_NOT_EXIST] Cannot drop nonexistent constraint {name} from table "
+                    f"{self.name}; use DROP CONSTRAINT IF EXISTS to ignore a missing one")
+            return PreparedCommit(txn, "DROP CONSTRAINT", OpKind.METADATA, {"name": name, "expr": None})
+        expression = config.pop(key)
+        self._stage_metadata(txn, config, snap.schema_json)
+        return PreparedCommit(txn, "DROP CONSTRAINT", OpKind.METADATA, {"name": name, "expr": expression})
+
     def _stage_metadata(self, txn: OptimisticTransaction, config: Mapping[str, str], schema_json: Mapping[str, Any],
                         min_reader: Optional[int] = None, min_writer: Optional[int] = None,
                         features: Iterable[str] = ()) -> None:
         snap = txn.snapshot
+        wanted = required_features(config, schema_json, clustered=CLUSTERING_DOMAIN in snap.domains) | set(features)
+        protocol = protocol_for(wanted, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
+        config = _with_row_tracking_names(config, protocol, snap.configuration)
         metadata = replace(snap.metadata, configuration=tuple(sorted(config.items())),
                            schema_string=json.dumps(schema_json, separators=(",", ":")))
         txn.update_metadata(metadata)
-        wanted = required_features(config, schema_json, clustered=CLUSTERING_DOMAIN in snap.domains) | set(features)
-        protocol = protocol_for(wanted, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
         if protocol != snap.protocol:
             txn.update_protocol(protocol)
 
     # ---- data changes ------------------------------------------------------------------------------
-    def _split_by_partition(self, snap: Snapshot, data: pa.Table) -> list[tuple[dict[str, Optional[str]], pa.Table]]:
+    def _split_by_partition(self, snap: Snapshot, data: pa.Table,
+                            hidden: Sequence[str] = ()) -> list[tuple[dict[str, Optional[str]], pa.Table]]:
+        """`data` in the table's columns (and the `hidden` columns it carries), per partition."""
         schema = snap.arrow_schema()
-        data = _conform(data, schema)
+        kept = [data.column(c) for c in hidden]
+        data = _conform(data.drop_columns(list(hidden)), schema)
+        for name, column in zip(hidden, kept):
+            data = data.append_column(pa.field(name, column.type), column)
         cols = list(snap.partition_columns)
         if not cols:
             return [({}, data)] if data.num_rows else []
@@ -644,15 +741,35 @@ class DeltaTable:
             groups.setdefault(k, []).append(i)
         return [(dict(zip(cols, k)), data.take(pa.array(idx, type=pa.int64()))) for k, idx in groups.items()]
 
+    def _new_rows(self, snap: Snapshot, data: pa.Table, given: Iterable[str]) -> pa.Table:
+        """New rows as the table's rules want them: generated columns the write does not give
+        (`given`: the columns it sets) computed, then every rule checked. Raises
+        ConstraintViolationError naming the rule before anything is written."""
+        rules = TableRules.of(snap.schema_json, snap.configuration)
+        if not rules:
+            return data
+        # Checked before the rows take the table's types: a cast to a non-nullable struct field
+        # would fail on a NULL with pyarrow's words instead of the NOT NULL rule's.
+        schema = _nullable(snap.arrow_schema())
+        given = set(given)
+        computed = [g.name for g in rules.generated if g.name not in given]
+        data = _conform(data, schema)
+        data = with_generated_columns(data, rules, computed, self.expression_evaluator, schema, self.name)
+        check_rows(data, rules.rules_for_write(g.name for g in rules.generated if g.name in given),
+                   self.expression_evaluator, self.name, schema.names)
+        return data
+
     def _write(self, txn: OptimisticTransaction, data: pa.Table, data_change: bool = True,
                tags: Optional[Mapping[str, str]] = None) -> list[AddFile]:
         snap = txn.snapshot
         schema = snap.arrow_schema()
+        # Rows carrying stable row ids (copied or updated ones) keep them in the materialized columns.
+        data, hidden = row_tracking.materialize(data, row_tracking.materialized_columns(snap.protocol, snap.configuration))
         adds = []
-        for values, part in self._split_by_partition(snap, data):
+        for values, part in self._split_by_partition(snap, data, hidden):
             add = datafiles.write_data_file(self.log.storage, part, values, data_change=data_change, tags=tags,
                                             schema=schema if snap.column_mapping_mode != "none" else None,
-                                            codec=datafiles.parquet_codec(snap.configuration))
+                                            codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
             txn.add(add)
             adds.append(add)
         return adds
@@ -671,6 +788,7 @@ class DeltaTable:
             if txn.txn_version(app_id) >= app_version:
                 return None
             txn.set_app_txn(app_id, app_version)
+        data = self._new_rows(txn.snapshot, data, data.column_names)
         adds = self._write(txn, data)
         return PreparedCommit(txn, "WRITE", OpKind.APPEND,
                               {"mode": "Append", "partitionBy": json.dumps(list(txn.snapshot.partition_columns))},
@@ -689,9 +807,11 @@ class DeltaTable:
         txn.record_read_predicate(partition_predicate, description)
         txn.record_read_files(files)
         now = _now_ms()
+        data = self._new_rows(txn.snapshot, data, data.column_names)
         for add in files:
             txn.remove(add.to_remove(now))
         adds = self._write(txn, data)
+        self._record_whole_file_changes(txn, [a.to_remove(now) for a in files], adds)
         params: dict[str, Any] = {"mode": "Overwrite", "partitionBy": json.dumps(list(txn.snapshot.partition_columns))}
         if partition_predicate is not None:
             params["predicate"] = json.dumps([description])
@@ -715,10 +835,12 @@ class DeltaTable:
         cond = condition if condition is not None else (lambda t: pa.array([True] * t.num_rows, type=pa.bool_()))
         txn.add_row_filter(cond, description or "TRUE")
         schema = snap.arrow_schema()
+        tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+        internal = [datafiles.ROW_INDEX_COLUMN] + ([row_tracking.ROW_ID, row_tracking.ROW_COMMIT_VERSION] if tracked else [])
         out = []
         for add in files:
-            rows = datafiles.read_data_file(self.log.storage, add, schema, with_row_index=True)
-            mask = cond(rows.drop_columns([datafiles.ROW_INDEX_COLUMN]))
+            rows = datafiles.read_data_file(self.log.storage, add, schema, with_row_index=True, row_tracking=tracked)
+            mask = cond(rows.drop_columns(internal))
             if isinstance(mask, pa.ChunkedArray):
                 mask = mask.combine_chunks()
             mask = pc.fill_null(mask, False)
@@ -743,6 +865,42 @@ class DeltaTable:
         survivors = rows.filter(pc.invert(mask)).drop_columns([datafiles.ROW_INDEX_COLUMN])
         if survivors.num_rows:
             metrics["numAddedFiles"] = metrics.get("numAddedFiles", 0) + len(self._write(txn, survivors))
+
+    def _record_changes(self, txn: OptimisticTransaction, changes: Sequence[pa.Table]) -> None:
+        """Write the rows a commit changed (each table with its `_change_type`) as change data
+        files, when the table records its change data feed. Only changed rows: none of those a
+        rewrite merely copies."""
+        snap = txn.snapshot
+        if not change_data.change_data_enabled(snap.protocol, snap.configuration):
+            return
+        schema = snap.arrow_schema()
+        kind = pa.schema([f.remove_metadata() for f in schema] + [pa.field(change_data.CHANGE_TYPE_COLUMN, pa.string())])
+        internal = {row_tracking.ROW_ID, row_tracking.ROW_COMMIT_VERSION}
+        parts = [_conform(rows.drop_columns([c for c in rows.column_names if c in internal]), kind)
+                 for rows in changes if rows.num_rows]
+        if not parts:
+            return
+        for cdc in change_data.write_change_files(self.log.storage, pa.concat_tables(parts), schema,
+                                                  snap.partition_columns, datafiles.parquet_codec(snap.configuration)):
+            txn.add_cdc(cdc)
+
+    def _record_whole_file_changes(self, txn: OptimisticTransaction, removed: Sequence[RemoveFile],
+                                   added: Sequence[AddFile]) -> None:
+        """A commit of whole files (overwrite, RESTORE) needs change files only when one of
+        them carries a deletion vector (see change_data.needs_change_files_for_whole_files)."""
+        snap = txn.snapshot
+        if not (change_data.change_data_enabled(snap.protocol, snap.configuration)
+                and change_data.needs_change_files_for_whole_files(list(removed) + list(added))):
+            return
+        self._record_changes(txn, change_data.whole_file_changes(self.log.storage, removed, added, snap.arrow_schema()))
+
+    def changes(self, start: Union[int, str], end: Union[int, str, None] = None) -> pa.Table:
+        """The change data feed of versions `start`..`end` (table_changes): the table's columns,
+        `_change_type`, `_commit_version` and `_commit_timestamp`. Bounds are versions or
+        timestamps; see acidsql.delta.change_data."""
+        first = change_data.resolve_version(self.log, start, start=True)
+        last = change_data.resolve_version(self.log, end, start=False) if end is not None else None
+        return change_data.read_changes(self.log, first, last)
 
     def _uses_deletion_vectors(self, snap: Snapshot) -> bool:
         return (snap.configuration.get("delta.enableDeletionVectors", "false").lower() == "true"
@@ -772,10 +930,13 @@ class DeltaTable:
         txn.check_write(WriteKind.CHANGE)
         use_dv = self._uses_deletion_vectors(txn.snapshot)
         metrics: dict[str, int] = {"numDeletedRows": 0}
+        deleted = []
         for add, rows, mask, positions in self._scan_for_dml(txn, condition, partition_predicate, description):
             if positions:
                 metrics["numDeletedRows"] += len(positions)
                 self._delete_rows(txn, add, rows, mask, positions, use_dv, metrics)
+                deleted.append(rows.filter(mask).drop_columns([datafiles.ROW_INDEX_COLUMN]))
+        self._record_changes(txn, [change_data.with_change_type(rows, change_data.DELETE) for rows in deleted])
         params = {"predicate": json.dumps([description] if description else [])}
         return PreparedCommit(txn, "DELETE", OpKind.DML, params, metrics, statement)
 
@@ -794,11 +955,20 @@ class DeltaTable:
         use_dv = self._uses_deletion_vectors(txn.snapshot)
         metrics: dict[str, int] = {"numUpdatedRows": 0}
         updated = []
+        scanned = []
+        before = []
+        ids: list[pa.ChunkedArray] = []
         for add, rows, mask, positions in self._scan_for_dml(txn, condition, partition_predicate, description):
             if not positions:
                 continue
+            scanned.append((add, rows, mask, positions))
             metrics["numUpdatedRows"] += len(positions)
             matched = rows.filter(mask).drop_columns([datafiles.ROW_INDEX_COLUMN])
+            if row_tracking.ROW_ID in matched.column_names:
+                # An updated row keeps its stable row id; its commit version becomes this commit's.
+                ids.append(matched.column(row_tracking.ROW_ID))
+                matched = matched.drop_columns([row_tracking.ROW_ID, row_tracking.ROW_COMMIT_VERSION])
+            before.append(matched)
             for col, fn in assignments.items():
                 value = fn(matched)
                 if not isinstance(value, (pa.Array, pa.ChunkedArray)):
@@ -806,9 +976,19 @@ class DeltaTable:
                 matched = matched.set_column(matched.schema.get_field_index(col), col,
                                              value.cast(matched.schema.field(col).type))
             updated.append(matched)
+        if updated:
+            # Generated columns not set are recomputed from the updated row (as Delta does).
+            new_rows = self._new_rows(txn.snapshot, pa.concat_tables(updated), assignments.keys())
+            stored = new_rows
+            if ids:
+                stored = new_rows.append_column(row_tracking.ROW_ID, pa.chunked_array(
+                    [c for col in ids for c in col.chunks], pa.int64()))
+        for add, rows, mask, positions in scanned:
             self._delete_rows(txn, add, rows, mask, positions, use_dv, metrics)
         if updated:
-            self._write(txn, pa.concat_tables(updated))
+            self._write(txn, stored)
+            self._record_changes(txn, [change_data.with_change_type(rows, change_data.UPDATE_PREIMAGE) for rows in before]
+                                 + [change_data.with_change_type(new_rows, change_data.UPDATE_POSTIMAGE)])
         params = {"predicate": json.dumps([description] if description else [])}
         return PreparedCommit(txn, "UPDATE", OpKind.DML, params, metrics, statement)
 
@@ -823,12 +1003,14 @@ class DeltaTable:
         the row mapping so concurrent deletions can be carried over (see transaction.py)."""
         snap = txn.snapshot
         schema = snap.arrow_schema()
+        tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
         now = _now_ms()
         metrics = {"numRemovedFiles": 0, "numAddedFiles": 0}
         for group in groups:
             parts, sources = [], []
             for add in group:
-                rows = datafiles.read_data_file(self.log.storage, add, schema)
+                # Rows move to a new file: their stable row ids and commit versions go with them.
+                rows = datafiles.read_data_file(self.log.storage, add, schema, row_tracking=tracked)
                 parts.append(rows)
                 sources.append(CompactionSource(add.path, add.deletion_vector.unique_id if add.deletion_vector else None,
                                                 rows.num_rows))
@@ -847,9 +1029,10 @@ class DeltaTable:
                     key, value = compacted_from_tag(sources)
                     file_tags[key] = value
                 values = _raw_partition(group[0])
+                data, hidden = row_tracking.materialize(data, tracked)
                 add = datafiles.write_data_file(self.log.storage, data, values, data_change=False, tags=file_tags or None,
                                                 schema=schema if snap.column_mapping_mode != "none" else None,
-                                                codec=datafiles.parquet_codec(snap.configuration))
+                                                codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
                 txn.add(add)
                 metrics["numAddedFiles"] += 1
         return metrics
@@ -1057,12 +1240,19 @@ class DeltaTable:
             if path not in target.files or target.files[path].key != add.key:
                 txn.remove(add.to_remove(now))
                 removed += 1
+        restored = []
         for path, add in target.files.items():
             if path not in current.files or current.files[path].key != add.key:
                 txn.add(replace(add, data_change=True))
+                restored.append(add)
                 added += 1
+        self._record_whole_file_changes(txn, txn.staged_removes, restored)
         if target.metadata != current.metadata:
-            txn.update_metadata(target.metadata)
+            # The materialized row-tracking column names stay the table's for its whole life.
+            kept = {k: v for k, v in current.configuration.items()
+                    if k in (row_tracking.ROW_ID_COLUMN_PROPERTY, row_tracking.ROW_COMMIT_VERSION_COLUMN_PROPERTY)}
+            config = {**target.metadata.config, **kept}
+            txn.update_metadata(replace(target.metadata, configuration=tuple(sorted(config.items()))))
         # Delta never downgrades the protocol on RESTORE: keep every feature either version had.
         merged = protocol_for(protocol_features(target.protocol), base=current.protocol)
         if merged != current.protocol:
@@ -1097,6 +1287,27 @@ class DeltaTable:
         return vacuuming.vacuum(self.log, retention_hours, dry_run, **kwargs)
 
 
+def _with_row_tracking_names(config: Mapping[str, str], protocol: Any, old: Mapping[str, str]) -> dict[str, str]:
+    """`config` with the materialized row-tracking column names, once the protocol supports row
+    tracking: the table's existing names (they never change), else new ones."""
+    config = dict(config)
+    if not row_tracking.supported(protocol):
+        return config
+    for key in (row_tracking.ROW_ID_COLUMN_PROPERTY, row_tracking.ROW_COMMIT_VERSION_COLUMN_PROPERTY):
+        if key in old:
+            config[key] = old[key]
+    return row_tracking.with_materialized_column_names(config)
+
+
+def _row_tracking_columns(snap: Snapshot, table: str) -> "row_tracking.MaterializedColumns":
+    columns = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    if columns is None:
+        raise UnsupportedFeatureError(
+            f"{table} does not have row tracking enabled, so its rows have no row ids or row commit versions: "
+            f"set {row_tracking.ENABLED_PROPERTY} = true first")
+    return columns
+
+
 def _check_property_combination(config: Mapping[str, str]) -> None:
     if (str(config.get("delta.enableIcebergCompatV2", "")).lower() == "true"
             and str(config.get("delta.enableDeletionVectors", "")).lower() == "true"):
@@ -1109,17 +1320,29 @@ def _without_compaction_tag(tags: Optional[tuple[tuple[str, str], ...]]) -> Opti
     return tags
 
 
+def _nullable(schema: pa.Schema) -> pa.Schema:
+    """`schema` with every field, at every level, nullable."""
+    def relax(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_struct(t):
+            return pa.struct([pa.field(f.name, relax(f.type), True, f.metadata) for f in t])
+        if pa.types.is_list(t):
+            return pa.list_(pa.field(t.value_field.name, relax(t.value_type), True))
+        if pa.types.is_map(t):
+            return pa.map_(t.key_type, pa.field(t.item_field.name, relax(t.item_type), True))
+        return t
+    return pa.schema([pa.field(f.name, relax(f.type), True, f.metadata) for f in schema])
+
+
 def _conform(data: pa.Table, schema: pa.Schema) -> pa.Table:
-    """`data` with the table's columns in the table's order and types (missing nullable columns as nulls)."""
+    """`data` with the table's columns in the table's order and types (missing columns as
+    nulls: a missing non-nullable column then fails the NOT NULL check that follows)."""
     arrays = []
     for f in schema:
         if f.name in data.column_names:
             col = data.column(f.name)
             arrays.append(col if col.type == f.type else col.cast(f.type))
-        elif f.nullable:
-            arrays.append(pa.nulls(data.num_rows, type=f.type))
         else:
-            raise DeltaTableError(f"the data has no value for the non-nullable column {f.name!r}")
+            arrays.append(pa.nulls(data.num_rows, type=f.type))
     extra = [c for c in data.column_names if c not in schema.names]
     if extra:
         raise DeltaTableError(f"the data has columns the table does not: {', '.join(extra)}")

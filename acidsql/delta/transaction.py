@@ -30,9 +30,9 @@ from acidsql.conflict import (
 )
 from acidsql.conflict.rules import Check, ConflictKind, RebaseKind
 from acidsql.delta import checkpoint as checkpoints
-from acidsql.delta import datafiles
+from acidsql.delta import datafiles, row_tracking
 from acidsql.delta.actions import (
-    Action, AddFile, CommitInfo, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
+    Action, AddCDCFile, AddFile, CommitInfo, DeletionVectorDescriptor, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
 )
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import CommitFileExists, CorruptLogError, StorageError, UnsafeStorageError
@@ -197,6 +197,16 @@ class _TableState:
         self._changed: dict[str, Optional[AddFile]] = {}  # path -> live file, None once removed
         self.metadata = snapshot.metadata if snapshot else None
         self.protocol = snapshot.protocol if snapshot else None
+        self.row_id_high_water_mark = row_tracking.high_water_mark(snapshot.domains) if snapshot else -1
+
+    def live_files(self) -> Iterator[AddFile]:
+        """Every live file after the winners applied so far."""
+        for path, add in self._base.items():
+            if path not in self._changed:
+                yield add
+        for add in self._changed.values():
+            if add is not None:
+                yield add
 
     def file(self, path: str) -> Optional[AddFile]:
         """The live file at `path` after the winners applied so far, if any."""
@@ -216,6 +226,8 @@ class _TableState:
                 self.metadata = a
             elif isinstance(a, Protocol):
                 self.protocol = a
+            elif isinstance(a, DomainMetadata) and a.domain == row_tracking.DOMAIN and not a.removed:
+                self.row_id_high_water_mark = max(self.row_id_high_water_mark, row_tracking.high_water_mark_of(a))
 
 
 @dataclass
@@ -280,6 +292,7 @@ class OptimisticTransaction:
         self._protocol: Optional[Protocol] = None
         self._app_txns: dict[str, Txn] = {}
         self._domains: dict[str, DomainMetadata] = {}
+        self._cdc: dict[str, AddCDCFile] = {}
         self._result: Optional[CommitResult] = None
 
     # ---- the table as read -------------------------------------------------------------------
@@ -409,7 +422,15 @@ class OptimisticTransaction:
 
     def add_domain_metadata(self, domain: DomainMetadata) -> None:
         self._check_open()
+        if domain.domain == row_tracking.DOMAIN:
+            raise TransactionStateError(f"the {row_tracking.DOMAIN} domain (the row id high-water mark) is the "
+                                        "commit's to write, not a caller's")
         self._domains[domain.domain] = domain
+
+    def add_cdc(self, cdc: AddCDCFile) -> None:
+        """A change data file holding row changes this commit makes (see change_data.py)."""
+        self._check_open()
+        self._cdc[cdc.path] = cdc
 
     @property
     def staged_adds(self) -> list[AddFile]:
@@ -542,6 +563,39 @@ class OptimisticTransaction:
             zorder=zorder,
         )
 
+    # ---- row tracking --------------------------------------------------------------------------
+    def _row_tracking_actions(self, actions: list[Action], version: int, state: _TableState) -> list[Action]:
+        """`actions` as committed at `version` on a table with row tracking (row_tracking.py):
+        new files get baseRowIds above the high-water mark the table has *now* (after the
+        winners this attempt follows) and this version as defaultRowCommitVersion, and the
+        mark moves in the same commit. The commit that makes the feature supported also gives
+        ids to every live file that has none (a backfill: re-added, dataChange=false), files
+        winners added included. Recomputed on each attempt (Delta's reassignment of overlapping
+        row ids in ConflictChecker)."""
+        md = self.metadata
+        config = md.config if md is not None else {}
+        if not row_tracking.assigns_row_ids(self.protocol, config):
+            return actions
+        adds = [a for a in actions if isinstance(a, AddFile)]
+        if self._protocol is not None and not row_tracking.supported(self.snapshot.protocol if self.snapshot else None):
+            staged = {a.path for a in adds} | set(self._removes)
+            adds += [replace(a, data_change=False) for a in state.live_files()
+                     if a.base_row_id is None and a.path not in staged]
+        assigned, mark = row_tracking.assign_fresh_row_ids(
+            adds, state.row_id_high_water_mark, version, lambda a: self._num_records(a.path, a))
+        out = [a for a in actions if not isinstance(a, AddFile)] + assigned
+        if mark != state.row_id_high_water_mark:
+            out.append(row_tracking.high_water_mark_domain(mark))
+        return out
+
+    def _commit_info_tags(self) -> dict[str, Any]:
+        """commitInfo tags: `delta.rowTracking.preserved` while row tracking is enabled (every
+        writer of acidsql keeps the stable row ids and commit versions of the rows it moves)."""
+        md = self.metadata
+        if md is not None and row_tracking.enabled(self.protocol, md.config):
+            return {"tags": {row_tracking.PRESERVED_TAG: "true"}}
+        return {}
+
     # ---- commit ----------------------------------------------------------------------------------
     def actions(self) -> list[Action]:
         """The staged actions in commit order (without commitInfo)."""
@@ -554,6 +608,7 @@ class OptimisticTransaction:
         out.extend(self._domains.values())
         out.extend(self._removes.values())
         out.extend(self._adds.values())
+        out.extend(self._cdc.values())
         return out
 
     def commit(self, operation: str, kind: OpKind, parameters: Optional[Mapping[str, Any]] = None,
@@ -592,10 +647,10 @@ class OptimisticTransaction:
                 isolation_level=isolation.value, is_blind_append=blind,
                 operation_metrics={**(metrics or {}), "numRetries": retries},
                 engine_info=ENGINE_INFO, txn_id=self.txn_id,
-                extra={"inCommitTimestamp": ict} if ict is not None else {},
+                extra={**({"inCommitTimestamp": ict} if ict is not None else {}), **self._commit_info_tags()},
             )
             try:
-                committed = self._write_commit(version, [info, *self.actions()])
+                committed = self._write_commit(version, [info, *self._row_tracking_actions(self.actions(), version, state)])
             except CommitFileExists:
                 committed = False
             if committed:

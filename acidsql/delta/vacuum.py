@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from acidsql.delta.actions import DeletionVectorDescriptor
+from acidsql.delta.change_data import CHANGE_DATA_DIR
 from acidsql.delta.checkpoint import interval_ms
 from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.delta.deletion_vectors import relative_dv_path
@@ -39,6 +40,8 @@ def _hidden(rel: str, partition_columns: tuple[str, ...]) -> bool:
         if not part.startswith(("_", ".")):
             continue
         is_dir = i < len(parts) - 1
+        if is_dir and i == 0 and part == CHANGE_DATA_DIR:
+            continue  # change data files are collected like data files (Delta's isHiddenDirectory)
         if is_dir and "=" in part and part.split("=", 1)[0] in partition_columns:
             continue
         return True

@@ -178,28 +178,22 @@ _RECORDS = (
         limitation="the table is append-only (delta.appendOnly = true): set it to false to delete or change rows",
     ),
     TableFeature(
-        "invariants", W, "Column invariants (delta.invariants in a column's metadata) hold for every new row.",
+        "invariants", W, "Column invariants (delta.invariants in a column's metadata) and NOT NULL columns hold for every new row.",
         legacy_writer_version=2, activation=Activation.SCHEMA, schema_keys=("delta.invariants",),
-        writes=frozenset({WriteKind.REARRANGE, WriteKind.METADATA}),
-        limitation="acidsql does not check column invariants on new rows yet",
+        # Checked on every row a write adds (acidsql.delta.constraints): in Spark SQL on Spark
+        # execution, through the caller's expression evaluator on the engine's Python API.
     ),
     TableFeature(
-        "checkConstraints", W, "CHECK constraints (delta.constraints.<name>) hold for every row.",
+        "checkConstraints", W, "CHECK constraints (delta.constraints.<name>) hold for every row; checked on every write.",
         legacy_writer_version=3, activation=Activation.CONSTRAINTS, droppable=Droppable.YES,
-        writes=frozenset({WriteKind.REARRANGE, WriteKind.METADATA}),
-        limitation="acidsql does not check CHECK constraints on new rows yet",
     ),
     TableFeature(
         "changeDataFeed", W, "Row changes are recorded in _change_data/ files (delta.enableChangeDataFeed).",
         legacy_writer_version=4, activation=Activation.PROPERTY, enabling_property="delta.enableChangeDataFeed",
-        writes=frozenset({WriteKind.APPEND, WriteKind.REARRANGE, WriteKind.METADATA}),
-        limitation="acidsql does not write change data files for deletes and updates yet",
     ),
     TableFeature(
-        "generatedColumns", W, "Generated columns (delta.generationExpression) are computed on write.",
+        "generatedColumns", W, "Generated columns (delta.generationExpression) are computed on write, or checked when given.",
         legacy_writer_version=4, activation=Activation.SCHEMA, schema_keys=("delta.generationExpression",),
-        writes=frozenset({WriteKind.REARRANGE, WriteKind.METADATA}),
-        limitation="acidsql does not compute or check generated columns yet",
     ),
     TableFeature(
         "allowColumnDefaults", W, "Column defaults (CURRENT_DEFAULT in a column's metadata).",
@@ -225,8 +219,6 @@ _RECORDS = (
     TableFeature(
         "rowTracking", W, "Every row has a stable row id and commit version (baseRowId, defaultRowCommitVersion).",
         enabling_property="delta.enableRowTracking", suspended_by="delta.rowTrackingSuspended", requires=("domainMetadata",),
-        writes=NO_WRITES,
-        limitation="acidsql does not assign row ids (baseRowId) or row commit versions yet",
     ),
     TableFeature(
         "timestampNtz", RW, "TIMESTAMP_NTZ columns (timestamps without a time zone).",

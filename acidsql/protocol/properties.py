@@ -157,6 +157,10 @@ def validate_properties(properties: Mapping[str, Any]) -> PropertyChange:
             features.add(record.name)
             continue
         canonical = next((k for k in KNOWN_PROPERTIES if k.lower() == key.lower()), None)
+        if canonical is None and key.lower().startswith("delta.constraints."):
+            # Set as a property it would skip the check of the rows already in the table.
+            raise PropertyError(f"{key} cannot be set as a table property: use ALTER TABLE ... ADD CONSTRAINT "
+                                f"{key[len('delta.constraints.'):]} CHECK (...), which checks the existing rows first")
         if canonical is None:
             raise PropertyError(
                 f"unknown Delta table property {key!r}{_did_you_mean(key, KNOWN_PROPERTIES)}; "

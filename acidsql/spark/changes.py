@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from pyroaring import BitMap64
 
-from acidsql.delta.actions import AddFile, RemoveFile
+from acidsql.delta.actions import AddCDCFile, AddFile, RemoveFile
+from acidsql.delta.change_data import CHANGE_DATA_DIR, CHANGE_TYPE_COLUMN, cdc_file_of, change_data_enabled
 from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
 from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, session_codec, write_dataframe
@@ -43,6 +45,9 @@ class RowChanges:
     updated: int = 0
     deleted: int = 0
     copied: int = 0  # rows rewritten unchanged (copy-on-write)
+    # The rows changed, with their _change_type, for the change data feed (None when the table
+    # does not record it): deleted rows, update pre- and post-images, inserted rows.
+    change_rows: Optional["DataFrame"] = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ class FileChanges:
     files_rewritten: int = 0
     rows_copied: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    cdc: tuple[AddCDCFile, ...] = ()  # change data files
 
 
 def now_ms() -> int:
@@ -80,12 +86,51 @@ def live_rows(add: AddFile) -> Optional[int]:
 
 def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, Any], *, storage: "Storage",
                data_change: bool = True) -> list[AddFile]:
+    """Write `df` (the table's columns) as new data files. Rows that carry a stable row id or
+    row commit version (row_tracking.ROW_ID, ROW_COMMIT_VERSION: updated rows) keep them in the
+    materialized columns while row tracking is enabled."""
     partition_cols = snapshot.partition_columns
     target = target_file_size(snapshot)
+    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    hidden: list[str] = []
+    if tracked is not None:
+        for internal, stored in ((ROW_ID, tracked.row_id), (ROW_COMMIT_VERSION, tracked.row_commit_version)):
+            if internal in df.columns:
+                df = df.withColumnRenamed(internal, stored)
+                hidden.append(stored)
+        if hidden:
+            schema_json = {**schema_json, "fields": list(schema_json["fields"]) + [
+                {"name": h, "type": "long", "nullable": True, "metadata": {}} for h in hidden]}
     return write_dataframe(df, storage=storage, schema_json=schema_json,
                            partition_cols=partition_cols, target_size=target, data_change=data_change,
                            single_file=not partition_cols and estimated_small(df, target),
-                           codec=session_codec(df.sparkSession, snapshot.configuration))
+                           codec=session_codec(df.sparkSession, snapshot.configuration), hidden=hidden)
+
+
+def records_changes(snapshot: "Snapshot") -> bool:
+    """Whether writes to the table must record their row changes (the change data feed)."""
+    return change_data_enabled(snapshot.protocol, snapshot.configuration)
+
+
+def with_change_type(df: "DataFrame", change_type: Any) -> "DataFrame":
+    """`df` (the table's columns) with `_change_type`: a string, or a Column choosing per row."""
+    from pyspark.sql import Column
+    from pyspark.sql import functions as F
+
+    return df.withColumn(CHANGE_TYPE_COLUMN, change_type if isinstance(change_type, Column) else F.lit(change_type))
+
+
+def write_change_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
+                      storage: "Storage") -> list[AddCDCFile]:
+    """Write the changed rows (the table's columns and `_change_type`) as change data files
+    under `_change_data/`, partitioned like the table; return their cdc actions."""
+    fields = list(schema_json["fields"]) + [{"name": CHANGE_TYPE_COLUMN, "type": "string", "nullable": True, "metadata": {}}]
+    adds = write_dataframe(df, storage=storage, schema_json={**schema_json, "fields": fields},
+                           partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
+                           data_change=False, single_file=not snapshot.partition_columns,
+                           codec=session_codec(df.sparkSession, snapshot.configuration),
+                           subdir=CHANGE_DATA_DIR, file_prefix="cdc")
+    return [cdc_file_of(a) for a in adds]
 
 
 def target_file_size(snapshot: "Snapshot") -> int:
@@ -140,7 +185,9 @@ def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowC
         rewritten = len(partial)
     if new_rows is not None:
         adds.extend(write_rows(new_rows, snapshot, schema_json, storage=storage))
-    return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied)
+    cdc = (write_change_rows(changes.change_rows, snapshot, schema_json, storage=storage)
+           if changes.change_rows is not None else [])
+    return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied, cdc=tuple(cdc))
 
 
 def logical_names(snapshot: "Snapshot") -> dict[str, str]:

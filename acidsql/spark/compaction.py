@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Optional
 from acidsql.delta.actions import AddFile
 from acidsql.delta.clustering import z_order
 from acidsql.delta.transaction import COMPACTED_FROM_TAG
-from acidsql.spark.copy_on_write import data_file_batches
+from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns
+from acidsql.spark.copy_on_write import RowTracking, data_file_batches
 from acidsql.spark.write import FileRoller, add_files_from_rows
 
 if TYPE_CHECKING:
@@ -68,8 +69,10 @@ def plan_bins(files: Sequence[AddFile], target_size: int, *, zorder: bool = Fals
     return [b for b in bins if zorder or purge or len(b.files) > 1 or any(a.deletion_vector for a in b.files)]
 
 
-def _read_live(storage: "Storage", add: AddFile, schema: "pa.Schema") -> "pa.Table":
-    """The file's rows without those its deletion vector deletes, as `schema`."""
+def _read_live(storage: "Storage", add: AddFile, schema: "pa.Schema",
+               tracked: Optional["MaterializedColumns"] = None) -> "pa.Table":
+    """The file's rows without those its deletion vector deletes, as `schema` (with their
+    stable row ids and commit versions in the materialized columns, when `tracked`)."""
     import pyarrow as pa
     from pyroaring import BitMap64
 
@@ -77,22 +80,25 @@ def _read_live(storage: "Storage", add: AddFile, schema: "pa.Schema") -> "pa.Tab
 
     deleted = (DeletionVector.read(storage, add.deletion_vector).bitmap
                if add.deletion_vector is not None else BitMap64())
-    parts = list(data_file_batches(storage, add.path, deleted, schema))
+    tracking = RowTracking(tracked, add.base_row_id, add.default_row_commit_version) if tracked else None
+    parts = list(data_file_batches(storage, add.path, deleted, schema, tracking))
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
 def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: bytes, partition_cols: tuple[str, ...],
-                  zorder_by: tuple[str, ...], target_size: int, codec: str) -> Iterator[dict[str, Any]]:
+                  zorder_by: tuple[str, ...], target_size: int, codec: str,
+                  tracked: Optional["MaterializedColumns"] = None) -> Iterator[dict[str, Any]]:
     import pyarrow as pa
     from pyspark import TaskContext
 
     schema = pa.ipc.read_schema(pa.py_buffer(schema_bytes))
+    stats_schema = pa.schema([f for f in schema if f.name not in tracked.names]) if tracked else None
     ctx = TaskContext.get()
     for row in rows:
         adds = [AddFile.from_json(json.loads(a)) for a in json.loads(row)]
         parts, sources = [], []
         for add in adds:
-            live = _read_live(storage, add, schema)
+            live = _read_live(storage, add, schema, tracked)
             parts.append(live)
             sources.append([add.path, add.deletion_vector.unique_id if add.deletion_vector else None, live.num_rows])
         data = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -101,7 +107,7 @@ def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: byte
         if not data.num_rows:
             continue
         roller = FileRoller(storage, schema, partition_cols, target_size if zorder_by else 1 << 62,
-                            ctx.partitionId() if ctx else 0, codec)
+                            ctx.partitionId() if ctx else 0, codec, stats_schema=stats_schema)
         values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
         tag = "" if zorder_by else json.dumps(sources, separators=(",", ":"))
         roller.write(data, values, tag)
@@ -118,13 +124,15 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
 
     if not bins:
         return []
-    schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns)
+    # Rows move to new files: with row tracking enabled they keep their stable ids and versions.
+    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else ())
     # The files hold (and the new ones get) physical column names under column mapping.
     task = functools.partial(
         _compact_task, storage=storage, schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=physical_column_names(snapshot.schema_json, snapshot.partition_columns),
         zorder_by=physical_column_names(snapshot.schema_json, zorder_by), target_size=target_size,
-        codec=session_codec(spark, snapshot.configuration),
+        codec=session_codec(spark, snapshot.configuration), tracked=tracked,
     )
     payload = [json.dumps([json.dumps(a.to_json()["add"]) for a in b.files]) for b in bins]
     rows = spark.sparkContext.parallelize(payload, len(payload)).mapPartitions(task).collect()

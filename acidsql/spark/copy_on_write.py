@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Optional, Union
 
 from pyroaring import BitMap64
@@ -23,6 +24,7 @@ from pyroaring import BitMap64
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.datafiles import data_file_rel_path
+from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns, with_materialized_values
 from acidsql.spark.write import (
     FILE_ROW_SCHEMA, FileRoller, add_files_from_rows, conform, data_arrow_schema, file_row_arrow_schema,
     physical_column_names, session_codec,
@@ -39,9 +41,13 @@ if TYPE_CHECKING:
 READ_BATCH_ROWS = 128 * 1024
 
 
-def kept_batches(source: Union[str, IO[bytes]], dropped: BitMap64, schema: "pa.Schema") -> Iterator["pa.Table"]:
+def kept_batches(source: Union[str, IO[bytes]], dropped: BitMap64, schema: "pa.Schema",
+                 tracking: Optional["RowTracking"] = None) -> Iterator["pa.Table"]:
     """The rows of the parquet file `source` (a path or a seekable file) in file order,
-    without those at the physical positions in `dropped`, conformed to `schema`, a batch at a time."""
+    without those at the physical positions in `dropped`, conformed to `schema`, a batch at a
+    time. With `tracking` (the table has row tracking enabled; `schema` then ends with the
+    materialized columns), those columns hold each row's stable row id and row commit version:
+    the rows keep them where they go."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -55,6 +61,9 @@ def kept_batches(source: Union[str, IO[bytes]], dropped: BitMap64, schema: "pa.S
         n = batch.num_rows
         lo, hi = np.searchsorted(positions, [offset, offset + n])
         table = pa.Table.from_batches([batch])
+        if tracking is not None:
+            table = with_materialized_values(conform(table, schema), tracking.base_row_id,
+                                             tracking.default_row_commit_version, tracking.columns, offset=offset)
         if hi > lo:
             keep = np.ones(n, dtype=bool)
             keep[(positions[lo:hi] - offset).astype(np.int64)] = False
@@ -64,18 +73,30 @@ def kept_batches(source: Union[str, IO[bytes]], dropped: BitMap64, schema: "pa.S
             yield conform(table, schema)
 
 
-def data_file_batches(storage: "Storage", add_path: str, dropped: BitMap64, schema: "pa.Schema") -> Iterator["pa.Table"]:
+@dataclass(frozen=True)
+class RowTracking:
+    """What a task needs to keep a file's stable row ids: the table's materialized column names
+    and the file's baseRowId and defaultRowCommitVersion."""
+
+    columns: MaterializedColumns
+    base_row_id: Optional[int]
+    default_row_commit_version: Optional[int]
+
+
+def data_file_batches(storage: "Storage", add_path: str, dropped: BitMap64, schema: "pa.Schema",
+                      tracking: Optional[RowTracking] = None) -> Iterator["pa.Table"]:
     """`kept_batches` of a table's data file, read through its storage (ranged reads on an
     object store: the footer, then the row groups)."""
     rel = data_file_rel_path(add_path)
     source = open(rel, "rb") if rel.startswith("/") else storage.open_read(rel)  # an absolute file: URI
     try:
-        yield from kept_batches(source, dropped, schema)
+        yield from kept_batches(source, dropped, schema, tracking)
     finally:
         source.close()
 
 
-def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str, str, bytes]], storage: "Storage",
+def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str, str, bytes, Optional[RowTracking]]],
+               storage: "Storage",
                data_schema_bytes: bytes, partition_cols: tuple[str, ...],
                target_size: int, codec: str) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
@@ -83,10 +104,12 @@ def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str
     schema = pa.ipc.read_schema(pa.py_buffer(data_schema_bytes))
     for batch in indexes:
         for i in batch.column(0).to_pylist():
-            add_path, partition_json, dropped = files[i]
-            roller = FileRoller(storage, schema, partition_cols, target_size, task_id=i, codec=codec)
+            add_path, partition_json, dropped, tracking = files[i]
+            stats_schema = pa.schema([f for f in schema if f.name not in tracking.columns.names]) if tracking else None
+            roller = FileRoller(storage, schema, partition_cols, target_size, task_id=i, codec=codec,
+                                stats_schema=stats_schema)
             values = json.loads(partition_json)
-            for table in data_file_batches(storage, add_path, BitMap64.deserialize(dropped), schema):
+            for table in data_file_batches(storage, add_path, BitMap64.deserialize(dropped), schema, tracking):
                 roller.write(table, values)
             roller.close()
             if roller.done:
@@ -103,14 +126,16 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
     schema_json = dict(schema_json or snapshot.schema_json)
     if not files:
         return [], 0
+    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
     payload = []
     for add in files:
         gone = BitMap64(dropped.get(add.path, BitMap64()))
         if add.deletion_vector is not None:
             gone |= DeletionVector.read(storage, add.deletion_vector).bitmap
         partition = {k: (v if v != "" else None) for k, v in add.partition_values}
-        payload.append((add.path, json.dumps(partition, sort_keys=True), gone.serialize()))
-    schema = data_arrow_schema(schema_json, snapshot.partition_columns)
+        tracking = RowTracking(tracked, add.base_row_id, add.default_row_commit_version) if tracked else None
+        payload.append((add.path, json.dumps(partition, sort_keys=True), gone.serialize(), tracking))
+    schema = data_arrow_schema(schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else ())
     task = functools.partial(
         _copy_task, files=payload, storage=storage, data_schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=physical_column_names(schema_json, snapshot.partition_columns), target_size=target_size,

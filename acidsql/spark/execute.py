@@ -20,14 +20,21 @@ from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.predicates import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.conflict import OpKind
+from acidsql.delta import row_tracking
 from acidsql.delta.actions import AddFile, RemoveFile
+from acidsql.delta.row_tracking import ROW_ID
 from acidsql.delta.features import write_kind
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 from acidsql.sql import model as m
-from acidsql.spark.changes import (
-    FileChanges, RowChanges, apply_row_changes, by_column_names, collect_positions, now_ms, select_files, write_rows,
+from acidsql.delta.change_data import (
+    CHANGE_TYPE_COLUMN, DELETE, INSERT, UPDATE_POSTIMAGE, UPDATE_PREIMAGE, needs_change_files_for_whole_files,
 )
+from acidsql.spark.changes import (
+    FileChanges, RowChanges, apply_row_changes, by_column_names, collect_positions, now_ms, records_changes,
+    select_files, with_change_type, write_change_rows, write_rows,
+)
+from acidsql.spark.constraints import check_new_rows, table_rules, with_generated_columns
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.tables import Warehouse, table_info
@@ -42,6 +49,7 @@ CLAUSE = "__acid_clause"
 SOURCE_MARK = "__acid_src"
 TARGET_MARK = "__acid_tgt"
 SOURCE_ROW = "__acid_src_row"  # a MERGE source row's id (see Executor._merge)
+PRE_IMAGE = "__acid_pre_"  # a changed row's values before the statement (change data feed), by column index
 
 
 class StatementError(Exception):
@@ -51,6 +59,11 @@ class StatementError(Exception):
     def __init__(self, message: str, error_class: Optional[str] = None):
         self.error_class = error_class
         super().__init__(f"[{error_class}] {message}" if error_class else message)
+
+
+def tracks_rows(snapshot: "Snapshot") -> bool:
+    """Whether the table has row tracking enabled (statements then keep stable row ids)."""
+    return row_tracking.enabled(snapshot.protocol, snapshot.configuration)
 
 
 def deletion_vectors_on(snapshot: "Snapshot") -> bool:
@@ -302,6 +315,8 @@ class Executor:
             txn.remove(r)
         for a in changes.adds:
             txn.add(a)
+        for c in changes.cdc:
+            txn.add_cdc(c)
 
     def prepared(self, statement: m.AnyStatement, txn: OptimisticTransaction, analysis: Analysis, name: str,
                  files: FileChanges, rows: RowChanges, parameters: Mapping[str, Any],
@@ -338,7 +353,7 @@ class Executor:
                     # new columns: the commit carries the new schema (a metadata change)
                     schema_json = evolved
                     txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(evolved, separators=(",", ":"))))
-            rows = self._insert_rows(s, snapshot, views, schema_json)
+            rows, given = self._insert_rows(s, snapshot, views, schema_json)
             inserted = rows.localCheckpoint(eager=True)
             count = inserted.count()
             if count and identity_columns(schema_json):
@@ -346,6 +361,8 @@ class Executor:
                 # also commits new metadata: concurrent inserts fail (MetadataChangedException).
                 inserted, schema_json = assign_identity_values(inserted, schema_json, count)
                 txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(schema_json)))
+            # Checked with the identity values in place (a constraint may read them).
+            inserted = self._apply_rules(inserted, snapshot, given, name)
             removed: list[RemoveFile] = []
             deletes = RowChanges({})
             ts = now_ms()
@@ -365,6 +382,12 @@ class Executor:
                           "predicate": json.dumps([s.replace_where.sql(dialect="databricks")])}
                 self._check_replace_where(inserted, s, snapshot, views)
                 deletes = self._matching_rows(s, txn, snapshot, files_read, s.replace_where, views)
+                if records_changes(snapshot):
+                    # The replaced rows go as deletes, the new ones as inserts: rows only a
+                    # rewrite copies are not changes (whole-file overwrites need no change files).
+                    inserts = with_change_type(inserted, INSERT)
+                    deletes = replace(deletes, change_rows=inserts if deletes.change_rows is None
+                                      else deletes.change_rows.unionByName(inserts))
                 file_changes = apply_row_changes(self.spark, snapshot, deletes, storage=txn.storage, deletion_vectors=dv)
             elif s.mode is m.InsertMode.OVERWRITE:
                 params["mode"] = "Overwrite"
@@ -377,10 +400,16 @@ class Executor:
                     targets = sorted(snapshot.files.values(), key=lambda a: a.path)
                 removed = [a.to_remove(ts) for a in targets]
                 deletes = RowChanges({}, deleted=sum(_live(a) for a in targets))
+                if records_changes(snapshot) and needs_change_files_for_whole_files(targets):
+                    # Whole files go, but some carry deletion vectors: their changes are
+                    # written out, so no reader reports rows deleted before (change_data.py).
+                    change_rows = with_change_type(scan(self.spark, snapshot, targets, storage=txn.storage), DELETE).unionByName(
+                        with_change_type(inserted, INSERT))
+                    file_changes = replace(file_changes, cdc=tuple(write_change_rows(
+                        change_rows, snapshot, snapshot.schema_json, storage=txn.storage)))
             adds = write_rows(inserted, snapshot, schema_json, storage=txn.storage)
-            file_changes = FileChanges(file_changes.adds + tuple(adds), file_changes.removes + tuple(removed),
-                                       file_changes.deletion_vectors_written, file_changes.files_rewritten,
-                                       file_changes.rows_copied)
+            file_changes = replace(file_changes, adds=file_changes.adds + tuple(adds),
+                                   removes=file_changes.removes + tuple(removed))
             changes = RowChanges({}, inserted=count, deleted=deletes.deleted)
             return self.prepared(s, txn, analysis, name, file_changes, changes, params)
         finally:
@@ -404,8 +433,32 @@ class Executor:
         new_fields = [{"name": c, "type": json.loads(types[c].json()), "nullable": True, "metadata": {}} for c in extra]
         return {**schema_json, "fields": list(schema_json["fields"]) + new_fields}
 
+    def _apply_rules(self, rows: "DataFrame", snapshot: "Snapshot", given: Sequence[str], name: str,
+                     given_when: Optional[Mapping[str, Optional[str]]] = None) -> "DataFrame":
+        """The rows a statement writes with the table's generated columns it does not set
+        computed, after checking every rule (NOT NULL, CHECK constraints, invariants, given
+        generated values) in one Spark job; raises ConstraintViolationError before any file is
+        written. `given`: the columns the statement sets on every row; `given_when`: generated
+        columns it sets on some rows only (MERGE clauses), with the condition selecting them."""
+        rules = table_rules(snapshot)
+        if not rules:
+            return rows
+        lower = {c.lower() for c in given}
+        given_when = dict(given_when or {})
+        set_always = {g.name: None for g in rules.generated if g.name.lower() in lower and g.name not in given_when}
+        computed: dict[str, Optional[str]] = {}
+        for g in rules.generated:
+            if g.name in given_when:
+                computed[g.name] = f"NOT coalesce({given_when[g.name]}, false)"
+            elif g.name not in set_always:
+                computed[g.name] = None
+        rows = with_generated_columns(rows, rules, computed)
+        check_new_rows(rows, rules, {**set_always, **given_when}, name)
+        return rows
+
     def _insert_rows(self, s: m.Insert, snapshot: "Snapshot", views: TableViews,
-                     schema_json: Optional[Mapping[str, Any]] = None) -> "DataFrame":
+                     schema_json: Optional[Mapping[str, Any]] = None) -> tuple["DataFrame", list[str]]:
+        """The rows an INSERT writes (the table's columns) and the columns it gives values for."""
         from pyspark.sql import functions as F
 
         if s.source is None:
@@ -433,6 +486,9 @@ class Executor:
                     f"cannot insert explicit values into identity column(s) {', '.join(sorted(generated & set(given)))} "
                     f"of {s.target}: they are GENERATED ALWAYS", "DELTA_IDENTITY_COLUMNS_EXPLICIT_INSERT_NOT_SUPPORTED")
             targets = given if s.columns else [f for f in fields if f not in static and f not in generated]
+            computed = [g.name for g in table_rules(snapshot).generated if g.name in targets]
+            if not s.columns and computed and len(df.columns) == len(targets) - len(computed):
+                targets = [f for f in targets if f not in computed]  # generated columns left to their expressions
             if None in targets:
                 missing = [c for c in s.columns if c.lower() not in lower]
                 raise StatementError(f"column(s) {', '.join(missing)} are not columns of {s.target}",
@@ -447,7 +503,8 @@ class Executor:
         for c, v in static.items():
             mapping[c] = F.expr(v.sql(dialect="spark"))
         types = {f.name: f.dataType for f in _struct(schema_json).fields}
-        return df.select(*[(mapping[f] if f in mapping else F.lit(None)).cast(types[f]).alias(f) for f in fields])
+        rows = df.select(*[(mapping[f] if f in mapping else F.lit(None)).cast(types[f]).alias(f) for f in fields])
+        return rows, list(mapping)
 
     def _source_query(self, s: m.Insert, views: TableViews) -> str:
         """The INSERT's query as Spark SQL, under its leading WITH."""
@@ -520,15 +577,22 @@ class Executor:
 
     def _matching_rows(self, s: m.AnyStatement, txn: OptimisticTransaction, snapshot: "Snapshot", files: Sequence[AddFile],
                        condition: Optional[exp.Expression], views: TableViews) -> RowChanges:
+        """The rows `condition` selects, to be deleted (with the rows themselves as `delete`
+        changes when the table records its change data feed)."""
         if not files:
-            return RowChanges({})
+            return RowChanges({}, change_rows=None)
         alias = target_alias(s.target)
         view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
         with_clause = views.with_clause(getattr(s, "ctes", ()))
         where = f" WHERE {views.sql(condition)}" if condition is not None else ""
-        df = self.spark.sql(f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN} FROM {view} AS `{alias}`{where}")
+        if not records_changes(snapshot):
+            df = self.spark.sql(f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN} FROM {view} AS `{alias}`{where}")
+            touched = collect_positions(df)
+            return RowChanges(touched, deleted=sum(len(b) for b in touched.values()))
+        df = self.spark.sql(f"{with_clause}SELECT * FROM {view} AS `{alias}`{where}").localCheckpoint(eager=True)
         touched = collect_positions(df)
-        return RowChanges(touched, deleted=sum(len(b) for b in touched.values()))
+        return RowChanges(touched, deleted=sum(len(b) for b in touched.values()),
+                          change_rows=with_change_type(df.drop(FILE_COLUMN, ROW_COLUMN), DELETE))
 
     # ---- DELETE / UPDATE ----------------------------------------------------------------------
     def _delete(self, s: m.Delete) -> PreparedWrite:
@@ -545,6 +609,8 @@ class Executor:
         return self.prepared(s, txn, analysis, name, file_changes, changes, params)
 
     def _update(self, s: m.Update) -> PreparedWrite:
+        from pyspark.sql import functions as F
+
         txn, snapshot, analysis, name = self.open(s)
         files = self.record_read(txn, snapshot, analysis, s)
         views = self.target_views(s, txn)
@@ -562,17 +628,32 @@ class Executor:
                 file_changes = FileChanges()
             else:
                 alias = target_alias(s.target)
-                view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
+                view = views.register(scan(self.spark, snapshot, files, positions=True, row_tracking=True,
+                                           storage=txn.storage), "target")
                 with_clause = views.with_clause(s.ctes)
                 cols = ", ".join(
                     f"{views.sql(assigned[f])} AS `{f}`" if f in assigned else f"`{alias}`.`{f}`" for f in fields)
+                if tracks_rows(snapshot):
+                    cols += f", `{alias}`.{ROW_ID}"  # an updated row keeps its stable row id
+                cdf = records_changes(snapshot)
+                before = [f"{PRE_IMAGE}{i}" for i in range(len(fields))] if cdf else []
+                pre = "".join(f", `{alias}`.`{f}` AS {b}" for f, b in zip(fields, before))
                 where = f" WHERE {views.sql(s.where)}" if s.where is not None else ""
                 df = self.spark.sql(
-                    f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols} FROM {view} AS `{alias}`{where}"
+                    f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols}{pre} FROM {view} AS `{alias}`{where}"
                 ).localCheckpoint(eager=True)
                 touched = collect_positions(df)
                 self.record_matched_rows(txn, files, touched)
-                changes = RowChanges(touched, df.drop(FILE_COLUMN, ROW_COLUMN), updated=sum(len(b) for b in touched.values()))
+                # Generated columns the UPDATE does not set are recomputed from the new values.
+                new_rows = self._apply_rules(df.drop(FILE_COLUMN, ROW_COLUMN, *before), snapshot, list(assigned), name)
+                change_rows = None
+                if cdf:
+                    preimage = df.select(*[F.col(b).alias(f) for f, b in zip(fields, before)])
+                    postimage = new_rows.select(*[F.col(f"`{f}`") for f in fields])
+                    change_rows = with_change_type(preimage, UPDATE_PREIMAGE).unionByName(
+                        with_change_type(postimage, UPDATE_POSTIMAGE))
+                changes = RowChanges(touched, new_rows, updated=sum(len(b) for b in touched.values()),
+                                     change_rows=change_rows)
                 file_changes = apply_row_changes(self.spark, snapshot, changes, storage=txn.storage, deletion_vectors=deletion_vectors_on(snapshot))
         finally:
             views.drop()
@@ -623,7 +704,8 @@ class Executor:
                         {"name": c, "type": json.loads(source_types[c].json()), "nullable": True, "metadata": {}} for c in extra]}
                     fields = fields + extra
                     metadata = replace(snapshot.metadata, schema_string=json.dumps(schema_json, separators=(",", ":")))
-            target_view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
+            target_view = views.register(scan(self.spark, snapshot, files, positions=True, row_tracking=True,
+                                              storage=txn.storage), "target")
             source = self.spark.sql(source_sql).withColumn(SOURCE_MARK, F.lit(True))
             has_insert = any(c.match is m.MergeMatch.NOT_MATCHED for c in s.clauses)
             has_by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
@@ -639,8 +721,15 @@ class Executor:
             clause_sql = self._clause_case(s, talias, salias, views)
             columns = [self._merge_column(s, f, talias, salias, source_cols, clause_sql, views, snapshot) for f in fields]
             on = views.sql(s.on) if s.on is not None else "TRUE"
+            cdf = records_changes(snapshot)
+            # With the change data feed, each target row's values before the MERGE (pre-images, deletes).
+            target_fields = {f["name"] for f in snapshot.schema_json["fields"]}
+            before = [f"{PRE_IMAGE}{i}" for i in range(len(fields))] if cdf else []
+            pre = "".join(f", {f'`{talias}`.`{f}`' if f in target_fields else 'NULL'} AS {b}" for f, b in zip(fields, before))
+            # An updated row keeps its stable row id (inserted rows have none: NULL).
+            tracked = f", `{talias}`.{ROW_ID}" if tracks_rows(snapshot) else ""
             select = (f"SELECT `{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN}, {clause_sql} AS {CLAUSE}, "
-                      + ", ".join(f"{c} AS `{f}`" for c, f in zip(columns, fields)))
+                      + ", ".join(f"{c} AS `{f}`" for c, f in zip(columns, fields)) + pre + tracked)
             target_rel = f"(SELECT *, true AS {TARGET_MARK} FROM {target_view}) AS `{talias}`"
             if split:
                 pairs = self.spark.sql(
@@ -661,10 +750,31 @@ class Executor:
             kinds = [(i + 1, c) for i, c in enumerate(s.clauses)]
             writing = [i for i, c in kinds if c.action in (m.MergeAction.UPDATE, m.MergeAction.INSERT)]
             counts, touched = self._merge_outcome(s, joined)
-            new_rows = joined.where(F.col(CLAUSE).isin(writing)).select(*[F.col(f"`{f}`") for f in fields]) if writing else None
+            new_rows = written = None
+            if writing:
+                kept = [F.col(ROW_ID)] if tracks_rows(snapshot) else []
+                written = joined.where(F.col(CLAUSE).isin(writing)).select(
+                    *[F.col(f"`{f}`") for f in fields], F.col(CLAUSE), *kept)
+                given_when = self._merge_generated_given(s, snapshot, source_cols, writing)
+                written = self._apply_rules(written, snapshot, [], name, given_when)
+                new_rows = written.drop(CLAUSE)
+            change_rows = None
+            if cdf:
+                updates = [i for i, c in kinds if c.action is m.MergeAction.UPDATE]
+                changing = updates + [i for i, c in kinds if c.action is m.MergeAction.DELETE]
+                is_update = F.col(CLAUSE).isin(updates) if updates else F.lit(False)
+                preimages = joined.where(F.col(CLAUSE).isin(changing)).select(
+                    *[F.col(b).alias(f) for f, b in zip(fields, before)],
+                    F.when(is_update, F.lit(UPDATE_PREIMAGE)).otherwise(F.lit(DELETE)).alias(CHANGE_TYPE_COLUMN))
+                change_rows = preimages
+                if written is not None:
+                    change_rows = change_rows.unionByName(written.select(
+                        *[F.col(f"`{f}`") for f in fields],
+                        F.when(is_update, F.lit(UPDATE_POSTIMAGE)).otherwise(F.lit(INSERT)).alias(CHANGE_TYPE_COLUMN)))
             by_action = lambda action: sum(counts.get(i, 0) for i, c in kinds if c.action is action)
             changes = RowChanges(touched, new_rows, inserted=by_action(m.MergeAction.INSERT),
-                                 updated=by_action(m.MergeAction.UPDATE), deleted=by_action(m.MergeAction.DELETE))
+                                 updated=by_action(m.MergeAction.UPDATE), deleted=by_action(m.MergeAction.DELETE),
+                                 change_rows=change_rows)
             file_changes = apply_row_changes(self.spark, snapshot, changes, storage=txn.storage, deletion_vectors=deletion_vectors_on(snapshot),
                                              schema_json=schema_json)
             if metadata is not None:
@@ -676,6 +786,24 @@ class Executor:
                   "notMatchedPredicates": json.dumps([_clause_json(c) for c in s.clauses if c.match is m.MergeMatch.NOT_MATCHED]),
                   "notMatchedBySourcePredicates": json.dumps([_clause_json(c) for c in s.clauses if c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE])}
         return self.prepared(s, txn, analysis, name, file_changes, changes, params)
+
+    def _merge_generated_given(self, s: m.Merge, snapshot: "Snapshot", source_cols: Sequence[str],
+                               writing: Sequence[int]) -> dict[str, Optional[str]]:
+        """Per generated column, the condition (on CLAUSE) of the rows whose clause sets it:
+        an assignment, or `*` from a source with that column. Elsewhere it is computed."""
+        source_lower = {c.lower() for c in source_cols}
+        out: dict[str, Optional[str]] = {}
+        for g in table_rules(snapshot).generated:
+            setting = []
+            for i in writing:
+                c = s.clauses[i - 1]
+                assigned = {k.split(".")[-1].strip("`").lower() for k, _v in c.assignments}
+                star = c.star and g.name.lower() in source_lower and g.name.lower() not in {e.lower() for e in c.star_except}
+                if g.name.lower() in assigned or star:
+                    setting.append(i)
+            if setting:
+                out[g.name] = f"{CLAUSE} IN ({', '.join(str(i) for i in setting)})"
+        return out
 
     def _merge_source_sql(self, s: m.Merge, views: TableViews) -> str:
         source = s.source

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import quote, unquote
 
+from acidsql.delta import row_tracking as rt
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.storage import storage_for
@@ -37,6 +38,8 @@ FILE_COLUMN = "_acid_file"  # the Delta path (AddFile.path) of the file a row wa
 ROW_COLUMN = "_acid_row"  # the row's physical index in that file (what deletion vectors address)
 POSITION_COLUMNS = (FILE_COLUMN, ROW_COLUMN)
 _SPARK_PATH = "_acid_spark_path"
+_BASE_ROW_ID = "_acid_base_row_id"
+_DEFAULT_VERSION = "_acid_default_row_commit_version"
 
 
 def spark_schema(snapshot: "Snapshot"):
@@ -66,9 +69,12 @@ def _spark_uris(spark: "SparkSession", paths: Sequence[str]) -> list[str]:
 
 
 def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[AddFile]] = None, *,
-         positions: bool = False, storage: Optional["Storage"] = None) -> "DataFrame":
+         positions: bool = False, row_tracking: bool = False, storage: Optional["Storage"] = None) -> "DataFrame":
     """The live rows of `files` (default: every live file of the snapshot) with deletion vectors
     applied. With `positions`, two extra columns say where each row lives (FILE_COLUMN, ROW_COLUMN).
+    With `row_tracking`, on a table that has it enabled, two more hold each row's stable row id
+    and row commit version (row_tracking.ROW_ID, ROW_COMMIT_VERSION): its materialized value,
+    else the file's baseRowId plus its position, and the file's defaultRowCommitVersion.
     `storage`: the table's (default: the one its location names, from the environment)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StringType, StructField, StructType
@@ -84,30 +90,38 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
     stored = {f.name: p for f, p in zip(schema.fields, StructType.fromJson(physical_schema_json(snapshot.schema_json)).fields)}
     physical_partition = physical_column_names(snapshot.schema_json, partition_cols)
     adds = list(snapshot.files.values()) if files is None else list(files)
+    tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration) if row_tracking else None
     position_fields = [StructField(FILE_COLUMN, StringType(), False), StructField(ROW_COLUMN, LongType(), False)]
-    out_schema = StructType(list(schema.fields) + (position_fields if positions else []))
+    tracking_fields = [StructField(rt.ROW_ID, LongType(), True), StructField(rt.ROW_COMMIT_VERSION, LongType(), True)]
+    out_schema = StructType(list(schema.fields) + (position_fields if positions else [])
+                            + (tracking_fields if tracked else []))
     if not adds:
         return spark.createDataFrame([], out_schema)
     storage = storage if storage is not None else storage_for(snapshot.table_root)
     if storage.local_path("") is None:
-        return arrow_scan(spark, snapshot, adds, storage, out_schema, positions)
+        return arrow_scan(spark, snapshot, adds, storage, out_schema, positions, tracked)
 
     local_paths = [absolute_file_path(snapshot.table_root, a.path) for a in adds]
     uris = _spark_uris(spark, local_paths)
-    rows = spark.read.schema(StructType([stored[f.name] for f in data_fields])).parquet(*local_paths).select(
+    hidden = [StructField(name, LongType(), True) for name in tracked.names] if tracked else []
+    rows = spark.read.schema(StructType([stored[f.name] for f in data_fields] + hidden)).parquet(*local_paths).select(
         *[(F.col(f"`{stored[f.name].name}`") if stored[f.name] == f
            else F.col(f"`{stored[f.name].name}`").cast(f.dataType)).alias(f.name) for f in data_fields],
+        *[F.col(f"`{f.name}`") for f in hidden],
         F.col("_metadata.file_path").alias(_SPARK_PATH),
         F.col("_metadata.row_index").alias(ROW_COLUMN),
     )
-    # One small row per file: its Spark URI, Delta path and raw partition values.
+    # One small row per file: its Spark URI, Delta path, raw partition values (and row-id bases).
     file_rows = [
-        (uri, a.path, *[a.partition.get(p, a.partition.get(c)) for c, p in zip(partition_cols, physical_partition)])
+        (uri, a.path, *[a.partition.get(p, a.partition.get(c)) for c, p in zip(partition_cols, physical_partition)],
+         *((a.base_row_id, a.default_row_commit_version) if tracked else ()))
         for uri, a in zip(uris, adds)
     ]
     file_schema = StructType(
         [StructField(_SPARK_PATH, StringType(), False), StructField(FILE_COLUMN, StringType(), False)]
         + [StructField(f"_acid_pv_{i}", StringType(), True) for i in range(len(partition_cols))]
+        + ([StructField(_BASE_ROW_ID, LongType(), True), StructField(_DEFAULT_VERSION, LongType(), True)]
+           if tracked else [])
     )
     file_map = spark.createDataFrame(file_rows, file_schema)
     rows = rows.join(F.broadcast(file_map), _SPARK_PATH, "inner")
@@ -129,6 +143,11 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
             columns.append(F.col(f"`{f.name}`"))
     if positions:
         columns += [F.col(FILE_COLUMN), F.col(ROW_COLUMN)]
+    if tracked:
+        columns += [
+            F.coalesce(F.col(f"`{tracked.row_id}`"), F.col(_BASE_ROW_ID) + F.col(ROW_COLUMN)).alias(rt.ROW_ID),
+            F.coalesce(F.col(f"`{tracked.row_commit_version}`"), F.col(_DEFAULT_VERSION)).alias(rt.ROW_COMMIT_VERSION),
+        ]
     return rows.select(*columns)
 
 
@@ -158,7 +177,7 @@ def _deleted_positions(spark: "SparkSession", snapshot: "Snapshot", adds: Sequen
 # ---- the Arrow scan (object stores) ----------------------------------------------------------------
 
 def arrow_scan(spark: "SparkSession", snapshot: "Snapshot", adds: Sequence[AddFile], storage: "Storage",
-               out_schema: Any, positions: bool) -> "DataFrame":
+               out_schema: Any, positions: bool, tracked: Optional["rt.MaterializedColumns"] = None) -> "DataFrame":
     """The rows of `adds` read on the executors through `storage` (see the module doc)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -166,13 +185,14 @@ def arrow_scan(spark: "SparkSession", snapshot: "Snapshot", adds: Sequence[AddFi
     target = to_arrow_schema(out_schema)
     task = functools.partial(_scan_task, storage=storage, files=payload,
                              table_schema_bytes=snapshot.arrow_schema().serialize().to_pybytes(),
-                             out_schema_bytes=target.serialize().to_pybytes(), positions=positions)
+                             out_schema_bytes=target.serialize().to_pybytes(), positions=positions, tracked=tracked)
     tasks = max(1, min(len(payload), spark.sparkContext.defaultParallelism * 4))
     return spark.range(0, len(payload), 1, tasks).mapInArrow(task, out_schema)
 
 
 def _scan_task(indexes: Iterator["pa.RecordBatch"], *, storage: "Storage", files: Sequence[str],
-               table_schema_bytes: bytes, out_schema_bytes: bytes, positions: bool) -> Iterator["pa.RecordBatch"]:
+               table_schema_bytes: bytes, out_schema_bytes: bytes, positions: bool,
+               tracked: Optional["rt.MaterializedColumns"] = None) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
 
     from acidsql.delta.datafiles import ROW_INDEX_COLUMN, read_data_file
@@ -183,11 +203,14 @@ def _scan_task(indexes: Iterator["pa.RecordBatch"], *, storage: "Storage", files
     for batch in indexes:
         for i in batch.column(0).to_pylist():
             add = AddFile.from_json(json.loads(files[i]))
-            rows = read_data_file(storage, add, table_schema, columns=data_names, with_row_index=positions)
+            rows = read_data_file(storage, add, table_schema, columns=data_names, with_row_index=positions,
+                                  row_tracking=tracked)
             if not rows.num_rows:
                 continue
             arrays = [rows.column(n) for n in data_names]
             if positions:
                 arrays += [pa.array([add.path] * rows.num_rows, pa.string()), rows.column(ROW_INDEX_COLUMN)]
+            if tracked is not None:
+                arrays += [rows.column(rt.ROW_ID), rows.column(rt.ROW_COMMIT_VERSION)]
             out = pa.Table.from_arrays(arrays, names=target.names).cast(target)
             yield from out.to_batches()

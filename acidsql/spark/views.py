@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 from sqlglot import exp
 
+from acidsql.delta import row_tracking
 from acidsql.sql.build import table_ref
 from acidsql.sql.model import TableRef
 from acidsql.spark.scan import scan
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from acidsql.spark.results import StatementResult
 
 DIALECT = "spark"
+TABLE_CHANGES = "table_changes"
+METADATA_COLUMN = "_metadata"
 _view_ids = itertools.count(1)
 
 
@@ -202,6 +205,7 @@ class TableViews:
     cte_names: set[str] = field(default_factory=set)
     # acidsql's views (CREATE VIEW): expanded where a query names them.
     view_catalog: Optional["ViewCatalog"] = None
+    metadata_views: set[str] = field(default_factory=set)  # views with a _metadata column
 
     def pin(self, location: str, snapshot: "Snapshot") -> "TableViews":
         self.pinned[_location_key(location)] = snapshot
@@ -224,16 +228,29 @@ class TableViews:
         self.names.append(name)
         return name
 
-    def view_of(self, ref: TableRef) -> Optional[str]:
-        """A view of the Delta table `ref` names, or None when it is not a Delta table."""
+    def view_of(self, ref: TableRef, metadata_column: bool = False) -> Optional[str]:
+        """A view of the Delta table `ref` names, or None when it is not a Delta table. With
+        `metadata_column`, a table with row tracking enabled gets Delta's `_metadata` column:
+        a struct of each row's `row_id` and `row_commit_version`."""
         location = self.warehouse.location(ref)
         if not self.warehouse.has_table(location):
             return None
         pinned = self.pinned.get(_location_key(location))
         timetravel = ref.version_as_of is not None or ref.timestamp_as_of is not None
         snapshot = pinned if pinned is not None and not timetravel else load_snapshot(location, ref, self.warehouse)
-        name = self.register(scan(self.spark, snapshot, storage=self.warehouse.storage(location)), ref.name or "path")
+        with_metadata = metadata_column and row_tracking.enabled(snapshot.protocol, snapshot.configuration)
+        df = scan(self.spark, snapshot, row_tracking=with_metadata, storage=self.warehouse.storage(location))
+        if with_metadata:
+            from pyspark.sql import functions as F
+
+            df = df.withColumn(METADATA_COLUMN, F.struct(
+                F.col(row_tracking.ROW_ID).alias("row_id"),
+                F.col(row_tracking.ROW_COMMIT_VERSION).alias("row_commit_version"),
+            )).drop(row_tracking.ROW_ID, row_tracking.ROW_COMMIT_VERSION)
+        name = self.register(df, ref.name or "path")
         self.snapshots[name] = snapshot
+        if with_metadata:
+            self.metadata_views.add(name)
         return name
 
     def rewrite(self, expression: exp.Expression) -> exp.Expression:
@@ -241,14 +258,19 @@ class TableViews:
         ctes = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)} | self.cte_names
         tree = expand_views(expression.copy(), self.view_catalog, ctes) if self.view_catalog is not None else expression.copy()
         ctes |= {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+        wants_metadata = _references_metadata(tree)
+        replaced: list[tuple[exp.Table, TableRef]] = []
         for table in list(tree.find_all(exp.Table)):
+            if isinstance(table.this, exp.Anonymous) and table.this.name.lower() == TABLE_CHANGES:
+                self._replace(table, self.changes_view(table.this), table.alias or None)
+                continue
             if not table.name or (not table.args.get("db") and table.name.lower() in ctes):
                 continue
             if isinstance(table.parent, (exp.Create, exp.Insert, exp.Merge, exp.Update, exp.Delete)) \
                     and table.arg_key == "this":
                 continue
             ref = table_ref(table)
-            view = self.view_of(ref)
+            view = self.view_of(ref, metadata_column=wants_metadata)
             if view is None:
                 continue
             alias = ref.alias or (ref.name.split(".")[-1] if ref.name else None)
@@ -256,7 +278,70 @@ class TableViews:
             if alias:
                 replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
             table.replace(replacement)
+            replaced.append((replacement, ref))
+        if wants_metadata:
+            self._hide_metadata_from_stars(tree, replaced)
         return tree
+
+    def _hide_metadata_from_stars(self, tree: exp.Expression, replaced: list[tuple[exp.Table, TableRef]]) -> None:
+        """`_metadata` is a hidden column, as in Delta: `*` and `t.*` leave it out."""
+        with_metadata = [(t, ref) for t, ref in replaced if t.name in self.metadata_views]
+        if not with_metadata:
+            names = ", ".join(sorted({str(ref) for _t, ref in replaced})) or "the queried tables"
+            from acidsql.spark.execute import StatementError
+
+            raise StatementError(
+                f"_metadata.row_id and _metadata.row_commit_version need row tracking: {names} do(es) not have it "
+                f"enabled (ALTER TABLE ... SET TBLPROPERTIES ({row_tracking.ENABLED_PROPERTY} = true))",
+                "UNRESOLVED_COLUMN")
+        aliases = {(t.alias_or_name or "").lower(): t for t, _ref in with_metadata}
+        for star in list(tree.find_all(exp.Star)):
+            select = star.find_ancestor(exp.Select)
+            if select is None:
+                continue
+            column = star.parent if isinstance(star.parent, exp.Column) else None
+            if column is not None and column.table:
+                if column.table.lower() in aliases:
+                    star.set("except_", [exp.column(METADATA_COLUMN)])
+                continue
+            sources = [t for t in select.find_all(exp.Table)
+                       if t.find_ancestor(exp.Select) is select and t.name in self.metadata_views]
+            if len(sources) == 1:
+                star.set("except_", [exp.column(METADATA_COLUMN)])
+            elif sources:
+                star.set("except_", [exp.column(METADATA_COLUMN, table=t.alias_or_name) for t in sources])
+
+    @staticmethod
+    def _replace(table: exp.Table, view: str, alias: Optional[str]) -> None:
+        replacement = exp.to_table(view)
+        if alias:
+            replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+        table.replace(replacement)
+
+    def changes_view(self, call: exp.Anonymous) -> str:
+        """A view of `table_changes('table', start[, end])`: the table's change data feed
+        between two versions (or timestamps), with _change_type, _commit_version and
+        _commit_timestamp. The changes are read by the engine (acidsql.delta.change_data)."""
+        from acidsql.delta.change_data import read_changes, resolve_version
+        from acidsql.spark.execute import StatementError
+        from acidsql.spark.tables import table_ref_from_text
+
+        args = list(call.expressions)
+        if len(args) not in (2, 3) or not all(isinstance(a, exp.Literal) for a in args) or not args[0].is_string:
+            raise StatementError(f"{call.sql(dialect=DIALECT)}: table_changes takes a table name (a string) and a "
+                                 "start and optional end version or timestamp (literals)", "INVALID_TABLE_CHANGES_ARGUMENTS")
+        name = args[0].name
+        location = self.warehouse.location(table_ref_from_text(name))
+        if not has_delta_log(location):
+            raise StatementError(f"table_changes: table {name} does not exist (no Delta table at {location})",
+                                 "TABLE_OR_VIEW_NOT_FOUND")
+        bounds = [int(a.name) if not a.is_string else a.name for a in args[1:]]
+        log = self.warehouse.log(location)
+        start = resolve_version(log, bounds[0], start=True)
+        end = resolve_version(log, bounds[1], start=False) if len(bounds) > 1 else None
+        changes = read_changes(log, start, end)
+        return self.register(self.spark.createDataFrame(changes) if changes.num_rows
+                             else self.spark.createDataFrame([], _spark_schema(changes.schema)), f"changes_{name}")
 
     def sql(self, expression: exp.Expression) -> str:
         return self.rewrite(expression).sql(dialect=DIALECT)
@@ -297,6 +382,26 @@ def expand_views(tree: exp.Expression, catalog: Optional[ViewCatalog], ctes: fro
             return sub
         table.replace(sub)
     return tree
+
+
+def _references_metadata(tree: exp.Expression) -> bool:
+    """Whether a query names Delta's `_metadata` column (`_metadata.row_id`, `t._metadata...`)."""
+    for column in tree.find_all(exp.Column):
+        parts = [column.args.get(k) for k in ("catalog", "db", "table", "this")]
+        if any(isinstance(p, exp.Identifier) and p.name.lower() == METADATA_COLUMN for p in parts):
+            return True
+    return False
+
+
+def _spark_schema(schema):
+    """A pyarrow schema as a Spark StructType (for an empty DataFrame of that shape)."""
+    import json
+
+    from pyspark.sql.types import StructType
+
+    from acidsql.delta.snapshot import spark_schema_from_arrow
+
+    return StructType.fromJson(json.loads(spark_schema_from_arrow(schema)))
 
 
 def spark_sql(expression: exp.Expression) -> str:

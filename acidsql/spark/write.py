@@ -179,10 +179,15 @@ class FileRoller:
     dictionaries and statistics, short encoding runs)."""
 
     def __init__(self, storage: Union["Storage", str], data_schema: "pa.Schema", partition_cols: Sequence[str],
-                 target_size: int, task_id: int = 0, codec: str = DEFAULT_PARQUET_CODEC):
+                 target_size: int, task_id: int = 0, codec: str = DEFAULT_PARQUET_CODEC,
+                 subdir: str = "", file_prefix: str = "part", stats_schema: Optional["pa.Schema"] = None):
         from acidsql.delta.storage import storage_for
 
         self.storage = storage_for(storage) if isinstance(storage, str) else storage
+        self.subdir = subdir  # "_change_data" for change data files
+        self.file_prefix = file_prefix
+        # The columns statistics cover: the table's, not hidden ones (materialized row ids).
+        self.stats_schema = stats_schema if stats_schema is not None else data_schema
         self.codec = codec
         self.data_schema = data_schema
         self.partition_cols = list(partition_cols)
@@ -197,12 +202,12 @@ class FileRoller:
     def _open(self, partition_values: dict[str, Optional[str]], tag: str) -> _OpenFile:
         import pyarrow.parquet as pq
 
-        name = data_file_name(self.task_id, self.codec)
+        name = data_file_name(self.task_id, self.codec, self.file_prefix)
         directory = partition_dir(self.partition_cols, partition_values) if self.partition_cols else ""
-        rel = f"{directory}/{name}" if directory else name
+        rel = "/".join(p for p in (self.subdir, directory, name) if p)
         sink = self.storage.open_write(rel)
         writer = pq.ParquetWriter(sink, self.data_schema, compression=PARQUET_CODECS[self.codec][0])
-        return _OpenFile(rel, sink, dict(partition_values), writer, ColumnStats(self.data_schema), tag)
+        return _OpenFile(rel, sink, dict(partition_values), writer, ColumnStats(self.stats_schema), tag)
 
     def _flush(self) -> None:
         """Write the buffered rows to the open file as one row group."""
@@ -249,7 +254,7 @@ class FileRoller:
         if self.current is None:
             self.current = self._open(partition_values, tag)
         f = self.current
-        f.stats.update(table)
+        f.stats.update(table.select(self.stats_schema.names) if len(self.stats_schema) != len(self.data_schema) else table)
         self._pending.append(table)
         self._pending_rows += table.num_rows
         self._pending_bytes += table.nbytes
@@ -278,13 +283,16 @@ def conform(table: "pa.Table", schema: "pa.Schema") -> "pa.Table":
 
 
 def _write_task(batches: Iterator["pa.RecordBatch"], *, storage: "Storage", data_schema_bytes: bytes,
-                partition_cols: tuple[str, ...], target_size: int, codec: str) -> Iterator["pa.RecordBatch"]:
+                partition_cols: tuple[str, ...], target_size: int, codec: str, subdir: str = "",
+                file_prefix: str = "part", hidden: tuple[str, ...] = ()) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
     from pyspark import TaskContext
 
     data_schema = pa.ipc.read_schema(pa.py_buffer(data_schema_bytes))
     ctx = TaskContext.get()
-    roller = FileRoller(storage, data_schema, partition_cols, target_size, ctx.partitionId() if ctx else 0, codec)
+    stats_schema = pa.schema([f for f in data_schema if f.name not in hidden]) if hidden else None
+    roller = FileRoller(storage, data_schema, partition_cols, target_size, ctx.partitionId() if ctx else 0, codec,
+                        subdir=subdir, file_prefix=file_prefix, stats_schema=stats_schema)
     for batch in batches:
         if batch.num_rows == 0:
             continue
@@ -342,10 +350,12 @@ def physical_column_names(schema_json: Mapping[str, Any], columns: Sequence[str]
     return tuple(by_name.get(c, c) for c in columns)
 
 
-def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequence[str]) -> "pa.Schema":
+def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequence[str],
+                      hidden: Sequence[str] = ()) -> "pa.Schema":
     """The schema of the parquet files: the table's columns without the partition columns;
     under column mapping by physical name at every level, with the column-mapping ids as parquet
-    field ids (what readers resolve columns by in id mode)."""
+    field ids (what readers resolve columns by in id mode); then the `hidden` ones (materialized
+    row-tracking columns, longs)."""
     import pyarrow as pa
 
     from acidsql.delta.datafiles import physical_field
@@ -354,7 +364,8 @@ def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequ
     mapped = has_physical_names(spark_schema_json)
     full = arrow_schema_from_spark(dict(spark_schema_json), column_mapping=mapped)
     fields = [f for f in full if f.name not in partition_cols]
-    return pa.schema([physical_field(f) for f in fields] if mapped else fields)
+    return pa.schema(([physical_field(f) for f in fields] if mapped else fields)
+                     + [pa.field(h, pa.int64()) for h in hidden if h not in {f.name for f in fields}])
 
 
 def add_files_from_rows(rows: Sequence[Any], *, data_change: bool = True,
@@ -374,10 +385,14 @@ def add_files_from_rows(rows: Sequence[Any], *, data_change: bool = True,
 def write_dataframe(df: "DataFrame", *, storage: "Storage", schema_json: Mapping[str, Any],
                     partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
                     data_change: bool = True, single_file: bool = False,
-                    codec: str = DEFAULT_PARQUET_CODEC) -> list[AddFile]:
+                    codec: str = DEFAULT_PARQUET_CODEC, subdir: str = "", file_prefix: str = "part",
+                    hidden: Sequence[str] = ()) -> list[AddFile]:
     """Write `df` (the table's logical columns, any order, extra columns ignored) as data files
     of the table whose storage is `storage` (it travels to the executors, which write to it
-    directly); return their AddFiles (not committed)."""
+    directly); return their AddFiles (not committed). `schema_json` may hold more than the
+    table's columns: `hidden` names those left out of the statistics (the materialized
+    row-tracking columns); change data files go to `subdir` "_change_data" with `file_prefix`
+    "cdc"."""
     from pyspark.sql import functions as F
 
     from pyspark.sql.types import StructType
@@ -401,7 +416,8 @@ def write_dataframe(df: "DataFrame", *, storage: "Storage", schema_json: Mapping
         df = df.coalesce(1)
     task = functools.partial(
         _write_task, storage=storage, data_schema_bytes=data_schema.serialize().to_pybytes(),
-        partition_cols=partition_cols, target_size=target_size, codec=codec,
+        partition_cols=partition_cols, target_size=target_size, codec=codec, subdir=subdir, file_prefix=file_prefix,
+        hidden=tuple(hidden),
     )
     rows = df.mapInArrow(task, FILE_ROW_SCHEMA).collect()
     rows = sorted(rows, key=lambda r: r["path"])

@@ -612,6 +612,19 @@ def _alter(tree: exp.Alter, common: dict) -> AlterTable | OtherStatement:
         return AlterTable(target=target, action=AlterAction.CHANGE_COLUMN_TYPE,
                           column_names=(_column_name(action.this),), column_type=_memo_sql(action.args["dtype"]),
                           **common)
+    if isinstance(action, exp.AddConstraint):
+        constraint = next(iter(action.expressions), None)
+        check = next((k for k in (constraint.expressions if isinstance(constraint, exp.Constraint) else ())
+                      if isinstance(k, exp.CheckColumnConstraint)), None)
+        if check is not None:
+            return AlterTable(target=target, action=AlterAction.ADD_CONSTRAINT, constraint=constraint.name,
+                              check=check.this, **common)
+        # other constraints (PRIMARY KEY, FOREIGN KEY: Unity Catalog's, informational) fall through
+    if isinstance(action, exp.Drop) and str(action.args.get("kind") or "").upper() == "CONSTRAINT":
+        names = action.args.get("tables") or []
+        return AlterTable(target=target, action=AlterAction.DROP_CONSTRAINT,
+                          constraint=names[0].name if names else None, if_exists=bool(action.args.get("exists")),
+                          **common)
     if isinstance(action, exp.Command):
         raise UnsupportedStatement("ALTER TABLE action not understood")
     if isinstance(action, exp.AlterColumn) and len(actions) == 1:

@@ -240,6 +240,8 @@ class AlterAction(str, enum.Enum):
     RENAME_COLUMN = "RENAME COLUMN"
     DROP_COLUMNS = "DROP COLUMNS"
     CHANGE_COLUMN_TYPE = "CHANGE COLUMN TYPE"  # ALTER COLUMN c TYPE t (Delta names the commit CHANGE COLUMN)
+    ADD_CONSTRAINT = "ADD CONSTRAINT"
+    DROP_CONSTRAINT = "DROP CONSTRAINT"
     OTHER = "OTHER"  # recognised ALTER TABLE we do not model in detail (CHANGE COLUMN c c2 ..., ...)
 
 
@@ -249,7 +251,7 @@ class AlterTable(Statement):
     action: AlterAction = AlterAction.OTHER
     properties: tuple[tuple[str, str], ...] = ()  # SET
     property_keys: tuple[str, ...] = ()  # UNSET
-    if_exists: bool = False  # UNSET TBLPROPERTIES IF EXISTS
+    if_exists: bool = False  # UNSET TBLPROPERTIES IF EXISTS, DROP CONSTRAINT IF EXISTS
     columns: tuple[ColumnDef, ...] = ()  # ADD COLUMNS
     feature: Optional[str] = None  # DROP FEATURE name
     truncate_history: bool = False
@@ -260,6 +262,8 @@ class AlterTable(Statement):
     column_names: tuple[str, ...] = ()
     rename_to: Optional[str] = None
     column_type: Optional[str] = None
+    constraint: Optional[str] = None  # ADD / DROP CONSTRAINT name
+    check: Optional[exp.Expression] = None  # ADD CONSTRAINT name CHECK (check)
     detail: Optional[str] = None  # for OTHER: a short description of the action
     column_change: Optional["ColumnChange"] = None  # CHANGE COLUMN
 

@@ -51,6 +51,10 @@ def describe_change(statement: m.Statement) -> tuple[str, str] | None:
         if action is m.AlterAction.CHANGE_COLUMN_TYPE:
             return (f"changes the table: ALTER COLUMN {statement.column_names[0]} TYPE {statement.column_type}",
                     "MetadataChangedException")
+        if action is m.AlterAction.ADD_CONSTRAINT:
+            return f"adds CHECK constraint {statement.constraint}", "MetadataChangedException"
+        if action is m.AlterAction.DROP_CONSTRAINT:
+            return f"drops CHECK constraint {statement.constraint}", "MetadataChangedException"
         return f"changes the table: {statement.detail or 'ALTER TABLE'}", "MetadataChangedException"
     if isinstance(statement, m.Reorg) and statement.apply is m.ReorgApply.UPGRADE_UNIFORM:
         return "upgrades the table to UniForm (Iceberg compatibility)", "ProtocolChangedException"
