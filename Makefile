@@ -9,14 +9,40 @@ $(BIN)/acidsql: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(BIN)/acidsql
 
-.PHONY: install demo test bench lint-corpus
+.PHONY: install demo test bench lint-corpus delta-jars
 install: $(BIN)/acidsql
+
+# Delta Spark, the reference implementation the delta_spark tests compare acidsql with: its
+# jars from Maven Central (mvn dependency:copy into .cache/jars, so tests start offline), and
+# the gated log store the conflict differential holds commits with (javac, against the jars
+# pyspark ships). Versions: tests/delta_spark/session.py.
+DELTA_VERSION := 4.4.0
+JARS := .cache/jars
+MVN_COPY := mvn -B -q org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy -DoutputDirectory=$(JARS)
+DELTA_JARS := $(JARS)/delta-spark_4.2_2.13-$(DELTA_VERSION).jar $(JARS)/delta-storage-$(DELTA_VERSION).jar
+GATE_JAR := $(JARS)/acidsql-gated-logstore.jar
+GATE_SRC := tests/delta_spark/gate/GatedLogStore.java
+delta-jars: $(DELTA_JARS) $(GATE_JAR)
+
+$(JARS)/delta-spark_4.2_2.13-$(DELTA_VERSION).jar:
+	$(MVN_COPY) -Dartifact=io.delta:delta-spark_4.2_2.13:$(DELTA_VERSION)
+
+$(JARS)/delta-storage-$(DELTA_VERSION).jar:
+	$(MVN_COPY) -Dartifact=io.delta:delta-storage:$(DELTA_VERSION)
+
+$(GATE_JAR): $(GATE_SRC) $(JARS)/delta-storage-$(DELTA_VERSION).jar $(BIN)/acidsql
+	rm -rf $(JARS)/gate-classes
+	javac -nowarn --release 17 -d $(JARS)/gate-classes \
+	  -cp "$(JARS)/delta-storage-$(DELTA_VERSION).jar:$$($(BIN)/python -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')/*" \
+	  $(GATE_SRC)
+	jar cf $@ -C $(JARS)/gate-classes .
+	rm -rf $(JARS)/gate-classes
 
 demo: install
 	rm -rf warehouse
 	$(BIN)/acidsql run examples/quickstart.sql --warehouse warehouse
 
-test: install
+test: install delta-jars
 	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
 
 # The benchmarks also need the `bench` extra (sqlfluff, for the side-by-side in lint_throughput).

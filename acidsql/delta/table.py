@@ -146,11 +146,12 @@ class DeltaTable:
     """A Delta table at `root` (a directory). Operations commit through OptimisticTransaction."""
 
     def __init__(self, root: str, storage: Optional[Storage] = None, *, max_retries: int = DEFAULT_MAX_RETRIES,
-                 dv_storage: str = "file", name: Optional[str] = None):
+                 dv_storage: str = "file", name: Optional[str] = None, row_level_concurrency: bool = True):
         self.log = DeltaLog(str(root), storage)
         self.root = str(root)
         self.max_retries = max_retries
         self.dv_storage = dv_storage
+        self.row_level_concurrency = row_level_concurrency  # False: file-level conflicts only, as open-source Delta
         self.name = name or self.root
 
     def __repr__(self) -> str:
@@ -173,7 +174,7 @@ class DeltaTable:
     def begin(self) -> OptimisticTransaction:
         """A new transaction reading the latest version."""
         return OptimisticTransaction(self.log, max_retries=self.max_retries, table_name=self.name,
-                                     dv_storage=self.dv_storage)
+                                     dv_storage=self.dv_storage, row_level_concurrency=self.row_level_concurrency)
 
     def _begin_existing(self) -> OptimisticTransaction:
         txn = self.begin()

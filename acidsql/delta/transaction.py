@@ -243,7 +243,7 @@ class OptimisticTransaction:
 
     def __init__(self, table: Union[str, DeltaLog], *, max_retries: int = DEFAULT_MAX_RETRIES,
                  snapshot: Optional[Snapshot] = None, table_name: Optional[str] = None,
-                 dv_storage: str = "file"):
+                 dv_storage: str = "file", row_level_concurrency: bool = True):
         self.log = table if isinstance(table, DeltaLog) else DeltaLog(str(table))
         self.storage = self.log.storage
         if snapshot is None and self.log.latest_version() >= 0:
@@ -258,6 +258,8 @@ class OptimisticTransaction:
         if dv_storage not in ("file", "inline"):
             raise ValueError(f"dv_storage must be 'file' or 'inline', not {dv_storage!r}")
         self.dv_storage = dv_storage
+        # False: decide every conflict on files, as open-source Delta does (TableLayout).
+        self.row_level_concurrency = row_level_concurrency
         self.txn_id = str(uuid.uuid4())
         # what it read
         self._read_predicates: list[tuple[Optional[PartitionPredicate], str]] = []
@@ -296,10 +298,15 @@ class OptimisticTransaction:
         if self.snapshot is None:
             md = self._metadata
             if md is None:
-                return TableLayout()
-            return table_layout(md.config, md.partition_columns, self._domains, self._protocol, md.schema)
-        s = self.snapshot
-        return table_layout(s.configuration, s.partition_columns, s.domains, s.protocol, s.schema_json)
+                layout = TableLayout()
+            else:
+                layout = table_layout(md.config, md.partition_columns, self._domains, self._protocol, md.schema)
+        else:
+            s = self.snapshot
+            layout = table_layout(s.configuration, s.partition_columns, s.domains, s.protocol, s.schema_json)
+        if not self.row_level_concurrency:
+            layout = replace(layout, row_level_concurrency_enabled=False)
+        return layout
 
     @property
     def isolation_level(self) -> IsolationLevel:

@@ -51,9 +51,9 @@ class _HeldTable(DeltaTable):
     """A DeltaTable whose next transaction is the deferred one, so the operation's read phase
     happens now and its commit later."""
 
-    def __init__(self, root: str, name: str):
-        super().__init__(root, name=name)
-        self.held = DeferredTransaction(self.log, table_name=name)
+    def __init__(self, root: str, name: str, row_level_concurrency: bool = True):
+        super().__init__(root, name=name, row_level_concurrency=row_level_concurrency)
+        self.held = DeferredTransaction(self.log, table_name=name, row_level_concurrency=row_level_concurrency)
         self._given = False
 
     def begin(self) -> OptimisticTransaction:
@@ -101,8 +101,8 @@ def prepare(ex: Executor, s: m.AnyStatement):
                                 notes=tuple(f"{'would delete' if s.dry_run else 'deleted'} {p}" for p in list(deleted)[:20])))
     if commits_in_steps(s):
         # Several commits (remove traces, barriers, then the change): they run now, in order.
-        return NoCommit(_multi_commit(s, location, name))
-    table = _HeldTable(location, name)
+        return NoCommit(_multi_commit(s, location, name, ex.row_level_concurrency))
+    table = _HeldTable(location, name, ex.row_level_concurrency)
     if isinstance(s, m.AlterTable):
         operation = _alter(ex, table, s)
     elif isinstance(s, m.Restore):
@@ -134,8 +134,8 @@ def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
     raise StatementError(f"acidsql does not run this ALTER TABLE: {s.text}")
 
 
-def _multi_commit(s: m.AnyStatement, location: str, name: str) -> StatementResult:
-    table = DeltaTable(location, name=name)
+def _multi_commit(s: m.AnyStatement, location: str, name: str, row_level_concurrency: bool) -> StatementResult:
+    table = DeltaTable(location, name=name, row_level_concurrency=row_level_concurrency)
     before = table.version
     try:
         if isinstance(s, m.Reorg):
@@ -200,7 +200,7 @@ def _create(ex: Executor, s: m.CreateTable):
         if query_df is not None:
             from acidsql.spark.changes import write_rows
 
-            txn = OptimisticTransaction(location, table_name=name)
+            txn = OptimisticTransaction(location, table_name=name, row_level_concurrency=ex.row_level_concurrency)
             snapshot = txn.snapshot
             adds = write_rows(query_df, snapshot, snapshot.schema_json)
             for add in adds:

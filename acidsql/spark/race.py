@@ -66,13 +66,14 @@ def _rows_equal(actual: list[list[Any]], expected: list[list[Any]]) -> bool:
 
 
 def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optional[str] = None,
-                 allow_external_paths: bool = False) -> RaceOutcome:
+                 allow_external_paths: bool = False, row_level_concurrency: bool = True) -> RaceOutcome:
     """Race one scenario in `warehouse` (a fresh temp folder when None, removed afterwards).
-    Its delta.`/path` tables must lie in that warehouse unless `allow_external_paths`."""
+    Its delta.`/path` tables must lie in that warehouse unless `allow_external_paths`.
+    `row_level_concurrency=False` races it as open-source Delta would (files only)."""
     own = warehouse is None
     root = tempfile.mkdtemp(prefix="acidsql-race-") if own else warehouse
     try:
-        return _race(Session(spark, root, allow_external_paths), scenario)
+        return _race(Session(spark, root, allow_external_paths, row_level_concurrency), scenario)
     finally:
         if own:
             shutil.rmtree(root, ignore_errors=True)

@@ -27,11 +27,12 @@ class Session:
     """A SparkSession and a warehouse folder. Each write statement is one transaction on its table."""
 
     def __init__(self, spark: "SparkSession", warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
-                 allow_external_paths: bool = False):
+                 allow_external_paths: bool = False, row_level_concurrency: bool = True):
         self.spark = spark
         # delta.`/path` tables outside the warehouse are refused unless allowed
         self.warehouse = Warehouse.at(warehouse, allow_external_paths)
-        self.executor = Executor(spark, self.warehouse)
+        # row_level_concurrency=False decides every conflict on files, as open-source Delta does
+        self.executor = Executor(spark, self.warehouse, row_level_concurrency)
 
     def statements(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> tuple[m.AnyStatement, ...]:
         """Parse `text`; a statement that does not parse raises StatementError with file:line:col."""
@@ -69,11 +70,13 @@ class Session:
 
 def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
             master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None,
-            allow_external_paths: bool = False) -> Session:
+            allow_external_paths: bool = False, row_level_concurrency: bool = True) -> Session:
     """A Session on `spark` (the user's own SparkSession) or on a new one (`master`, `conf`).
-    Path tables (delta.`/path`) must lie inside `warehouse` unless `allow_external_paths`."""
+    Path tables (delta.`/path`) must lie inside `warehouse` unless `allow_external_paths`.
+    `row_level_concurrency=False` decides every conflict on files, as open-source Delta
+    (Delta Spark) does; the default detects row-level conflicts where Databricks does."""
     if spark is None:
         from acidsql.spark.session import local_session
 
         spark = local_session(master=master, conf=conf)
-    return Session(spark, warehouse, allow_external_paths)
+    return Session(spark, warehouse, allow_external_paths, row_level_concurrency)
