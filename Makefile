@@ -50,7 +50,7 @@ $(VENV)/.bench-installed: $(BIN)/acidsql
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	touch $@
 
-bench: $(VENV)/.bench-installed
+bench: $(VENV)/.bench-installed delta-jars
 	$(BIN)/python -m benchmarks
 
 # Reliability harnesses (docs/reliability.md). Long runs: not part of `make test` or .ci/run.
