@@ -57,7 +57,9 @@ bench: $(VENV)/.bench-installed delta-jars
 TORTURE_ARGS ?= --procs 4 --txns 50 --layout all --isolation all
 CRASH_ARGS ?= --kills 200 --layout unpartitioned-dv
 FUZZ_ARGS ?= --examples 20000 --seed 0
-.PHONY: torture crash fuzz corrupt reliability
+MIXED_ARGS ?= --acidsql 3 --delta 2 --txns 25 --max-acidsql-txns 120
+RACES ?= 200
+.PHONY: torture crash fuzz corrupt reliability mixed races-long
 torture: install
 	$(BIN)/python -m tests.stress.torture $(TORTURE_ARGS)
 
@@ -70,4 +72,13 @@ fuzz: install
 corrupt: install
 	$(BIN)/python -m tests.stress.corrupt
 
-reliability: torture crash fuzz corrupt
+# acidsql and Delta Spark writer processes on one table (tests/delta_spark/mixed.py).
+mixed: install delta-jars
+	$(BIN)/python -m tests.delta_spark.mixed $(MIXED_ARGS)
+
+# The conflict differential with $(RACES) generated races instead of CI's 16.
+races-long: install delta-jars
+	ACIDSQL_GENERATED_RACES=$(RACES) $(BIN)/python -m pytest -q -p no:cacheprovider \
+	  tests/delta_spark/test_conflicts_against_delta_spark.py -k generated
+
+reliability: torture crash fuzz corrupt mixed

@@ -47,7 +47,7 @@ class MixedConfig:
     acidsql: int = 2
     delta: int = 1
     txns: int = 8  # per Delta Spark worker; acidsql workers run until the Delta Spark ones finish
-    max_acidsql_txns: int = 200
+    max_acidsql_txns: int = 40
     accounts: int = 8
     attempts: int = 8
     seed: int = 0
@@ -112,7 +112,7 @@ def acidsql_worker(root: str, worker: int, config: MixedConfig, out: str, go: st
             break
         else:
             report["failed"].append({"op": op.to_json(), "attempts": config.attempts})
-        time.sleep(rng.uniform(0.05, 0.3))  # pace: Delta Spark commits are much slower
+        time.sleep(rng.uniform(0.1, 0.5))  # pace: Delta Spark commits are much slower
     Path(out).write_text(json.dumps(report))
 
 
@@ -268,6 +268,12 @@ def _commit_tags(root: str) -> dict[int, Optional[str]]:
     return out
 
 
+def load_results(workdir: str) -> list[dict]:
+    """The worker reports a run left in `workdir` (to check them again, e.g. with planted faults)."""
+    names = sorted(n for n in os.listdir(workdir) if n.endswith(".json") and n.startswith(("acidsql", "delta")))
+    return [json.loads(Path(workdir, n).read_text()) for n in names]
+
+
 def check(root: str, config: MixedConfig, results: list[dict], report: MixedReport) -> None:
     from acidsql.delta import DeltaTable
     from tests.stress.bank import BankModel, BankOp, INITIAL_BALANCE, read_state, state_of
@@ -361,10 +367,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--acidsql", type=int, default=2, help="acidsql worker processes")
     parser.add_argument("--delta", type=int, default=1, help="Delta Spark worker processes (one JVM each)")
     parser.add_argument("--txns", type=int, default=8, help="transactions per Delta Spark worker")
+    parser.add_argument("--max-acidsql-txns", type=int, default=40,
+                        help="cap per acidsql worker (they run until the Delta Spark workers finish)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", metavar="DIR", help="run in DIR and keep the table")
     args = parser.parse_args(argv)
-    config = MixedConfig(acidsql=args.acidsql, delta=args.delta, txns=args.txns, seed=args.seed)
+    config = MixedConfig(acidsql=args.acidsql, delta=args.delta, txns=args.txns, seed=args.seed,
+                         max_acidsql_txns=args.max_acidsql_txns)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
         report = run(config, args.keep)

@@ -98,8 +98,8 @@ def test_delta_spark_reads_and_writes_what_acidsql_writes(db, delta, shape: Shap
     latest = DeltaLog(path).latest_version()
     assert latest == len(shape.writes)
 
-    # the same rows at every version, latest and time travel
-    for version in range(1, latest + 1):
+    # the same rows, latest and time travel (to the first insert, and to just before the last write)
+    for version in (1, latest - 1):
         assert delta.rows(path, version, shape.columns) == _acidsql_rows(db, shape.columns, version), f"version {version}"
     assert delta.rows(path, columns=shape.columns) == _acidsql_rows(db, shape.columns)
 
@@ -123,13 +123,15 @@ def test_delta_spark_reads_and_writes_what_acidsql_writes(db, delta, shape: Shap
                  "DELETE FROM {t} WHERE id = 1",
                  "UPDATE {t} SET v = 'du' WHERE id = 5",
                  "MERGE INTO {t} d USING (SELECT 6 AS id, 'c' AS p, 'dm6' AS v) s ON d.id = s.id "
-                 "WHEN MATCHED THEN UPDATE SET v = s.v",
-                 "OPTIMIZE {t}"):
+                 "WHEN MATCHED THEN UPDATE SET v = s.v"):
         delta.sql(text.format(t=t)).collect()
-        assert _acidsql_rows(db, shape.columns) == delta.rows(path, columns=shape.columns), text
+    assert _acidsql_rows(db, shape.columns) == delta.rows(path, columns=shape.columns)
+    before_optimize = DeltaLog(path).latest_version()
+    delta.sql(f"OPTIMIZE {t}").collect()
     delta.checkpoint(path)
     delta.sql(f"VACUUM {t} RETAIN 0 HOURS").collect()
     assert _acidsql_rows(db, shape.columns) == delta.rows(path, columns=shape.columns)
+    assert _acidsql_rows(db, shape.columns, before_optimize) == delta.rows(path, before_optimize, shape.columns)
     # acidsql writes again on top of Delta Spark's commits and checkpoint; Delta Spark reads it
     db.sql("DELETE FROM t WHERE id = 20")
     assert delta.rows(path, columns=shape.columns) == _acidsql_rows(db, shape.columns)

@@ -25,7 +25,13 @@ GENERATED = int(os.environ.get("ACIDSQL_GENERATED_RACES", "16"))
 GENERATED_SEED = int(os.environ.get("ACIDSQL_GENERATED_SEED", "14"))
 
 # race name -> (acidsql's outcome, Delta Spark's outcome, the doc section that explains it)
-KNOWN_DIFFERENCES: dict[str, tuple[str, str, str]] = {}
+COMPACTION = "Compaction on tables with deletion vectors"
+KNOWN_DIFFERENCES: dict[str, tuple[str, str, str]] = {
+    "optimize-vs-delete-partitioned-with-dvs": ("committed", "ConcurrentDeleteReadException", COMPACTION),
+    "delete-vs-optimize-partitioned-with-dvs": ("committed", "ConcurrentAppendException", COMPACTION),
+    "optimize-vs-delete-row-level": ("committed", "ConcurrentDeleteReadException", COMPACTION),
+    "delete-vs-optimize-row-level": ("committed", "ConcurrentAppendException", COMPACTION),
+}
 
 
 def _scenarios():
@@ -79,11 +85,18 @@ def test_open_source_delta_allows_only_serializable(racer):
     _assert_delta_spark_refuses_write_serializable(racer, racer.workdir)
 
 
-def classify_generated(verdicts: RaceVerdicts):
-    """A generated race's disagreement, if it is one of the documented kinds."""
+def classify_generated(verdicts: RaceVerdicts, scenario):
+    """A generated race's disagreement, if it is one of the documented kinds: a compaction
+    (OPTIMIZE without ZORDER BY) racing DML on a table with deletion vectors, which Databricks
+    (acidsql) rebases and open-source Delta fails."""
+    dv_table = scenario.name.endswith("-dv")
+    compaction = any(t.startswith("OPTIMIZE") and "ZORDER" not in t for t in (scenario.current, *scenario.winners))
+    if dv_table and compaction and verdicts.acidsql == "committed" and verdicts.delta_spark in (
+            "ConcurrentDeleteReadException", "ConcurrentAppendException", "ConcurrentDeleteDeleteException"):
+        return ("committed", verdicts.delta_spark, COMPACTION)
     return None
 
 
 @pytest.mark.parametrize("scenario", [pytest.param(sc, id=sc.name) for sc in generated_races(GENERATED_SEED, GENERATED)])
 def test_generated_races_agree_with_delta_spark(racer, scenario):
-    _judge(racer.race(scenario), {}, classify_generated)
+    _judge(racer.race(scenario), {}, lambda v: classify_generated(v, scenario))
