@@ -37,6 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+# The workload and the checks are tests/stress's (imported as tests.stress.*): the repository
+# root must be importable however this module was reached (pytest, python -m, a spawned worker).
+_REPO = str(Path(__file__).resolve().parents[2])
+if _REPO not in sys.path:
+    sys.path.insert(0, _REPO)
+
 LAYOUT = "partitioned"
 ISOLATION = "Serializable"
 OP_WEIGHTS = {"transfer": 40, "insert": 20, "delete": 10, "upsert": 25, "optimize": 5}

@@ -54,7 +54,12 @@ def conflict_name(error: BaseException) -> Optional[str]:
 
 
 def first_line(error: BaseException) -> str:
-    lines = [ln for ln in str(error).splitlines() if ln.strip()]
+    """The line of an error that says what happened (for a Py4J error, the Java exception's)."""
+    lines = [ln.strip() for ln in str(error).splitlines() if ln.strip()]
+    if lines and lines[0].startswith("An error occurred while calling"):
+        said = next((ln for ln in lines[1:] if "Exception" in ln or "Error" in ln), None)
+        if said:
+            return said[:400]
     return lines[0][:400] if lines else type(error).__name__
 
 
