@@ -12,7 +12,6 @@ MERGE, OPTIMIZE, INSERT record their own reads, as they do in production.
 from __future__ import annotations
 
 import re
-import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -122,35 +121,35 @@ class DeltaSpark:
     def run_held(self, statement: str, table_path: str, winners: Callable[[], None]) -> HeldOutcome:
         """Run `statement` (its target at `table_path`) up to its commit, run `winners()` while
         its commit is held, then let it commit. Exceptions from `winners` propagate after the
-        held statement has been released and finished."""
-        result: dict[str, Any] = {}
+        held statement has been released and finished.
 
-        def current() -> None:
-            try:
-                self.sql(statement).collect()
-                result["outcome"] = HeldOutcome("committed")
-            except Exception as e:  # noqa: BLE001 - the outcome is the point
-                name = conflict_name(e)
-                result["outcome"] = HeldOutcome(name or "error", first_line(e))
+        The statement runs on a JVM thread (GatedLogStore.runSqlAsync), not a Python thread:
+        two Python threads calling into Spark at once can end up on one Py4J connection, and
+        then a winner waits behind the held statement for ever."""
+        from py4j.protocol import Py4JJavaError
 
         self.gate.hold(str(table_path))
-        thread = threading.Thread(target=current, name="delta-spark-current", daemon=True)
-        thread.start()
+        future = self.gate.runSqlAsync(self.spark._jsparkSession, statement)
         held = False
         deadline = time.monotonic() + HOLD_TIMEOUT_S
         try:
-            while thread.is_alive() and time.monotonic() < deadline:
+            while not future.isDone() and time.monotonic() < deadline:
                 if self.gate.awaitArrival(str(table_path), 200):
                     held = True
                     break
-            if not held and thread.is_alive():
+            if not held and not future.isDone():
                 raise TimeoutError(f"{statement!r} neither reached its commit nor finished in {HOLD_TIMEOUT_S:.0f} s")
             winners()
         finally:
             self.gate.release(str(table_path))
-            thread.join(HOLD_TIMEOUT_S)
-        out: HeldOutcome = result.get("outcome") or HeldOutcome("error", "the held statement did not finish")
-        return HeldOutcome(out.outcome, out.message, held)
+        try:
+            future.get(int(HOLD_TIMEOUT_S), self.jvm.java.util.concurrent.TimeUnit.SECONDS)
+            return HeldOutcome("committed", "", held)
+        except Py4JJavaError as e:
+            cause = e.java_exception.getCause() or e.java_exception
+            text = f"{cause.getClass().getName()}: {cause.getMessage()}"
+            name = conflict_name(RuntimeError(text))
+            return HeldOutcome(name or "error", text[:400], held)
 
 
 def _sort_key(row: tuple) -> tuple:

@@ -4,11 +4,16 @@ import java.io.IOException;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+
+import org.apache.spark.sql.SparkSession;
 
 import io.delta.storage.HDFSLogStore;
 
@@ -30,6 +35,22 @@ public class GatedLogStore extends HDFSLogStore {
     }
 
     private static final ConcurrentHashMap<String, Gate> GATES = new ConcurrentHashMap<>();
+
+    // The held statement runs on a JVM thread of its own, not on a Py4J connection's: while it
+    // is held, the Python side must be free to send the winners on its one connection.
+    private static final ExecutorService RUNNER = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "acidsql-held-statement");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** Run a SQL statement (a command: it executes when parsed) on a thread of its own. */
+    public static Future<String> runSqlAsync(SparkSession session, String sql) {
+        return RUNNER.submit(() -> {
+            session.sql(sql).collect();
+            return "committed";
+        });
+    }
 
     public GatedLogStore(Configuration hadoopConf) {
         super(hadoopConf);
