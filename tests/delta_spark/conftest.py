@@ -8,13 +8,6 @@ import pytest
 from .oracle import DeltaSpark
 
 
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if "/delta_spark/" in str(item.fspath).replace("\\", "/"):
-            item.add_marker(pytest.mark.delta_spark)
-            item.add_marker(pytest.mark.spark)
-
-
 @pytest.fixture(scope="session")
 def delta(spark) -> DeltaSpark:
     problem = getattr(spark, "_acidsql_delta_spark_problem", "the shared SparkSession was made without Delta Spark")

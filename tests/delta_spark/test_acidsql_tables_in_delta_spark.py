@@ -16,6 +16,8 @@ import pytest
 
 from .oracle import sorted_rows
 
+pytestmark = [pytest.mark.delta_spark, pytest.mark.spark]
+
 COLUMNS = "id BIGINT, p STRING, v STRING"
 
 

@@ -17,10 +17,12 @@ from acidsql.analysis.predict import load_scenarios
 
 from .races import Racer, RaceVerdicts, generated_races, open_source_form
 
+pytestmark = [pytest.mark.delta_spark, pytest.mark.spark]
+
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO_FILES = sorted((ROOT / "examples" / "scenarios").glob("*.yaml"))
 DOC = ROOT / "docs" / "databricks-vs-oss-delta.md"
-# How many generated races CI runs; ACIDSQL_GENERATED_RACES=N runs more (make conflicts-long).
+# How many generated races CI runs; ACIDSQL_GENERATED_RACES=N runs more (make races-long).
 GENERATED = int(os.environ.get("ACIDSQL_GENERATED_RACES", "16"))
 GENERATED_SEED = int(os.environ.get("ACIDSQL_GENERATED_SEED", "14"))
 

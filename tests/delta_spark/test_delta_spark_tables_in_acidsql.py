@@ -13,6 +13,8 @@ import pytest
 
 from .oracle import sorted_rows
 
+pytestmark = [pytest.mark.delta_spark, pytest.mark.spark]
+
 
 @dataclass(frozen=True)
 class DeltaShape:

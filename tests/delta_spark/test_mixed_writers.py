@@ -5,6 +5,9 @@ from __future__ import annotations
 import copy
 
 from .mixed import MixedConfig, MixedReport, check, load_results, run
+import pytest
+
+pytestmark = [pytest.mark.delta_spark, pytest.mark.spark]
 
 
 def test_acidsql_and_delta_spark_writers_together_lose_nothing(tmp_path, spark, delta):

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from . import session
+import pytest
+
+pytestmark = [pytest.mark.delta_spark, pytest.mark.spark]
 
 
 def test_missing_jars_are_named_with_the_command_that_fetches_them(tmp_path, monkeypatch):
