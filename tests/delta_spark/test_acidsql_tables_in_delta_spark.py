@@ -25,6 +25,7 @@ COLUMNS = "id BIGINT, p STRING, v STRING"
 class Shape:
     name: str
     create: str  # CREATE TABLE t ... (acidsql)
+    setup: tuple[str, ...] = ()  # more acidsql statements, each a commit, before the writes
     writes: tuple[str, ...] = (
         "INSERT INTO t VALUES (1, 'a', 'x1'), (2, 'a', 'x2'), (3, 'b', 'x3'), (4, 'b', 'x4')",
         "INSERT INTO t VALUES (5, 'a', 'x5'), (6, 'c', 'x6')",
@@ -66,9 +67,10 @@ SHAPES = [
     Shape("classic-checkpoint", f"CREATE TABLE t ({COLUMNS}) USING DELTA "
                                 "TBLPROPERTIES ('delta.checkpointInterval' = '2', 'delta.enableDeletionVectors' = true)",
           extra_checks=("checkpoint_written",)),
-    Shape("constraints", f"CREATE TABLE t ({COLUMNS}) USING DELTA "
-                         "TBLPROPERTIES ('delta.constraints.id_positive' = 'id > 0')",
-          extra_checks=("constraint_enforced_by_delta_spark",)),
+    Shape("constraints", f"CREATE TABLE t ({COLUMNS}) USING DELTA",
+          setup=("ALTER TABLE t ADD CONSTRAINT id_positive CHECK (id > 0)",),
+          extra_checks=("constraint_enforced_by_delta_spark",),
+          marks=(_xfail("CHECK constraints", "CHECK constraints (ALTER TABLE ... ADD CONSTRAINT)"),)),
     Shape("change-data-feed", f"CREATE TABLE t ({COLUMNS}) USING DELTA "
                               "TBLPROPERTIES ('delta.enableChangeDataFeed' = true, 'delta.enableDeletionVectors' = false)",
           extra_checks=("change_feed",),
@@ -93,12 +95,12 @@ def _acidsql_rows(db, columns: str, version=None) -> list[tuple]:
 def test_delta_spark_reads_and_writes_what_acidsql_writes(db, delta, shape: Shape):
     from acidsql.delta.log import DeltaLog
 
-    for text in (shape.create, *shape.writes):
+    for text in (shape.create, *shape.setup, *shape.writes):
         db.sql(text)
     path = db.table_location("t")
     t = delta.ref(path)
     latest = DeltaLog(path).latest_version()
-    assert latest == len(shape.writes)
+    assert latest == len(shape.setup) + len(shape.writes)
 
     # the same rows, latest and time travel (to the first insert, and to just before the last write)
     for version in (1, latest - 1):
