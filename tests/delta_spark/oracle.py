@@ -139,6 +139,10 @@ class DeltaSpark:
                     break
             if not held and not future.isDone():
                 raise TimeoutError(f"{statement!r} neither reached its commit nor finished in {HOLD_TIMEOUT_S:.0f} s")
+            if not held:
+                # It finished without a commit to hold (it failed, or had nothing to commit): drop
+                # the hold, or the first winner's commit would be the one held, for ever.
+                self.gate.release(str(table_path))
             winners()
         finally:
             self.gate.release(str(table_path))
