@@ -36,6 +36,14 @@ KNOWN_DIFFERENCES: dict[str, tuple[str, str, str]] = {
 }
 
 
+# Races Delta Spark cannot run with the jars `make delta-jars` fetches: race name -> the error it
+# gives. UniForm (REORG ... UPGRADE UNIFORM) needs the delta-iceberg jar (Iceberg shaded, large),
+# which the tests do not fetch.
+NOT_RUNNABLE_ON_DELTA_SPARK: dict[str, str] = {
+    "reorg-upgrade-uniform-vs-insert": "DELTA_MISSING_ICEBERG_CLASS",
+}
+
+
 def _scenarios():
     out = []
     for path in SCENARIO_FILES:
@@ -71,7 +79,12 @@ def test_scenario_races_agree_with_delta_spark(racer, scenario):
         assert "WriteSerializable" in variant, variant
         _assert_delta_spark_refuses_write_serializable(racer, tmp_path=racer.workdir)
         return
-    _judge(racer.race(variant), KNOWN_DIFFERENCES)
+    verdicts = racer.race(variant)
+    if scenario.name in NOT_RUNNABLE_ON_DELTA_SPARK:
+        assert not verdicts.acidsql.startswith("error"), verdicts.describe()
+        assert NOT_RUNNABLE_ON_DELTA_SPARK[scenario.name] in verdicts.delta_spark, verdicts.describe()
+        return
+    _judge(verdicts, KNOWN_DIFFERENCES)
 
 
 def _assert_delta_spark_refuses_write_serializable(racer, tmp_path) -> None:
