@@ -174,6 +174,16 @@ def describe_metadata_change(old: Optional[Metadata], new: Metadata) -> str:
     return "; ".join(parts)
 
 
+def same_metadata(old: Optional[Metadata], new: Metadata) -> bool:
+    """Whether a metadata action leaves the table's metadata as it was (a SET TBLPROPERTIES of
+    values already set): then it changes nothing a concurrent transaction read, and Delta
+    resolves it (ConflictChecker.attemptToResolveMetadataConflicts finds no difference)."""
+    return (old is not None and old.id == new.id and old.schema == new.schema
+            and tuple(old.partition_columns) == tuple(new.partition_columns) and old.config == new.config
+            and old.name == new.name and old.description == new.description
+            and old.format_provider == new.format_provider)
+
+
 def describe_protocol_change(old: Optional[Protocol], new: Protocol) -> ProtocolChange:
     old_features = protocol_features(old) if old else set()
     new_features = protocol_features(new)
@@ -510,7 +520,8 @@ class OptimisticTransaction:
             added_files=DataFileSet.of(winner.adds.values()),
             removed_files=DataFileSet.of(winner.removes.values()),
             new_rows=new_rows, deleted_rows=deleted_rows,
-            metadata_change=describe_metadata_change(state.metadata, metadata) if metadata is not None else None,
+            metadata_change=(describe_metadata_change(state.metadata, metadata)
+                             if metadata is not None and not same_metadata(state.metadata, metadata) else None),
             protocol_change=protocol_change,
             domains=frozenset(a.domain for a in winner.actions if isinstance(a, DomainMetadata)),
             app_ids=frozenset(a.app_id for a in winner.actions if isinstance(a, Txn)),
