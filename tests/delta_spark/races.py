@@ -202,7 +202,7 @@ def _statement(rng: random.Random, kind: str, ids: list[int], fresh: int, partit
     if kind == "merge":
         n = rng.choice(ids + [fresh])
         p = rng.randrange(3)
-        on = f"t.id = s.id" + (f" AND t.p = {p}" if rng.random() < 0.5 else "")
+        on = "t.id = s.id" + (f" AND t.p = {p}" if rng.random() < 0.5 else "")
         return (f"MERGE INTO g t USING (SELECT {n} AS id, {p} AS p, 'm{fresh}' AS v) s ON {on} "
                 "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *")
     if kind == "optimize":

@@ -114,7 +114,6 @@ def test_acidsql_reads_and_writes_what_delta_spark_writes(db, delta, shape: Delt
         if shape.name == "column-mapping-name":
             sql = sql.replace("SET v =", "SET w =")
         delta.sql(sql).collect()
-    latest = max(v for v, _ in delta.history(path))
 
     def ours(version=None):
         at = f" VERSION AS OF {version}" if version is not None else ""
