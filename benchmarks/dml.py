@@ -58,8 +58,12 @@ from benchmarks import _dml_data as data
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SMALL_ROWS = 20_000
-CONTENDERS = ("dv", "cow", "deltalake")
-LABELS = {"dv": "acidsql DV", "cow": "acidsql COW", "deltalake": "deltalake"}
+CONTENDERS = ("dv", "cow", "deltalake", "deltaspark")
+LABELS = {"dv": "acidsql DV", "cow": "acidsql COW", "deltalake": "deltalake", "deltaspark": "Delta Spark DV"}
+# Delta Spark (io.delta:delta-spark 4.4.0, jars from `make delta-jars`) runs on a copy of the
+# acidsql DV table: the same files, deletion vectors on, in a Spark of the same version and
+# settings (acidsql.spark.session.local_session) as acidsql's.
+BUILT_FROM = {"deltaspark": "dv"}
 
 
 def repeats(rows: int) -> int:
@@ -188,6 +192,8 @@ def setup(root: str, rows: int) -> dict[str, Any]:
         gen_s = time.perf_counter() - t0
         tables = {}
         for c in CONTENDERS:
+            if c in BUILT_FROM:
+                continue
             path = os.path.join(base, "tables", c)
             t0 = time.perf_counter()
             if c == "deltalake":
@@ -198,6 +204,8 @@ def setup(root: str, rows: int) -> dict[str, Any]:
             tables[c] = {"path": path, "build_s": time.perf_counter() - t0,
                          "data_files": sum(1 for p in files if p.endswith(".parquet") and not p.startswith("_delta_log")),
                          "data_bytes": sum(s for p, s in files.items() if p.endswith(".parquet") and not p.startswith("_delta_log"))}
+        for c, same in BUILT_FROM.items():
+            tables[c] = {**tables[same], "build_s": 0.0}
         out[size] = {"rows": n, "sources": sources, "merge_source": os.path.join(base, "merge_source.parquet"),
                      "merge": merge, "generate_s": gen_s, "tables": tables}
     return out
@@ -234,8 +242,12 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
     os.makedirs(work, exist_ok=True)
     out: dict[str, Any] = {"contender": contender, "op": op_name, "runs": []}
     db = None
+    delta_spark = None
     t0 = time.perf_counter()
-    if contender != "deltalake":
+    if contender == "deltaspark":
+        delta_spark = _delta_spark_session()
+        delta_spark.range(1).count()
+    elif contender != "deltalake":
         import acidsql
 
         db = acidsql.connect(warehouse=args["root"])
@@ -243,6 +255,11 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
     out["startup_s"] = time.perf_counter() - t0
 
     def run_once(src_table: str, target: str, the_op: dict[str, Any], merge_source: str) -> Any:
+        if delta_spark is not None:
+            if the_op["kind"] == "merge":
+                delta_spark.read.parquet(merge_source).createOrReplaceTempView("src")
+            row = delta_spark.sql(the_op["sql"].format(t=f"delta.`{target}`")).collect()
+            return row[0].asDict() if row else {}
         if db is None:
             return _run_deltalake(target, the_op, merge_source)
         if the_op["kind"] == "merge":
@@ -260,7 +277,7 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
 
     big = args["big"]
     prepared = big["tables"][contender]["path"]
-    jvm = data.jvm_pid() if db is not None else None
+    jvm = data.jvm_pid() if (db is not None or delta_spark is not None) else None
     profiler = None
     for i in range(n_runs):
         target = os.path.join(work, f"run{i}")
@@ -268,6 +285,8 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
         before = data.listing(target)
         if db is not None and op["kind"] == "merge":
             db.spark.read.parquet(big["merge_source"]).createOrReplaceTempView("src")
+        if delta_spark is not None and op["kind"] == "merge":
+            delta_spark.read.parquet(big["merge_source"]).createOrReplaceTempView("src")
         reset = data.reset_peak(os.getpid()) and (jvm is None or data.reset_peak(jvm))
         if args.get("profile") and i == n_runs - 1:
             from pyinstrument import Profiler
@@ -286,13 +305,18 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
                "peak_reset": reset}
         if db is not None:
             run["result"] = {k: v for k, v in result.to_dict().items() if k not in ("statement",)}
+        elif delta_spark is not None:
+            # Delta's DML returns its metrics as a row: num_affected_rows, num_deleted_rows, ...
+            run["result"] = {k: v for k, v in result.items() if isinstance(v, (int, float, str))}
         else:
             run["result"] = {k: v for k, v in result.items() if isinstance(v, (int, float, str))}
         out["runs"].append(run)
         if i < n_runs - 1:
             shutil.rmtree(target)
     # the result, read back by the contender's own reader
-    if db is None:
+    if delta_spark is not None:
+        out["check"] = delta_spark.sql(check_sql(f"delta.`{target}`", op, rows)).collect()[0].asDict()
+    elif db is None:
         out["check"] = _check_deltalake(target, op, rows)
     else:
         row = db.sql(check_sql(f"delta.`{target}`", op, rows)).collect()[0]
@@ -301,6 +325,19 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
         out["profile_text"] = profiler.output_text(unicode=False, color=False, show_all=False)
     shutil.rmtree(work)
     return out
+
+
+def _delta_spark_session():
+    """Delta Spark in a Spark of acidsql's own settings (local[*], 2g driver heap)."""
+    sys.path.insert(0, str(REPO))
+    from acidsql.spark.session import local_session
+    from tests.delta_spark.session import delta_spark_problem, session_conf
+
+    problem = delta_spark_problem()
+    if problem:
+        raise RuntimeError(f"Delta Spark is not available: {problem}")
+    conf, _ = session_conf()
+    return local_session(app_name="bench-delta-spark", conf=conf)
 
 
 def run_child(payload: dict[str, Any], timeout: float = 1800) -> dict[str, Any]:
@@ -348,8 +385,8 @@ def verify(op_name: str, op: dict[str, Any], rows: int, merge: dict[str, int],
         if not math.isclose(got["sv"] or 0.0, ref["sv"] or 0.0, rel_tol=1e-9, abs_tol=1e-6):
             problems.append(f"{LABELS[c]}: sum(value) = {got['sv']!r}, deltalake {ref['sv']!r}")
     if op["kind"] == "delete":
-        deleted = {c: r["runs"][-1]["result"].get("rows_deleted", r["runs"][-1]["result"].get("num_deleted_rows"))
-                   for c, r in results.items()}
+        deleted = {c: r["runs"][-1]["result"].get("rows_deleted", r["runs"][-1]["result"].get("num_deleted_rows",
+                   r["runs"][-1]["result"].get("num_affected_rows"))) for c, r in results.items()}
         for c, d in deleted.items():
             if d is not None and d != hit:
                 problems.append(f"{LABELS[c]}: reported {d} rows deleted, expected {hit}")
@@ -402,10 +439,10 @@ def op_table(op_name: str, op: dict[str, Any], results: dict[str, dict[str, Any]
             f"| {LABELS[c]} | {fmt_s(b['seconds'])} | {fmt_s(r['runs'][0]['seconds'])} | {fmt_bytes(w['total'])} "
             f"({parts}) | +{cm['adds']} / -{cm['removes']} ({cm['adds_with_dv']}) | {fmt_mb(b['py_peak_mb'])} "
             f"| {fmt_mb(b['jvm_peak_mb'])} | {fmt_mb(b['tree_peak_mb'])} |")
-    dv, cow, dl = (best(results[c]) for c in CONTENDERS)
+    dv, cow, dl, ds = (best(results[c]) for c in CONTENDERS)
     lines += ["", "| ratio | time | bytes written | Python peak RSS | tree peak RSS |", "|---|---:|---:|---:|---:|"]
     for name, a, b in (("acidsql DV / deltalake", dv, dl), ("acidsql COW / deltalake", cow, dl),
-                       ("acidsql DV / acidsql COW", dv, cow)):
+                       ("acidsql DV / acidsql COW", dv, cow), ("acidsql DV / Delta Spark DV", dv, ds)):
         lines.append(f"| {name} | {ratio(a['seconds'], b['seconds'])} | {ratio(a['written']['total'], b['written']['total'])} "
                      f"| {ratio(a['py_peak_mb'] or 0, b['py_peak_mb'] or 0)} | {ratio(a['tree_peak_mb'], b['tree_peak_mb'])} |")
     lines.append("")
@@ -417,7 +454,7 @@ def report(rows: int, n_runs: int, prep: dict[str, Any], results: dict[str, dict
     ops = operations(rows)
     big = prep["big"]
     lines = [
-        "## DML: DELETE / UPDATE / MERGE, acidsql (deletion vectors and copy-on-write) against deltalake",
+        "## DML: DELETE / UPDATE / MERGE, acidsql (deletion vectors and copy-on-write) against deltalake and Delta Spark",
         "",
         f"{rows:,} rows (id bigint, key int, value double, name string) in "
         + ", ".join(f"{LABELS[c]} {t['data_files']} files / {fmt_bytes(t['data_bytes'])}" for c, t in big["tables"].items())
@@ -443,11 +480,28 @@ def report(rows: int, n_runs: int, prep: dict[str, Any], results: dict[str, dict
     ]
     for name, op in ops.items():
         r = results[name]
-        dv, cow, dl = (best(r[c]) for c in CONTENDERS)
+        dv, cow, dl, _ds = (best(r[c]) for c in CONTENDERS)
         lines.append(f"| {op['title']} | {fmt_s(dv['seconds'])} | {fmt_s(cow['seconds'])} | {fmt_s(dl['seconds'])} "
                      f"| {ratio(dv['seconds'], dl['seconds'])} | {ratio(cow['seconds'], dl['seconds'])} "
                      f"| {ratio(dv['seconds'], cow['seconds'])} | {fmt_bytes(dv['written']['total'])} / "
                      f"{fmt_bytes(cow['written']['total'])} / {fmt_bytes(dl['written']['total'])} |")
+    lines += [
+        "",
+        "### Against Delta Spark (deletion vectors on, same Spark 4.2.0, same starting files)",
+        "",
+        "Delta Spark 4.4.0 runs each statement on a copy of the acidsql DV table, in a Spark with acidsql's "
+        "settings. Ratios are acidsql DV / Delta Spark DV from this one run (below 1: acidsql is faster, writes "
+        "less, or peaks lower); memory is the peak of the JVM and of the whole process tree.",
+        "",
+        "| operation | acidsql DV | Delta Spark DV | time | bytes written | JVM peak RSS | tree peak RSS |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, op in ops.items():
+        dv, ds = best(results[name]["dv"]), best(results[name]["deltaspark"])
+        lines.append(f"| {op['title']} | {fmt_s(dv['seconds'])}, {fmt_bytes(dv['written']['total'])} "
+                     f"| {fmt_s(ds['seconds'])}, {fmt_bytes(ds['written']['total'])} "
+                     f"| {ratio(dv['seconds'], ds['seconds'])} | {ratio(dv['written']['total'], ds['written']['total'])} "
+                     f"| {ratio(dv['jvm_peak_mb'] or 0, ds['jvm_peak_mb'] or 0)} | {ratio(dv['tree_peak_mb'], ds['tree_peak_mb'])} |")
     lines.append("")
     for name, op in ops.items():
         lines += op_table(name, op, results[name])

@@ -19,10 +19,15 @@ CORPUS = ROOT / "tests" / "data" / "corpus" / "statements.sql"  # a copy of ../s
 
 @pytest.fixture(scope="session")
 def spark():
-    """The one SparkSession of the test run (local[2], small shuffles, no UI)."""
+    """The one SparkSession of the test run (local[2], small shuffles, no UI). It carries Delta
+    Spark (tests/delta_spark/session.py) when its jars are there, so acidsql and the reference
+    implementation share one Spark; `delta_spark_problem` says why not otherwise."""
     from acidsql.spark.session import local_session
+    from delta_spark.session import session_conf
 
-    session = local_session(app_name="acidsql-tests")
+    conf, problem = session_conf()
+    session = local_session(app_name="acidsql-tests", conf=conf)
+    session._acidsql_delta_spark_problem = problem  # read by the delta_spark fixture
     yield session
     session.stop()
 

@@ -308,9 +308,15 @@ class _Analyzer:
         qualifier = (s.target.alias or (s.target.name or "").split(".")[-1]) if s.target else "t"
         by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
         only_inserts = bool(s.clauses) and all(c.action is m.MergeAction.INSERT for c in s.clauses)
-        target_preds, implied = merge_target_predicates(s.on, resolver, qualifier)
+        with_implied, implied = merge_target_predicates(s.on, resolver, qualifier)
+        # Delta records only the conjuncts of ON that name target columns alone
+        # (MergeIntoCommandBase.getTargetOnlyPredicates): a target predicate implied through
+        # the join (s.date = d.date AND s.date = '2024-01-01') narrows nothing. The race
+        # merge-literals-by-transitivity shows it on Delta Spark (docs/databricks-vs-oss-delta.md).
+        target_preds = with_implied[:len(with_implied) - len(implied)]
         for w in implied:
-            self.notes.append(f"target predicate {w}")
+            self.notes.append(f"target predicate {w} is implied but not explicit: Delta reads by explicit "
+                              "target-only predicates, so write it out (acidsql rewrite does)")
         self.fallbacks += fallbacks_in(s.on, resolver, "MERGE condition")
         for c in s.clauses:
             if c.condition is not None:

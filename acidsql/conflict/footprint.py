@@ -106,6 +106,10 @@ class TableLayout:
     deletion_vectors_disabled: bool = False  # explicitly set to false (matters for clustered tables)
     isolation: IsolationLevel = IsolationLevel.WRITE_SERIALIZABLE
     identity_columns: bool = False
+    # The writer's side, not the table's: Databricks Runtime detects conflicts on rows where
+    # the layout allows it; open-source Delta (Delta Spark) never does. Off, every conflict
+    # is decided on files, as Delta Spark's ConflictChecker decides it.
+    row_level_concurrency_enabled: bool = True
 
     @classmethod
     def of(cls, configuration: Mapping[str, str], partition_columns: Iterable[str] = (),
@@ -135,6 +139,8 @@ class TableLayout:
     def row_level_concurrency(self) -> bool:
         """Databricks: row-level concurrency for unpartitioned tables with deletion vectors,
         and for liquid-clustered tables unless deletion vectors are turned off."""
+        if not self.row_level_concurrency_enabled:
+            return False
         if self.clustered:
             return not self.deletion_vectors_disabled
         return (not self.partitioned) and self.deletion_vectors

@@ -180,6 +180,8 @@ def row_level_applies(current: Footprint, winner: Optional[Footprint] = None) ->
     """Whether conflicts between `current` and `winner` are decided on rows, and why (not)."""
     layout = current.table
     if not layout.row_level_concurrency:
+        if not layout.row_level_concurrency_enabled:
+            return False, "row-level concurrency is turned off for this writer (open-source Delta has none)"
         if layout.partitioned:
             return False, "the table is partitioned"
         if layout.clustered:

@@ -207,11 +207,12 @@ class DeltaTable:
     def __init__(self, root: str, storage: Optional[Storage] = None, *, max_retries: int = DEFAULT_MAX_RETRIES,
                  dv_storage: str = "file", name: Optional[str] = None,
                  storage_options: Optional[Mapping[str, str]] = None,
-                 expression_evaluator: Optional[ExpressionEvaluator] = None):
+                 expression_evaluator: Optional[ExpressionEvaluator] = None, row_level_concurrency: bool = True):
         self.log = DeltaLog(str(root), storage, storage_options)
         self.root = self.log.table_root if "://" in str(root) else str(root)
         self.max_retries = max_retries
         self.dv_storage = dv_storage
+        self.row_level_concurrency = row_level_concurrency  # False: file-level conflicts only, as open-source Delta
         self.name = name or self.root
         # Evaluates the Spark SQL of CHECK constraints, invariants and generated columns on new
         # rows (see acidsql.delta.constraints); without it such writes are refused.
@@ -245,7 +246,7 @@ class DeltaTable:
     def begin(self) -> OptimisticTransaction:
         """A new transaction reading the latest version."""
         return OptimisticTransaction(self.log, max_retries=self.max_retries, table_name=self.name,
-                                     dv_storage=self.dv_storage)
+                                     dv_storage=self.dv_storage, row_level_concurrency=self.row_level_concurrency)
 
     def _begin_existing(self, write: WriteKind) -> OptimisticTransaction:
         """A transaction on the existing table that means to make a `write`; refused here,

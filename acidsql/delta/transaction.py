@@ -176,6 +176,16 @@ def describe_metadata_change(old: Optional[Metadata], new: Metadata) -> str:
     return "; ".join(parts)
 
 
+def same_metadata(old: Optional[Metadata], new: Metadata) -> bool:
+    """Whether a metadata action leaves the table's metadata as it was (a SET TBLPROPERTIES of
+    values already set): then it changes nothing a concurrent transaction read, and Delta
+    resolves it (ConflictChecker.attemptToResolveMetadataConflicts finds no difference)."""
+    return (old is not None and old.id == new.id and old.schema == new.schema
+            and tuple(old.partition_columns) == tuple(new.partition_columns) and old.config == new.config
+            and old.name == new.name and old.description == new.description
+            and old.format_provider == new.format_provider)
+
+
 def describe_protocol_change(old: Optional[Protocol], new: Protocol) -> ProtocolChange:
     old_features = protocol_features(old) if old else set()
     new_features = protocol_features(new)
@@ -257,7 +267,7 @@ class OptimisticTransaction:
 
     def __init__(self, table: Union[str, DeltaLog], *, max_retries: int = DEFAULT_MAX_RETRIES,
                  snapshot: Optional[Snapshot] = None, table_name: Optional[str] = None,
-                 dv_storage: str = "file"):
+                 dv_storage: str = "file", row_level_concurrency: bool = True):
         self.log = table if isinstance(table, DeltaLog) else DeltaLog(str(table))
         self.storage = self.log.storage
         if snapshot is None and self.log.latest_version() >= 0:
@@ -272,6 +282,8 @@ class OptimisticTransaction:
         if dv_storage not in ("file", "inline"):
             raise ValueError(f"dv_storage must be 'file' or 'inline', not {dv_storage!r}")
         self.dv_storage = dv_storage
+        # False: decide every conflict on files, as open-source Delta does (TableLayout).
+        self.row_level_concurrency = row_level_concurrency
         self.txn_id = str(uuid.uuid4())
         # what it read
         self._read_predicates: list[tuple[Optional[PartitionPredicate], str]] = []
@@ -311,10 +323,15 @@ class OptimisticTransaction:
         if self.snapshot is None:
             md = self._metadata
             if md is None:
-                return TableLayout()
-            return table_layout(md.config, md.partition_columns, self._domains, self._protocol, md.schema)
-        s = self.snapshot
-        return table_layout(s.configuration, s.partition_columns, s.domains, s.protocol, s.schema_json)
+                layout = TableLayout()
+            else:
+                layout = table_layout(md.config, md.partition_columns, self._domains, self._protocol, md.schema)
+        else:
+            s = self.snapshot
+            layout = table_layout(s.configuration, s.partition_columns, s.domains, s.protocol, s.schema_json)
+        if not self.row_level_concurrency:
+            layout = replace(layout, row_level_concurrency_enabled=False)
+        return layout
 
     @property
     def isolation_level(self) -> IsolationLevel:
@@ -556,7 +573,8 @@ class OptimisticTransaction:
             added_files=DataFileSet.of(winner.adds.values()),
             removed_files=DataFileSet.of(winner.removes.values()),
             new_rows=new_rows, deleted_rows=deleted_rows,
-            metadata_change=describe_metadata_change(state.metadata, metadata) if metadata is not None else None,
+            metadata_change=(describe_metadata_change(state.metadata, metadata)
+                             if metadata is not None and not same_metadata(state.metadata, metadata) else None),
             protocol_change=protocol_change,
             domains=frozenset(a.domain for a in winner.actions if isinstance(a, DomainMetadata)),
             app_ids=frozenset(a.app_id for a in winner.actions if isinstance(a, Txn)),

@@ -119,9 +119,12 @@ Prepared = Union[PreparedWrite, NoCommit]
 class Executor:
     """Runs statements on Delta tables of a warehouse with a SparkSession."""
 
-    def __init__(self, spark: "SparkSession", warehouse: Union[str, Warehouse] = "spark-warehouse"):
+    def __init__(self, spark: "SparkSession", warehouse: Union[str, Warehouse] = "spark-warehouse",
+                 row_level_concurrency: bool = True):
         self.spark = spark
         self.warehouse = warehouse if isinstance(warehouse, Warehouse) else Warehouse.at(warehouse)
+        # False: every conflict is decided on files, as open-source Delta decides it.
+        self.row_level_concurrency = row_level_concurrency
         self.view_catalog = ViewCatalog(self.warehouse)
 
     def table_views(self) -> TableViews:
@@ -217,7 +220,8 @@ class Executor:
         name = self.warehouse.display_name(ref)
         if not self.warehouse.has_table(location):
             raise StatementError(f"table {name} does not exist (no Delta table at {location})", "TABLE_OR_VIEW_NOT_FOUND")
-        txn = OptimisticTransaction(self.warehouse.log(location), table_name=name)
+        txn = OptimisticTransaction(self.warehouse.log(location), table_name=name,
+                                    row_level_concurrency=self.row_level_concurrency)
         snapshot = txn.snapshot
         assert snapshot is not None
         key = ref.key if ref is not None else name

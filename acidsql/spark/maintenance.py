@@ -53,9 +53,9 @@ class _HeldTable(DeltaTable):
     """A DeltaTable whose next transaction is the deferred one, so the operation's read phase
     happens now and its commit later."""
 
-    def __init__(self, root: str, name: str, storage=None):
-        super().__init__(root, storage, name=name)
-        self.held = DeferredTransaction(self.log, table_name=name)
+    def __init__(self, root: str, name: str, storage=None, row_level_concurrency: bool = True):
+        super().__init__(root, storage, name=name, row_level_concurrency=row_level_concurrency)
+        self.held = DeferredTransaction(self.log, table_name=name, row_level_concurrency=row_level_concurrency)
         self._given = False
 
     def begin(self) -> OptimisticTransaction:
@@ -108,7 +108,7 @@ def prepare(ex: Executor, s: m.AnyStatement):
     if commits_in_steps(s):
         # Several commits (remove traces, barriers, then the change): they run now, in order.
         return NoCommit(_multi_commit(ex, s, location, name))
-    table = _HeldTable(location, name, ex.warehouse.storage(location))
+    table = _HeldTable(location, name, ex.warehouse.storage(location), ex.row_level_concurrency)
     if isinstance(s, m.AlterTable):
         operation = _alter(ex, table, s)
     elif isinstance(s, m.Restore):
@@ -208,6 +208,7 @@ def _column_type(table: DeltaTable, column: str):
 
 def _multi_commit(ex: Executor, s: m.AnyStatement, location: str, name: str) -> StatementResult:
     table = ex.warehouse.table(location, name)
+    table.row_level_concurrency = ex.row_level_concurrency
     before = table.version
     try:
         if isinstance(s, m.Reorg):
@@ -241,7 +242,8 @@ def _create(ex: Executor, s: m.CreateTable):
             return NoCommit(_result(s, operation, name, notes=("the table already exists: nothing to do",)))
         # One transaction, begun before the query runs: an AS SELECT that reads the table it
         # replaces reads the snapshot this commit replaces (the whole table is its read set).
-        txn = OptimisticTransaction(ex.warehouse.log(location), table_name=name)
+        txn = OptimisticTransaction(ex.warehouse.log(location), table_name=name,
+                                    row_level_concurrency=ex.row_level_concurrency)
         query_df = None
         if s.as_select is not None:
             if txn.snapshot is not None:

@@ -69,10 +69,11 @@ def _rows_equal(actual: list[list[Any]], expected: list[list[Any]]) -> bool:
 
 def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optional[str] = None,
                  allow_external_paths: bool = False, storage_options: Optional[Mapping[str, str]] = None,
-                 scratch_under: Optional[str] = None) -> RaceOutcome:
+                 scratch_under: Optional[str] = None, row_level_concurrency: bool = True) -> RaceOutcome:
     """Race one scenario in `warehouse`, or in a fresh one removed afterwards: a temp folder,
     or a fresh prefix below `scratch_under` (an object-store URI, e.g. `s3://bucket/races`).
-    Its delta.`/path` tables must lie in that warehouse unless `allow_external_paths`."""
+    Its delta.`/path` tables must lie in that warehouse unless `allow_external_paths`.
+    `row_level_concurrency=False` races it as open-source Delta would (files only)."""
     own = warehouse is None
     if own and scratch_under is not None:
         from acidsql.delta.storage import join_location
@@ -81,7 +82,7 @@ def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optiona
     else:
         root = tempfile.mkdtemp(prefix="acidsql-race-") if own else warehouse
     try:
-        return _race(Session(spark, root, allow_external_paths, storage_options), scenario)
+        return _race(Session(spark, root, allow_external_paths, storage_options, row_level_concurrency), scenario)
     finally:
         if own and scratch_under is not None:
             from acidsql.delta.storage import storage_for

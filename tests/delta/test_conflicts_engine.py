@@ -120,6 +120,22 @@ def test_metadata_change_fails_a_concurrent_blind_append(tmp_path, isolation):
     assert 42 not in ids(t)
 
 
+def test_metadata_action_that_changes_nothing_does_not_fail_a_concurrent_write(tmp_path):
+    """SET TBLPROPERTIES of a value already set leaves the metadata as it was: Delta Spark
+    resolves it (attemptToResolveMetadataConflicts finds no difference) and commits the
+    concurrent write; so does acidsql (race isolation-level-change-vs-optimize, open-source form)."""
+    t = make(str(tmp_path / "t"), isolation="Serializable")
+    append = t.start_append(rows([42]))
+    t.set_properties({"delta.isolationLevel": "Serializable"})
+    append.commit()
+    assert 42 in ids(t)
+    # a real change still fails it
+    append = t.start_append(rows([43]))
+    t.set_properties({"delta.isolationLevel": "WriteSerializable"})
+    with pytest.raises(MetadataChangedException):
+        append.commit()
+
+
 def test_protocol_upgrade_fails_concurrent_writer(tmp_path):
     t = make(str(tmp_path / "t"))
     delete = t.start_delete(lambda tb: pc.equal(tb["id"], 1), description="id = 1")

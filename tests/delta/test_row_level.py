@@ -179,3 +179,17 @@ def test_compaction_without_row_mapping_fails_instead_of_losing_deletes(tmp_path
         mine.commit()
     assert "did not record where the rows went" in e.value.reason
     assert 5 in dict(state(t))
+
+
+def test_row_level_concurrency_off_decides_on_files_as_open_source_delta(tmp_path):
+    """row_level_concurrency=False (open-source Delta has none): disjoint rows of one file
+    conflict, as in Delta Spark, where the winner's re-added file is a non-blind add."""
+    root = str(tmp_path / "t")
+    make(root)
+    t = DeltaTable(root, row_level_concurrency=False)
+    mine = t.start_delete(eq(2), description="id = 2")
+    DeltaTable(root).delete(eq(7), description="id = 7")
+    with pytest.raises(ConcurrentAppendException) as e:
+        mine.commit()
+    assert e.value.error_class == "DELTA_CONCURRENT_APPEND.WITHOUT_HINT"
+    assert [i for i, _ in state(t)] == [0, 1, 2, 3, 4, 5, 6, 8, 9]
