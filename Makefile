@@ -43,7 +43,7 @@ demo: install
 	$(BIN)/acidsql run examples/quickstart.sql --warehouse warehouse
 
 test: install delta-jars
-	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
+	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider -n 2
 
 # The benchmarks also need the `bench` extra (sqlfluff, for the side-by-side in lint_throughput).
 $(VENV)/.bench-installed: $(BIN)/acidsql
