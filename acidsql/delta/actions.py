@@ -66,6 +66,46 @@ class Protocol:
 
 EMPTY_SCHEMA_STRING = '{"type":"struct","fields":[]}'
 
+# The key order Spark's DataType.json writes. Readers compare schemaString as text: Delta's
+# conflict checker (ConflictChecker.attemptToResolveMetadataConflicts) resolves a concurrent
+# metadata action whose schemaString is the same text, and fails the transaction with
+# MetadataChangedException when the text differs, even if only the key order does.
+_TYPE_KEY_ORDER = {
+    "struct": ("type", "fields"),
+    "array": ("type", "elementType", "containsNull"),
+    "map": ("type", "keyType", "valueType", "valueContainsNull"),
+}
+_FIELD_KEY_ORDER = ("name", "type", "nullable", "metadata")
+
+
+def _ordered(keys: tuple[str, ...], d: dict[str, Any]) -> dict[str, Any]:
+    out = {k: d[k] for k in keys if k in d}
+    out.update((k, v) for k, v in d.items() if k not in out)
+    return out
+
+
+def _canonical_type(t: Any) -> Any:
+    if not isinstance(t, dict):
+        return t  # a primitive type name ("long", "decimal(10,2)")
+    kind = t.get("type")
+    out = _ordered(_TYPE_KEY_ORDER.get(kind, ("type",)), t)
+    if kind == "struct":
+        out["fields"] = [_ordered(_FIELD_KEY_ORDER, {**f, "type": _canonical_type(f.get("type"))})
+                         for f in t.get("fields", [])]
+    elif kind == "array":
+        out["elementType"] = _canonical_type(t.get("elementType"))
+    elif kind == "map":
+        out["keyType"] = _canonical_type(t.get("keyType"))
+        out["valueType"] = _canonical_type(t.get("valueType"))
+    return out
+
+
+def schema_string(schema: dict[str, Any]) -> str:
+    """A table schema (the parsed schemaString) as the text Spark writes for it: compact, keys in
+    Spark's order, so that a metadata action that leaves the schema as it was has the same
+    schemaString as the one before it, whichever engine wrote either."""
+    return json.dumps(_canonical_type(schema), separators=(",", ":"))
+
 
 @dataclass(frozen=True)
 class Metadata:

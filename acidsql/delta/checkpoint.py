@@ -184,8 +184,12 @@ def _checkpoint_rows(snapshot: "Snapshot", now_ms: Optional[int]) -> tuple[list[
 CHECKPOINT_METADATA_TYPE = pa.struct([("version", pa.int64()), ("tags", _STR_MAP)])
 SIDECAR_TYPE = pa.struct([("path", pa.string()), ("sizeInBytes", pa.int64()), ("modificationTime", pa.int64()),
                           ("tags", _STR_MAP)])
+# The add and remove columns stay in the top-level file (all null, the actions are in the
+# sidecar): the protocol allows leaving them out, but Delta Spark 4.4 reads a V2 checkpoint's
+# top-level file by its `add` column and fails with FIELD_NOT_FOUND without it; Delta itself
+# writes them.
 V2_CHECKPOINT_SCHEMA = pa.schema(
-    [f for f in CHECKPOINT_SCHEMA if f.name not in _FILE_ACTIONS] +
+    list(CHECKPOINT_SCHEMA) +
     [pa.field("checkpointMetadata", CHECKPOINT_METADATA_TYPE), pa.field("sidecar", SIDECAR_TYPE)])
 SIDECAR_SCHEMA = pa.schema([CHECKPOINT_SCHEMA.field("add"), CHECKPOINT_SCHEMA.field("remove")])
 

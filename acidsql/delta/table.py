@@ -24,7 +24,7 @@ from pyroaring import BitMap64
 from acidsql.conflict import OpKind
 from acidsql.delta import datafiles
 from acidsql.delta import vacuum as vacuuming
-from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, RemoveFile
+from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, RemoveFile, schema_string
 from acidsql.delta import change_data, row_tracking
 from acidsql.delta.checkpoint import write_checkpoint
 from acidsql.delta.clustering import z_order
@@ -323,7 +323,7 @@ class DeltaTable:
         table_id = txn.snapshot.metadata.id if txn.snapshot is not None else str(uuid.uuid4())
         props = _with_row_tracking_names(props, protocol, txn.snapshot.configuration if txn.snapshot else {})
         metadata = Metadata(
-            id=table_id, schema_string=json.dumps(schema_json, separators=(",", ":")),
+            id=table_id, schema_string=schema_string(schema_json),
             partition_columns=tuple(partition_columns), configuration=tuple(sorted(props.items())),
             name=name, description=description, created_time=_now_ms(),
         )
@@ -406,7 +406,7 @@ class DeltaTable:
         protocol = protocol_for(required_features({}, schema_json))
         txn.update_protocol(protocol)
         txn.update_metadata(Metadata(
-            id=str(uuid.uuid4()), schema_string=json.dumps(schema_json, separators=(",", ":")),
+            id=str(uuid.uuid4()), schema_string=schema_string(schema_json),
             partition_columns=tuple(part_names), configuration=(), name=name, created_time=_now_ms()))
         for rel, values, size, mtime in found:
             stats = datafiles.collect_stats(pq.read_table(storage.open_read(rel))) if collect_stats else None
@@ -718,7 +718,7 @@ class DeltaTable:
         protocol = protocol_for(wanted, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
         config = _with_row_tracking_names(config, protocol, snap.configuration)
         metadata = replace(snap.metadata, configuration=tuple(sorted(config.items())),
-                           schema_string=json.dumps(schema_json, separators=(",", ":")))
+                           schema_string=schema_string(schema_json))
         txn.update_metadata(metadata)
         if protocol != snap.protocol:
             txn.update_protocol(protocol)

@@ -21,7 +21,7 @@ from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.predicates import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.conflict import OpKind
 from acidsql.delta import row_tracking
-from acidsql.delta.actions import AddFile, RemoveFile
+from acidsql.delta.actions import AddFile, RemoveFile, schema_string
 from acidsql.delta.row_tracking import ROW_ID
 from acidsql.delta.features import write_kind
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
@@ -356,7 +356,7 @@ class Executor:
                 if evolved is not None:
                     # new columns: the commit carries the new schema (a metadata change)
                     schema_json = evolved
-                    txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(evolved, separators=(",", ":"))))
+                    txn.update_metadata(replace(snapshot.metadata, schema_string=schema_string(evolved)))
             rows, given = self._insert_rows(s, snapshot, views, schema_json)
             inserted = rows.localCheckpoint(eager=True)
             count = inserted.count()
@@ -364,7 +364,7 @@ class Executor:
                 # Identity values come from the high-water mark in the schema, so the insert
                 # also commits new metadata: concurrent inserts fail (MetadataChangedException).
                 inserted, schema_json = assign_identity_values(inserted, schema_json, count)
-                txn.update_metadata(replace(snapshot.metadata, schema_string=json.dumps(schema_json)))
+                txn.update_metadata(replace(snapshot.metadata, schema_string=schema_string(schema_json)))
             # Checked with the identity values in place (a constraint may read them).
             inserted = self._apply_rules(inserted, snapshot, given, name)
             removed: list[RemoveFile] = []
@@ -707,7 +707,7 @@ class Executor:
                     schema_json = {**schema_json, "fields": list(schema_json["fields"]) + [
                         {"name": c, "type": json.loads(source_types[c].json()), "nullable": True, "metadata": {}} for c in extra]}
                     fields = fields + extra
-                    metadata = replace(snapshot.metadata, schema_string=json.dumps(schema_json, separators=(",", ":")))
+                    metadata = replace(snapshot.metadata, schema_string=schema_string(schema_json))
             target_view = views.register(scan(self.spark, snapshot, files, positions=True, row_tracking=True,
                                               storage=txn.storage), "target")
             source = self.spark.sql(source_sql).withColumn(SOURCE_MARK, F.lit(True))

@@ -135,9 +135,20 @@ class Racer:
         database = f"oracle_{n}"
         self.spark.sql(f"CREATE DATABASE {database} LOCATION '{os.path.join(theirs, '_catalog')}'")
         previous = self.spark.catalog.currentDatabase()
+        other_databases: list[str] = []
         try:
             for name in created_tables(sc):
-                self.spark.sql(f"CREATE TABLE {database}.{name} USING DELTA LOCATION '{warehouse.location_of_name(name)}'")
+                if "." in name:
+                    # A table of another database (`other.events`): the statements name that
+                    # database, so register it under that name, for this race only.
+                    qualifier = name.rsplit(".", 1)[0]
+                    if qualifier not in other_databases:
+                        self.spark.sql(f"CREATE DATABASE IF NOT EXISTS {qualifier} "
+                                       f"LOCATION '{os.path.join(theirs, '_catalog_' + qualifier)}'")
+                        other_databases.append(qualifier)
+                    self.spark.sql(f"CREATE TABLE {name} USING DELTA LOCATION '{warehouse.location_of_name(name)}'")
+                else:
+                    self.spark.sql(f"CREATE TABLE {database}.{name} USING DELTA LOCATION '{warehouse.location_of_name(name)}'")
             self.spark.catalog.setCurrentDatabase(database)
             path = warehouse.location_of_name(target_name(sc.current))
 
@@ -157,7 +168,8 @@ class Racer:
                 delta_rows = sorted_rows(_plain_row(r) for r in self.delta.sql(sc.after).collect())
         finally:
             self.spark.catalog.setCurrentDatabase(previous)
-            self.spark.sql(f"DROP DATABASE IF EXISTS {database} CASCADE")
+            for qualifier in (database, *other_databases):
+                self.spark.sql(f"DROP DATABASE IF EXISTS {qualifier} CASCADE")
         verdicts = RaceVerdicts(sc.name, acid, theirs_outcome, ours.reason, message,
                                 [tuple(r) for r in acid_rows] if acid_rows is not None else None,
                                 delta_rows, was_held)

@@ -78,8 +78,7 @@ SHAPES = [
           extra_checks=("row_ids",)),
     Shape("v2-checkpoint", f"CREATE TABLE t ({COLUMNS}) USING DELTA "
                            "TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '2')",
-          extra_checks=("checkpoint_written",),
-          marks=(_xfail("v2 checkpoints", "V2 checkpoints (it refuses delta.checkpointPolicy = 'v2')"),)),
+          extra_checks=("checkpoint_written",)),
 ]
 
 

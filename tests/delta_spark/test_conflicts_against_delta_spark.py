@@ -39,12 +39,22 @@ KNOWN_DIFFERENCES: dict[str, tuple[str, str, str]] = {
 # Races Delta Spark cannot run with the jars `make delta-jars` fetches: race name -> the error it
 # gives. UniForm (REORG ... UPGRADE UNIFORM) needs the delta-iceberg jar (Iceberg shaded, large),
 # which the tests do not fetch.
-# The other two are statements open-source Delta refuses and Databricks documents (its
-# row-level concurrency falls back to file level for them): docs/databricks-vs-oss-delta.md.
+# The others are statements open-source Delta refuses and Databricks runs (row-level concurrency
+# falls back to file level for subqueries and non-deterministic conditions; REPLACE USING/ON is
+# Databricks SQL): docs/databricks-vs-oss-delta.md, "Statements open-source Delta refuses".
 NOT_RUNNABLE_ON_DELTA_SPARK: dict[str, str] = {
     "reorg-upgrade-uniform-vs-insert": "DELTA_MISSING_ICEBERG_CLASS",
     "fallback-non-deterministic-condition": "INVALID_NON_DETERMINISTIC_EXPRESSIONS",
     "fallback-subquery-condition": "DELTA_UNSUPPORTED_SUBQUERY",
+    "update-subquery-reads-rewritten-partition": "DELTA_UNSUPPORTED_SUBQUERY",
+    "update-subquery-partition-untouched": "DELTA_UNSUPPORTED_SUBQUERY",
+    "delete-subquery-reads-rewritten-partition": "DELTA_UNSUPPORTED_SUBQUERY",
+    "row-level-non-deterministic-falls-back": "INVALID_NON_DETERMINISTIC_EXPRESSIONS",
+    # Databricks SQL's INSERT ... REPLACE USING / REPLACE ON: Spark parses it, Delta's table
+    # does not implement it.
+    "replace-using-vs-blind-insert-writeserializable": "does not support INSERT INTO ... REPLACE ON/USING",
+    "replace-using-vs-blind-insert-serializable": "does not support INSERT INTO ... REPLACE ON/USING",
+    "replace-on-vs-update-of-another-partition": "does not support INSERT INTO ... REPLACE ON/USING",
 }
 
 

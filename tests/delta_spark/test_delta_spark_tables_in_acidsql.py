@@ -70,8 +70,7 @@ SHAPES = [
     DeltaShape("column-mapping-id", f"CREATE TABLE {{t}} ({COLS}) USING DELTA "
                                     "TBLPROPERTIES ('delta.columnMapping.mode' = 'id')"),
     DeltaShape("v2-checkpoint", f"CREATE TABLE {{t}} ({COLS}) USING DELTA "
-                                "TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '2')",
-               marks=(_xfail("v2 checkpoints", "read V2 checkpoints"),)),
+                                "TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '2')"),
     DeltaShape("type-widening", "CREATE TABLE {t} (id INT, p STRING, v STRING) USING DELTA "
                                 "TBLPROPERTIES ('delta.enableTypeWidening' = true)",
                setup=("ALTER TABLE {t} ALTER COLUMN id TYPE BIGINT",)),
