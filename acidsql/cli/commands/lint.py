@@ -9,6 +9,10 @@ from pathlib import Path
 from acidsql.cli.common import add_param_option, add_warehouse_lookup_option, live_loaders, parse_params, storage_options
 from acidsql.cli.errors import UsageError
 
+# Linting opens no connection and starts no process that the interpreter's teardown would
+# close: `acidsql lint` ends without it (see cli.main._exit_without_teardown).
+EXIT_WITHOUT_TEARDOWN = True
+
 HELP = "check SQL scripts for writes that will conflict when run concurrently"
 EPILOG = """\
 examples:
