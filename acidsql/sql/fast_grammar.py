@@ -213,6 +213,16 @@ class _Reader:
             columns.append(self.dotted_name())
         return FastTree("column_list", columns)
 
+    def parenthesized(self, item) -> list:
+        """`"(" item ("," item)* ")"`: the items (the punctuation makes no tree node)."""
+        self.punct("(")
+        items = [item()]
+        while self.at_punct(","):
+            self.i += 1
+            items.append(item())
+        self.punct(")")
+        return items
+
     def where(self) -> FastTree:
         return FastTree("where", [self.keyword("WHERE"), self.terminal("C", "CONDITION")])
 
@@ -322,12 +332,7 @@ class _Reader:
             action = [self.keyword("UNSET"), self.keyword("TBLPROPERTIES")]
             if self.at_word("IF"):
                 action.append(FastTree("if_exists", [self.keyword("IF"), self.keyword("EXISTS")]))
-            self.punct("(")
-            action.append(self.property_key())
-            while self.at_punct(","):
-                self.i += 1
-                action.append(self.property_key())
-            self.punct(")")
+            action += self.parenthesized(self.property_key)
             children.append(FastTree("unset_properties", action))
         elif self.at_word("DROP"):
             action = [self.keyword("DROP"), self.keyword("FEATURE")]
@@ -411,13 +416,7 @@ class _Reader:
         children.append(FastTree("table_ref", ref))
         while True:
             if self.at_word("TBLPROPERTIES"):
-                tail = [self.keyword("TBLPROPERTIES")]
-                self.punct("(")
-                tail.append(self.property())
-                while self.at_punct(","):
-                    self.i += 1
-                    tail.append(self.property())
-                self.punct(")")
+                tail = [self.keyword("TBLPROPERTIES"), *self.parenthesized(self.property)]
                 children.append(FastTree("clone_properties", tail))
             elif self.at_word("LOCATION"):
                 children.append(FastTree("clone_location", [self.keyword("LOCATION"), self.terminal("S", "STRING")]))
@@ -442,13 +441,7 @@ class _Reader:
         if self.at_word("NO"):
             children.append(FastTree("convert_no_statistics", [self.keyword("NO"), self.keyword("STATISTICS")]))
         if self.at_word("PARTITIONED"):
-            partitions = [self.keyword("PARTITIONED"), self.keyword("BY")]
-            self.punct("(")
-            partitions.append(self.convert_column())
-            while self.at_punct(","):
-                self.i += 1
-                partitions.append(self.convert_column())
-            self.punct(")")
+            partitions = [self.keyword("PARTITIONED"), self.keyword("BY"), *self.parenthesized(self.convert_column)]
             children.append(FastTree("convert_partitions", partitions))
         return FastTree("convert", children)
 
