@@ -104,9 +104,17 @@ def lint_text(
     config: Optional[LintConfig] = None,
     params: Optional[Mapping[str, str]] = None,
     catalog=None,
+    full_parse: bool = False,
 ) -> LintReport:
     """Lint one script. `catalog` (an `acidsql.analysis.Catalog`) defaults to the tables of
-    `config`; it is copied, so the script's CREATE / ALTER statements do not leak out."""
+    `config`; it is copied, so the script's CREATE / ALTER statements do not leak out.
+
+    Queries (SELECT, set operations, VALUES) are parsed, so a broken one is a DL000 as any
+    statement, but not modelled: no rule and no catalog update reads a query, so they reach
+    the rules as `OtherStatement`s (command QUERY), without the walk over their trees that the
+    `Select` model needs. A rule that does read queries says so with `READS_QUERIES = True` in
+    its module, and then every query is modelled. `full_parse=True` models every statement
+    (tests/lint compares both ways over the corpora: the same findings)."""
     # No garbage-collector tuning here (unlike parse_script, which keeps every tree): each
     # statement is let go before the next is parsed, so the young generation holds little more
     # than the current statement, and the default threshold collects it while it is still in
@@ -117,6 +125,7 @@ def lint_text(
     suppressions = Suppressions.scan(text)
     context = LintContext(file=file, text=text, config=config, catalog=catalog, params=params)
     rules = [r for r in all_rules() if config.enabled(r.CODE, file)]
+    model_queries = full_parse or any(getattr(rule, "READS_QUERIES", False) for rule in rules)
     report_errors = config.enabled("DL000", file)
     found: list[Finding] = []
     suppressed = statements = 0
@@ -126,7 +135,7 @@ def lint_text(
     errors: list[LintError] = []
     unseen: dict[str, None] = {}
     unseen_statements = 0
-    for statement in parse_statements(text, file, params=params or None):
+    for statement in parse_statements(text, file, params=params or None, model_queries=model_queries):
         if type(statement) is ParseError:
             if report_errors:
                 for finding in findings_for_errors((statement,), file):

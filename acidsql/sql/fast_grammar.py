@@ -31,6 +31,14 @@ KEYWORDS = frozenset({
     "PARTITIONED",
 })
 
+# The keywords the grammar also takes as names (its `keyword_as_name` rule).
+KEYWORDS_AS_NAMES = frozenset({
+    "OPTIMIZE", "VACUUM", "ZORDER", "FULL", "LITE", "INVENTORY", "RETAIN", "HOURS", "DRY", "RUN", "PURGE", "UPGRADE",
+    "UNIFORM", "APPLY", "HISTORY", "DETAIL", "FEATURE", "TRUNCATE", "RESTORE", "REORG", "CHANGE", "COLUMN",
+    "PREDICTIVE", "OPTIMIZATION", "CLONE", "SHALLOW", "DEEP", "VERSION", "TIMESTAMP", "LOCATION", "ENABLE", "DISABLE",
+    "INHERIT", "CONVERT", "NO", "STATISTICS", "PARTITIONED",
+})
+
 
 class FastToken(str):
     """Stands for a lark Token: a str (the matched text) with `type`, `value`, `start_pos`,
@@ -62,8 +70,9 @@ class FastTree:
 
 
 # The grammar's terminals (whitespace and comments are %ignore'd). Kinds: W word, B backticked,
-# S string, N number, C condition, P punctuation. Strings and numbers use the grammar's own
-# patterns; a word is IDENT's.
+# S string, N number, C condition, O operator, P punctuation. Strings, numbers and operators use
+# the grammar's own patterns (an operator before `=`, as Lark tries the longer terminal first); a
+# word is IDENT's.
 _TOKEN = re.compile(
     r"(?P<ws>[ \t\f\r\n]+|--[^\n]*|/\*(?:.|\n)*?\*/)"
     r"|(?P<C>\x1a+)"
@@ -71,6 +80,7 @@ _TOKEN = re.compile(
     r"|(?P<S>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
     r"|(?P<N>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[A-Za-z]?)"
     r"|(?P<W>[A-Za-z_][A-Za-z0-9_$]*)"
+    r"|(?P<O><=>|==|!=|<>|>=|<=|\|\||::|[-+*/%<>:!&|^~\[\]{}$?])"
     r"|(?P<P>[(),.=;])"
 )
 # After a token, characters that would make Lark split or join differently than here.
@@ -94,7 +104,7 @@ def _tokens(text: str) -> Optional[list[tuple[str, str, int, int]]]:
         kind = m.lastgroup
         j = m.end()
         if kind != "ws":
-            if kind != "P" and j < n and glued(text, j):
+            if kind != "P" and kind != "O" and j < n and glued(text, j):
                 return None  # e.g. `100HOURS`, `'a''b'`, a name running into a quote
             out.append((kind, m.group(), i, j))
         i = j
@@ -149,18 +159,35 @@ class _Reader:
         self.i += 1
         return FastToken(type_, t[1], t[2], t[3])
 
+    def _name_follows(self) -> bool:
+        """Whether the token after the next one starts a name (there, every keyword of the
+        grammar is lexed as itself, and only those in KEYWORDS_AS_NAMES are names)."""
+        t = self.toks[self.i + 1] if self.i + 1 < len(self.toks) else None
+        return t is not None and (t[0] == "B" or t[0] == "W" and (
+            t[1].upper() in KEYWORDS_AS_NAMES or t[1].upper() not in KEYWORDS))
+
     # --- rules -----------------------------------------------------------------------------
-    def name(self) -> FastTree:
+    def name(self, keyword_is_ident: bool = False) -> FastTree:
+        """A name. The grammar's other keywords (not in KEYWORDS_AS_NAMES) are read as IDENT only
+        with `keyword_is_ident`: where the parser state takes none of them, so that Lark's
+        contextual lexer reads them as IDENT (LALR merges states, so elsewhere some are lexed as
+        keywords; tests/sql/test_fast_grammar.py checks each place)."""
         t = self._peek()
         if t is None:
             raise _Fail
         if t[0] == "B":
             self.i += 1
             return FastTree("name", [FastToken("BACKTICKED", t[1], t[2], t[3])])
-        if t[0] == "W" and t[1].upper() not in KEYWORDS:
+        if t[0] == "W":
+            upper = t[1].upper()
             self.i += 1
+            if upper in KEYWORDS_AS_NAMES:  # lexed as the keyword wherever a name can stand
+                return FastTree("name", [FastTree("keyword_as_name", [FastToken(upper, t[1], t[2], t[3])])])
+            if upper in KEYWORDS and not keyword_is_ident:
+                self.i -= 1
+                raise _Fail  # Lark knows how it lexes this keyword here
             return FastTree("name", [FastToken("IDENT", t[1], t[2], t[3])])
-        raise _Fail  # a keyword as a name: Lark knows where that is allowed
+        raise _Fail
 
     def dotted_name(self) -> FastTree:
         parts = [self.name()]
@@ -185,6 +212,16 @@ class _Reader:
             self.i += 1
             columns.append(self.dotted_name())
         return FastTree("column_list", columns)
+
+    def parenthesized(self, item) -> list:
+        """`"(" item ("," item)* ")"`: the items (the punctuation makes no tree node)."""
+        self.punct("(")
+        items = [item()]
+        while self.at_punct(","):
+            self.i += 1
+            items.append(item())
+        self.punct(")")
+        return items
 
     def where(self) -> FastTree:
         return FastTree("where", [self.keyword("WHERE"), self.terminal("C", "CONDITION")])
@@ -280,17 +317,22 @@ class _Reader:
         return FastTree("describe", children)
 
     def alter(self) -> FastTree:
-        children = [self.keyword("ALTER"), self.keyword("TABLE"), self.target()]
+        children = [self.keyword("ALTER"), self.keyword("TABLE")]
+        t = self._peek()
+        if t is not None and t[0] == "W":  # `ALTER TABLE table ...`: no keyword can come here
+            first = self.name(keyword_is_ident=True)
+            parts = [first]
+            while self.at_punct("."):
+                self.i += 1
+                parts.append(self.name())
+            children.append(FastTree("target", [FastTree("table_name", [FastTree("dotted_name", parts)])]))
+        else:
+            children.append(self.target())
         if self.at_word("UNSET"):
             action = [self.keyword("UNSET"), self.keyword("TBLPROPERTIES")]
             if self.at_word("IF"):
                 action.append(FastTree("if_exists", [self.keyword("IF"), self.keyword("EXISTS")]))
-            self.punct("(")
-            action.append(self.property_key())
-            while self.at_punct(","):
-                self.i += 1
-                action.append(self.property_key())
-            self.punct(")")
+            action += self.parenthesized(self.property_key)
             children.append(FastTree("unset_properties", action))
         elif self.at_word("DROP"):
             action = [self.keyword("DROP"), self.keyword("FEATURE")]
@@ -307,14 +349,121 @@ class _Reader:
             children.append(FastTree("predictive_optimization", [
                 self.any_keyword("ENABLE", "DISABLE", "INHERIT"), self.keyword("PREDICTIVE"),
                 self.keyword("OPTIMIZATION")]))
+        elif self.at_word("CHANGE", "ALTER"):
+            action = [self.any_keyword("CHANGE", "ALTER")]
+            if self.at_word("COLUMN") and self._name_follows():  # (the grammar shifts), else COLUMN is the name
+                action.append(self.keyword("COLUMN"))
+            action.append(self.dotted_name())
+            while self._peek() is not None and not self.at_punct(";"):
+                action.append(self.inner())
+            children.append(FastTree("change_column", action))
         else:
-            raise _Fail  # CHANGE COLUMN and the rest: Lark
+            raise _Fail
         return FastTree("alter", children)
+
+    def inner(self):
+        """One `inner` of CHANGE COLUMN's tail: after its name every keyword is lexed as itself."""
+        t = self._peek()
+        if t is None:
+            raise _Fail
+        kind = t[0]
+        if kind == "P":
+            if t[1] == "(":
+                self.i += 1
+                items = []
+                while not self.at_punct(")"):
+                    if self._peek() is None or self.at_punct(";"):
+                        raise _Fail
+                    items.append(self.inner())
+                self.i += 1
+                return items[0] if len(items) == 1 else FastTree("inner", items)  # `?inner` inlines one child
+            if t[1] in ",.=":
+                self.i += 1
+                return FastTree("inner", [])  # anonymous tokens are filtered out: an empty `inner`
+            raise _Fail
+        self.i += 1
+        if kind == "W":
+            upper = t[1].upper()
+            if upper in KEYWORDS_AS_NAMES:
+                return FastTree("keyword_as_name", [FastToken(upper, t[1], t[2], t[3])])
+            if upper in KEYWORDS:
+                return FastToken(upper, t[1], t[2], t[3])
+            return FastToken("IDENT", t[1], t[2], t[3])
+        types = {"B": "BACKTICKED", "S": "STRING", "N": "NUMBER", "O": "OPERATOR"}
+        if kind not in types:
+            raise _Fail
+        return FastToken(types[kind], t[1], t[2], t[3])
+
+    def create_clone(self) -> FastTree:
+        if self.at_word("CREATE"):
+            children = [self.keyword("CREATE")]
+            if self.at_word("OR"):
+                children += [self.keyword("OR"), self.keyword("REPLACE")]
+        else:
+            children = [self.keyword("REPLACE")]
+        children.append(self.keyword("TABLE"))
+        if self.at_word("IF"):
+            children.append(FastTree("if_not_exists", [self.keyword("IF"), self.keyword("NOT"), self.keyword("EXISTS")]))
+        children.append(self.table_name())
+        if self.at_word("SHALLOW", "DEEP"):
+            children.append(self.any_keyword("SHALLOW", "DEEP"))
+        children.append(self.keyword("CLONE"))
+        ref = [self.target()]
+        if self.at_word("VERSION"):
+            ref += [self.keyword("VERSION"), self.keyword("AS"), self.keyword("OF"), self.terminal("N", "NUMBER")]
+        elif self.at_word("TIMESTAMP"):
+            ref += [self.keyword("TIMESTAMP"), self.keyword("AS"), self.keyword("OF"), self.terminal("C", "CONDITION")]
+        children.append(FastTree("table_ref", ref))
+        while True:
+            if self.at_word("TBLPROPERTIES"):
+                tail = [self.keyword("TBLPROPERTIES"), *self.parenthesized(self.property)]
+                children.append(FastTree("clone_properties", tail))
+            elif self.at_word("LOCATION"):
+                children.append(FastTree("clone_location", [self.keyword("LOCATION"), self.terminal("S", "STRING")]))
+            else:
+                break
+        return FastTree("create_clone", children)
+
+    def property(self) -> FastTree:
+        key = self.property_key()
+        if self.at_punct("="):
+            self.i += 1
+        t = self._peek()
+        if t is not None and t[0] in ("S", "N"):
+            self.i += 1
+            value = FastToken("STRING" if t[0] == "S" else "NUMBER", t[1], t[2], t[3])
+        else:
+            value = self.name()
+        return FastTree("property", [key, value])
+
+    def convert(self) -> FastTree:
+        children = [self.keyword("CONVERT"), self.keyword("TO"), self.name(), self.target()]
+        if self.at_word("NO"):
+            children.append(FastTree("convert_no_statistics", [self.keyword("NO"), self.keyword("STATISTICS")]))
+        if self.at_word("PARTITIONED"):
+            partitions = [self.keyword("PARTITIONED"), self.keyword("BY"), *self.parenthesized(self.convert_column)]
+            children.append(FastTree("convert_partitions", partitions))
+        return FastTree("convert", children)
+
+    def convert_column(self) -> FastTree:
+        column = [self.name()]
+        if not self.at_punct(",") and not self.at_punct(")"):
+            type_name = [self.name()]
+            if self.at_punct("("):
+                self.i += 1
+                type_name.append(self.terminal("N", "NUMBER"))
+                if self.at_punct(","):
+                    self.i += 1
+                    type_name.append(self.terminal("N", "NUMBER"))
+                self.punct(")")
+            column.append(FastTree("type_name", type_name))
+        return FastTree("convert_column", column)
 
 
 _STATEMENTS = {
     "OPTIMIZE": _Reader.optimize, "VACUUM": _Reader.vacuum, "REORG": _Reader.reorg, "RESTORE": _Reader.restore,
     "DESCRIBE": _Reader.describe, "DESC": _Reader.describe, "ALTER": _Reader.alter,
+    "CREATE": _Reader.create_clone, "REPLACE": _Reader.create_clone, "CONVERT": _Reader.convert,
 }
 
 

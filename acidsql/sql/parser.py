@@ -158,17 +158,21 @@ def _parse_script(text: str, file: str, params: Optional[Mapping[str, str]]) -> 
     return Script(file=file, text=text, statements=tuple(statements), errors=tuple(errors), parameters=names)
 
 
-def parse_statements(text: str, file: str = "<string>",
-                     params: Optional[Mapping[str, str]] = None) -> Iterator[Union[AnyStatement, ParseError]]:
+def parse_statements(text: str, file: str = "<string>", params: Optional[Mapping[str, str]] = None, *,
+                     model_queries: bool = True) -> Iterator[Union[AnyStatement, ParseError]]:
     """The statements of a script and the errors of those that do not parse, one at a time in
     script order: what `parse_script` collects. A caller done with each before it takes the next
     keeps one statement's tree alive at a time, not the whole script's (less memory, and less
-    for the garbage collector to go over)."""
-    return _parse_each(scan(text), file, params)
+    for the garbage collector to go over). With `model_queries=False`, a statement sqlglot reads
+    as a query (SELECT, set operations, VALUES) is still parsed, so it is a statement or a
+    positioned error as always, but comes as an `OtherStatement` (command QUERY) holding its
+    tree, without the `Select` model's walk over it (the tables it reads): for callers that
+    never look at queries, like the linter."""
+    return _parse_each(scan(text), file, params, model_queries)
 
 
-def _parse_each(scanned: ScannedScript, file: str,
-                params: Optional[Mapping[str, str]]) -> Iterator[Union[AnyStatement, ParseError]]:
+def _parse_each(scanned: ScannedScript, file: str, params: Optional[Mapping[str, str]],
+                model_queries: bool = True) -> Iterator[Union[AnyStatement, ParseError]]:
     text = scanned.text
     lines = _Lines(text)
     for raw_start, raw_end in scanned.statements:
@@ -186,7 +190,7 @@ def _parse_each(scanned: ScannedScript, file: str,
             try:
                 item: Union[AnyStatement, ParseError] = _parse_one(
                     statement_text, scanned.masked[start:end], span, params, _readable_text(scanned, start, end),
-                    scanned.has_raw_string(start, end))
+                    scanned.has_raw_string(start, end), model_queries)
             except RecursionError:  # sqlglot recurses once per level of nesting
                 raise _too_deep(scanned.masked[start:end]) from None
             except _StatementError:
@@ -257,7 +261,7 @@ def _readable_text(scanned: ScannedScript, start: int, end: int) -> str:
 
 
 def _parse_one(text: str, masked: str, span: Span, params, sql_text: Optional[str] = None,
-               raw_strings: bool = False) -> AnyStatement:
+               raw_strings: bool = False, model_queries: bool = True) -> AnyStatement:
     """Parse one statement. `sql_text`: its text as sqlglot should read it (same length as
     `text`); `raw_strings`: whether it holds raw string literals (r'...')."""
     sql_text = text if sql_text is None else sql_text
@@ -301,6 +305,9 @@ def _parse_one(text: str, masked: str, span: Span, params, sql_text: Optional[st
     if isinstance(tree, exp.Command) or (isinstance(tree, exp.Alter) and any(
             isinstance(a, exp.Command) for a in tree.args.get("actions") or ())):
         return _from_command(tree, text, masked, first, second, span, params, sql_text, raw_strings)
+    if not model_queries and isinstance(tree, exp.Query):  # (`build` reads any Query as a Select)
+        return OtherStatement(text=text, span=span, expression=tree, target=None, command="QUERY",
+                              note="a query: writes no table (not modelled)")
     return _build(tree, text, masked, span, params, extras, raw_strings)
 
 

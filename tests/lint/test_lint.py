@@ -11,6 +11,7 @@ import pytest
 from acidsql.lint import LintConfig, find_config, lint_paths, lint_text, render, sarif_log
 from acidsql.lint.config import ConfigError, read_config_file
 from acidsql.lint.rules import all_rules
+from acidsql.sql.parser import parse_statements
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "rules"
@@ -289,3 +290,54 @@ def test_schema_evolution_is_a_metadata_change_beside_writers():
     found = [(f.code, f.line) for f in report.findings if f.code == "DL004"]
     assert found == [("DL004", 1), ("DL004", 2)]
     assert "WITH SCHEMA EVOLUTION" in report.findings[0].message
+
+
+# -- the fast path (queries parsed, not modelled) against the full one -------------------------
+
+_CORPORA = sorted((Path(__file__).resolve().parents[1] / "data" / "sql-corpus").rglob("*.sql")) + [
+    Path(__file__).resolve().parents[1] / "data" / "corpus" / "statements.sql"]
+
+
+def _outcome(report):
+    return ([(f.code, f.line, f.col, f.message) for f in report.findings], report.statements,
+            [(e.line, e.col, e.stage, e.message) for e in report.errors], report.unseen_statements)
+
+
+@pytest.mark.parametrize("described", [False, True], ids=["undescribed", "every-table-with-dv"])
+def test_fast_path_finds_what_the_full_parse_finds_on_the_corpora(described):
+    from acidsql.analysis.catalog import Catalog, TableInfo
+
+    catalog = Catalog(loaders=[lambda name: TableInfo(
+        name, properties=(("delta.enableDeletionVectors", "true"),), source="test")]) if described else None
+    queries = 0
+    for path in _CORPORA:
+        text = path.read_text(encoding="utf-8")
+        fast = lint_text(text, path.name, catalog=catalog)
+        full = lint_text(text, path.name, catalog=catalog, full_parse=True)
+        assert _outcome(fast) == _outcome(full), path.name
+        queries += sum(1 for s in parse_statements(text, model_queries=False)
+                       if getattr(s, "command", "") == "QUERY")
+    assert queries > 1000  # the fast path was taken: the corpora are mostly queries
+
+
+def test_a_broken_query_is_still_a_positioned_parse_error():
+    report = lint_text("SELECT 1;\nSELECT a FROM t WHERE;\nSELECT (1;\n", "q.sql")
+    assert [(f.code, f.line) for f in report.findings] == [("DL000", 2), ("DL000", 3)]
+    assert report.statements == 1
+
+
+def test_a_rule_that_reads_queries_gets_them_modelled(monkeypatch):
+    from acidsql.lint.rules import all_rules
+    from acidsql.sql import model as m
+
+    seen = []
+    rule = all_rules()[1]
+    original = rule.check
+    monkeypatch.setattr(rule, "check", lambda statement, context: seen.append(type(statement)) or original(
+        statement, context))
+    lint_text("SELECT * FROM t;\n", "q.sql")
+    assert seen == [m.OtherStatement]
+    monkeypatch.setattr(rule, "READS_QUERIES", True, raising=False)
+    seen.clear()
+    lint_text("SELECT * FROM t;\n", "q.sql")
+    assert seen == [m.Select]

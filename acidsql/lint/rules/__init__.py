@@ -2,7 +2,9 @@
 advice), `SUMMARY` (one line), `SEVERITY` and `check(statement, context) -> list[Finding]`
 (`context.table(statement)` is the target's description, `context.analysis(statement)` the
 analyzer's view, computed on first request); its doc page is `docs/rules/<CODE>.md`. Add a
-rule by adding a module and its name here: the order is the order `acidsql rules` lists them."""
+rule by adding a module and its name here: the order is the order `acidsql rules` lists them.
+Queries (SELECT ...) reach the rules unmodelled, as `OtherStatement`s with command QUERY (see
+`lint_text`); a rule that judges queries sets `READS_QUERIES = True` to get `Select`s."""
 from __future__ import annotations
 
 import importlib

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import sys
 
-from acidsql.analysis.footprints import footprint_of
-from acidsql.conflict import row_level_applies
 from acidsql.lint.finding import Finding, Severity
 from acidsql.sql import model as m
 
@@ -47,6 +45,9 @@ def check(statement, context) -> list[Finding]:
     partitioned = table.layout.partitioned
     if partitioned and not (read.whole_table and _reads_unmatched_target_rows(statement)):
         return []  # partition predicates narrow the read: without them, that is DL001's finding
+    from acidsql.analysis.footprints import footprint_of  # on first use (start-up of lint runs)
+    from acidsql.conflict import row_level_applies
+
     applies, why_not = row_level_applies(footprint_of(analysis, context.catalog))
     if applies:
         return []
