@@ -346,16 +346,27 @@ def data_file_rel_path(add_path: str) -> str:
     return unquote(add_path)
 
 
-def _read_parquet(storage: "Storage", add: AddFile) -> pa.Table:
+def _read_parquet(storage: "Storage", add: AddFile, stored_columns: Optional[set[str]] = None) -> pa.Table:
+    """The file's rows; with `stored_columns` (names as stored: physical or logical), only those
+    of them the file has, when that leaves at least one column (a table of no columns would lose
+    the row count)."""
     rel = data_file_rel_path(add.path)
     # INT96 timestamps (Spark's legacy encoding) are read as microseconds, Delta's unit: read as
     # pyarrow's default nanoseconds, dates past 2262 (e.g. 9999-12-31) would overflow.
     try:
         if rel.startswith("/"):
-            return pq.read_table(rel, coerce_int96_timestamp_unit="us")
-        local = storage.local_path(rel)
-        return pq.read_table(local if local is not None else io.BytesIO(storage.read_bytes(rel)),
-                             coerce_int96_timestamp_unit="us")
+            source: Any = rel
+        else:
+            local = storage.local_path(rel)
+            source = local if local is not None else io.BytesIO(storage.read_bytes(rel))
+        if stored_columns is not None:
+            parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="us")
+            names = [n for n in parquet.schema_arrow.names if n in stored_columns]
+            if names:
+                return parquet.read(columns=names)
+            if isinstance(source, io.BytesIO):
+                source.seek(0)
+        return pq.read_table(source, coerce_int96_timestamp_unit="us")
     except FileNotFoundError:
         raise DeltaError(f"data file {rel} of the table is missing (was it vacuumed?)") from None
     except (pa.ArrowException, OSError) as e:
@@ -370,7 +381,11 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
     Columns missing from the file (added later to the schema) read as nulls. With
     `row_tracking` (the table's materialized column names), each row's stable row id and row
     commit version follow (row_tracking.ROW_ID, ROW_COMMIT_VERSION)."""
-    raw = _read_parquet(storage, add)
+    stored = None
+    if columns is not None and row_tracking is None:  # row tracking reads its materialized columns too
+        physical = _physical_names(schema)
+        stored = {n for c in columns for n in (c, physical.get(c, c))}
+    raw = _read_parquet(storage, add, stored)
     try:
         out = _logical_rows(raw, add, schema, columns, with_row_index)
     except (pa.ArrowException, ValueError) as e:

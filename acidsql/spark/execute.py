@@ -34,6 +34,7 @@ from acidsql.spark.changes import (
     FileChanges, RowChanges, apply_row_changes, by_column_names, collect_positions, now_ms, records_changes,
     select_files, with_change_type, write_change_rows, write_rows,
 )
+from acidsql.spark.driver_scan import matching_positions
 from acidsql.spark.constraints import check_new_rows, table_rules, with_generated_columns
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
@@ -585,6 +586,10 @@ class Executor:
         changes when the table records its change data feed)."""
         if not files:
             return RowChanges({}, change_rows=None)
+        if not records_changes(snapshot) and not getattr(s, "ctes", ()):
+            touched = matching_positions(self.spark, snapshot, files, condition, txn.storage)
+            if touched is not None:  # found on the driver, without a Spark job (driver_scan.py)
+                return RowChanges(touched, deleted=sum(len(b) for b in touched.values()))
         alias = target_alias(s.target)
         view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
         with_clause = views.with_clause(getattr(s, "ctes", ()))
