@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import quote, unquote, urlparse
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -399,10 +400,10 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
     if apply_deletion_vector and add.deletion_vector is not None:
         dv = DeletionVector.read(storage, add.deletion_vector)
         if len(dv):
-            n = raw.num_rows
-            deleted = pa.array(list(dv.bitmap), type=pa.int64())
-            keep = pc.invert(pc.is_in(pa.array(range(n), type=pa.int64()), value_set=deleted))
-            out = out.filter(keep)
+            keep = np.ones(raw.num_rows, dtype=bool)
+            positions = np.frombuffer(dv.bitmap.to_array(), dtype=np.uint64)
+            keep[positions[positions < raw.num_rows].astype(np.int64)] = False
+            out = out.filter(pa.array(keep))
     return out
 
 
@@ -435,7 +436,7 @@ def _logical_rows(raw: pa.Table, add: AddFile, schema: pa.Schema, columns: Optio
             arrays.append(pa.nulls(n, type=f.type))
         fields.append(f.remove_metadata())
     if with_row_index:
-        arrays.append(pa.array(range(n), type=pa.int64()))
+        arrays.append(pa.array(np.arange(n, dtype=np.int64)))
         fields.append(pa.field(ROW_INDEX_COLUMN, pa.int64(), nullable=False))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
