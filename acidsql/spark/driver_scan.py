@@ -146,3 +146,65 @@ def matching_positions(spark: "SparkSession", snapshot: "Snapshot", files: Seque
         if len(hits):
             out[add.path] = BitMap64(hits.to_pylist())
     return out
+
+
+def _flat_primitive(schema: Any) -> bool:
+    """Columns Arrow hands to Spark unchanged (no nested, timestamp, decimal or binary values)."""
+    import pyarrow as pa
+
+    return all(pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or pa.types.is_boolean(f.type)
+               or pa.types.is_string(f.type) or pa.types.is_large_string(f.type) or pa.types.is_date32(f.type)
+               for f in schema)
+
+
+def matching_rows_frame(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
+                        condition: Optional[exp.Expression], storage: "Storage", *,
+                        row_tracking: bool = False) -> Optional[tuple[Any, dict[str, BitMap64]]]:
+    """The live rows of `files` that `condition` selects, as the DataFrame `scan(...,
+    positions=True, row_tracking=...)` would give filtered by it (same columns, same values), read
+    on the driver so that Spark only sees the matched rows (an UPDATE then computes its new
+    values over those, not over every row of the files), and their positions per file. None
+    when the driver path does not apply
+    (see matching_positions) or the table has column types this path does not carry."""
+    import numpy as np
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    from acidsql.delta import row_tracking as rt
+    from acidsql.delta.datafiles import ROW_INDEX_COLUMN, read_data_file
+    from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, spark_schema
+
+    if not files or sum(a.size or 0 for a in files) > DRIVER_SCAN_MAX_BYTES or not local_master(spark):
+        return None
+    schema = snapshot.arrow_schema()
+    if not _flat_primitive(schema) or not exact_in_arrow(condition, schema):
+        return None
+    row_filter = to_arrow_filter(condition, schema)
+    if row_filter is None:
+        return None
+    tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration) if row_tracking else None
+    out_schema = StructType(
+        list(spark_schema(snapshot).fields)
+        + [StructField(FILE_COLUMN, StringType(), False), StructField(ROW_COLUMN, LongType(), False)]
+        + ([StructField(rt.ROW_ID, LongType(), True), StructField(rt.ROW_COMMIT_VERSION, LongType(), True)]
+           if tracked else []))
+    target = to_arrow_schema(out_schema)
+    names = list(schema.names)
+    parts = []
+    touched: dict[str, BitMap64] = {}
+    for add in files:
+        rows = read_data_file(storage, add, schema, with_row_index=True, row_tracking=tracked)
+        if not rows.num_rows:
+            continue
+        rows = rows.filter(row_filter(rows.select(names)))
+        if not rows.num_rows:
+            continue
+        arrays = [rows.column(n) for n in names]
+        arrays += [pa.array(np.full(rows.num_rows, add.path, dtype=object), pa.string()), rows.column(ROW_INDEX_COLUMN)]
+        if tracked is not None:
+            arrays += [rows.column(rt.ROW_ID), rows.column(rt.ROW_COMMIT_VERSION)]
+        parts.append(pa.Table.from_arrays(arrays, names=target.names).cast(target))
+        touched[add.path] = BitMap64(rows.column(ROW_INDEX_COLUMN).to_pylist())
+    table = pa.concat_tables(parts) if parts else target.empty_table()
+    return spark.createDataFrame(table, schema=out_schema), touched

@@ -34,7 +34,7 @@ from acidsql.spark.changes import (
     FileChanges, RowChanges, apply_row_changes, by_column_names, collect_positions, now_ms, records_changes,
     select_files, with_change_type, write_change_rows, write_rows,
 )
-from acidsql.spark.driver_scan import matching_positions
+from acidsql.spark.driver_scan import matching_positions, matching_rows_frame
 from acidsql.spark.constraints import check_new_rows, table_rules, with_generated_columns
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
@@ -637,8 +637,12 @@ class Executor:
                 file_changes = FileChanges()
             else:
                 alias = target_alias(s.target)
-                view = views.register(scan(self.spark, snapshot, files, positions=True, row_tracking=True,
-                                           storage=txn.storage), "target")
+                matched = (matching_rows_frame(self.spark, snapshot, files, s.where, txn.storage, row_tracking=True)
+                           if not s.ctes else None)
+                # With the matched rows read on the driver Spark sees only those (the WHERE below
+                # then keeps them all), not every row of the candidate files.
+                view = views.register(matched[0] if matched is not None else scan(
+                    self.spark, snapshot, files, positions=True, row_tracking=True, storage=txn.storage), "target")
                 with_clause = views.with_clause(s.ctes)
                 cols = ", ".join(
                     f"{views.sql(assigned[f])} AS `{f}`" if f in assigned else f"`{alias}`.`{f}`" for f in fields)
@@ -651,7 +655,8 @@ class Executor:
                 df = self.spark.sql(
                     f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols}{pre} FROM {view} AS `{alias}`{where}"
                 ).localCheckpoint(eager=True)
-                touched = collect_positions(df)
+                # The driver already knows the positions of the rows it handed Spark, all matched.
+                touched = matched[1] if matched is not None else collect_positions(df)
                 self.record_matched_rows(txn, files, touched)
                 # Generated columns the UPDATE does not set are recomputed from the new values.
                 new_rows = self._apply_rules(df.drop(FILE_COLUMN, ROW_COLUMN, *before), snapshot, list(assigned), name)
