@@ -70,18 +70,23 @@ def _literal_kind(node: exp.Expression) -> Optional[str]:
     return "int"
 
 
-def exact_in_arrow(condition: Optional[exp.Expression], schema: Any) -> bool:
-    """Whether `condition` is one pyarrow evaluates exactly as Spark SQL (see the module doc)."""
+def exact_in_arrow(condition: Optional[exp.Expression], schema: Any, qualifiers: Sequence[str] = ()) -> bool:
+    """Whether `condition` is one pyarrow evaluates exactly as Spark SQL (see the module doc).
+    A column may be qualified only by one of `qualifiers` (the target's alias or name): `s.a`
+    could be a field of a struct column `s`, not the column `a`."""
     import pyarrow as pa
 
     if condition is None:
         return False
     names = {n.lower(): n for n in schema.names}
+    allowed = {q.lower() for q in qualifiers}
 
     def column_kind(node: exp.Expression) -> Optional[str]:
         while isinstance(node, exp.Paren):
             node = node.this
         if not isinstance(node, exp.Column) or node.name.lower() not in names:
+            return None
+        if node.args.get("db") is not None or (node.table and node.table.lower() not in allowed):
             return None
         t = schema.field(names[node.name.lower()]).type
         if pa.types.is_integer(t):
@@ -119,7 +124,8 @@ def exact_in_arrow(condition: Optional[exp.Expression], schema: Any) -> bool:
 
 
 def matching_positions(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
-                       condition: Optional[exp.Expression], storage: "Storage") -> Optional[dict[str, BitMap64]]:
+                       condition: Optional[exp.Expression], storage: "Storage",
+                       qualifiers: Sequence[str] = ()) -> Optional[dict[str, BitMap64]]:
     """Per file, the physical positions of the live rows `condition` selects, computed on the
     driver; None when this path does not apply (not a local session, too much to read, or a
     condition pyarrow would not compute exactly as Spark) and Spark must find them."""
@@ -130,7 +136,7 @@ def matching_positions(spark: "SparkSession", snapshot: "Snapshot", files: Seque
     if not files or sum(a.size or 0 for a in files) > DRIVER_SCAN_MAX_BYTES or not local_master(spark):
         return None
     schema = snapshot.arrow_schema()
-    if not exact_in_arrow(condition, schema):
+    if not exact_in_arrow(condition, schema, qualifiers):
         return None
     row_filter = to_arrow_filter(condition, schema)
     if row_filter is None:
@@ -159,7 +165,7 @@ def _flat_primitive(schema: Any) -> bool:
 
 def matching_rows_frame(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
                         condition: Optional[exp.Expression], storage: "Storage", *,
-                        row_tracking: bool = False) -> Optional[tuple[Any, dict[str, BitMap64]]]:
+                        qualifiers: Sequence[str] = (), row_tracking: bool = False) -> Optional[tuple[Any, dict[str, BitMap64]]]:
     """The live rows of `files` that `condition` selects, as the DataFrame `scan(...,
     positions=True, row_tracking=...)` would give filtered by it (same columns, same values), read
     on the driver so that Spark only sees the matched rows (an UPDATE then computes its new
@@ -178,7 +184,7 @@ def matching_rows_frame(spark: "SparkSession", snapshot: "Snapshot", files: Sequ
     if not files or sum(a.size or 0 for a in files) > DRIVER_SCAN_MAX_BYTES or not local_master(spark):
         return None
     schema = snapshot.arrow_schema()
-    if not _flat_primitive(schema) or not exact_in_arrow(condition, schema):
+    if not _flat_primitive(schema) or not exact_in_arrow(condition, schema, qualifiers):
         return None
     row_filter = to_arrow_filter(condition, schema)
     if row_filter is None:

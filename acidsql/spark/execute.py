@@ -587,7 +587,7 @@ class Executor:
         if not files:
             return RowChanges({}, change_rows=None)
         if not records_changes(snapshot) and not getattr(s, "ctes", ()):
-            touched = matching_positions(self.spark, snapshot, files, condition, txn.storage)
+            touched = matching_positions(self.spark, snapshot, files, condition, txn.storage, _qualifiers(s.target))
             if touched is not None:  # found on the driver, without a Spark job (driver_scan.py)
                 return RowChanges(touched, deleted=sum(len(b) for b in touched.values()))
         alias = target_alias(s.target)
@@ -637,7 +637,8 @@ class Executor:
                 file_changes = FileChanges()
             else:
                 alias = target_alias(s.target)
-                matched = (matching_rows_frame(self.spark, snapshot, files, s.where, txn.storage, row_tracking=True)
+                matched = (matching_rows_frame(self.spark, snapshot, files, s.where, txn.storage,
+                                               qualifiers=_qualifiers(s.target), row_tracking=True)
                            if not s.ctes else None)
                 # With the matched rows read on the driver Spark sees only those (the WHERE below
                 # then keeps them all), not every row of the candidate files.
@@ -938,6 +939,11 @@ def _matches_its_read_condition(statement: m.AnyStatement, condition: Optional[e
     if where.find(exp.Subquery, exp.Select, exp.Exists) is not None:
         return False
     return where.sql(dialect="spark") == condition.sql(dialect="spark")
+
+
+def _qualifiers(ref: Optional[m.TableRef]) -> tuple[str, ...]:
+    """What may qualify a column of the target in its statement: its alias, else its name."""
+    return (target_alias(ref),)
 
 
 def target_alias(ref: Optional[m.TableRef]) -> str:

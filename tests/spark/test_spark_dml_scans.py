@@ -106,7 +106,7 @@ _ROWS = ("SELECT id, CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 5 AS INT) END
 @pytest.mark.parametrize("where", [
     "k = 3", "k <> 3", "NOT k = 3", "k IN (1, 2)", "k NOT IN (1, NULL)", "k IN (4, NULL)", "k IS NULL",
     "k IS NOT NULL AND s = 's1'", "s > 's1' OR k BETWEEN 1 AND 2", "NOT (k < 2 OR s = 's3')", "k <=> NULL",
-    "k = NULL", "k > -3", "s IN ('s0', 's2') AND id >= 30",
+    "k = NULL", "k > -3", "t.k = 3", "s IN ('s0', 's2') AND id >= 30",
 ])
 def test_driver_match_deletes_the_rows_spark_selects(db, table_rows, where):
     """The driver computes these conditions itself (no Spark job); the rows left are those Spark
@@ -114,7 +114,7 @@ def test_driver_match_deletes_the_rows_spark_selects(db, table_rows, where):
     db.sql("CREATE TABLE t (id BIGINT, k INT, s STRING, f DOUBLE) USING DELTA "
            "TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
     db.sql(f"INSERT INTO t {_ROWS}")
-    expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) WHERE NOT coalesce({where}, false)"))
+    expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) AS t WHERE NOT coalesce({where}, false)"))
     result, jobs = _spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
     assert jobs == 0
     assert table_rows(db.sql("SELECT id FROM t")) == expected
@@ -134,7 +134,22 @@ def test_conditions_pyarrow_would_not_compute_as_spark_go_to_spark(db, table_row
     (stmt,) = db.statements(f"DELETE FROM t WHERE {where}")
     schema = db.prepare(db.statements("DELETE FROM t WHERE id = -1")[0]).txn.snapshot.arrow_schema()
     assert not exact_in_arrow(stmt.where, schema)
-    expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) WHERE NOT coalesce({where}, false)"))
+    expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) AS t WHERE NOT coalesce({where}, false)"))
     result, jobs = _spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
     del jobs  # none when statistics already rule out every file
     assert table_rows(db.sql("SELECT id FROM t")) == expected
+
+
+def test_a_column_qualified_by_anything_but_the_target_is_not_read_as_the_column():
+    """`s.k` may be the field k of a struct column s: only the target's own name qualifies."""
+    import pyarrow as pa
+    import sqlglot
+
+    from acidsql.spark.driver_scan import exact_in_arrow
+
+    schema = pa.schema([("k", pa.int32()), ("s", pa.struct([("k", pa.int32())]))])
+    cond = lambda text: sqlglot.parse_one(text, read="databricks")
+    assert exact_in_arrow(cond("k = 1"), schema, ("t",))
+    assert exact_in_arrow(cond("t.k = 1"), schema, ("t",))
+    assert not exact_in_arrow(cond("s.k = 1"), schema, ("t",))
+    assert not exact_in_arrow(cond("db.t.k = 1"), schema, ("t",))
