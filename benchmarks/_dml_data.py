@@ -8,7 +8,7 @@ The data: N rows (default 10,000,000, env ACIDSQL_BENCH_ROWS), columns
                   spread over every file (no skipping possible)
     value double  uniform random in [0, 1000) (seeded)
     name string   'customer-' + (id * 31 % 100,000) zero-padded to 6 digits
-written once as Parquet files of ROWS_PER_FILE rows (pyarrow, snappy, one row group each).
+written once as Parquet files of rows_per_file(N) rows (1M at 10M rows) (pyarrow, snappy, one row group each).
 
 Each contender's table is built from those files, one append per file, so every table has one
 data file per source file: acidsql's engine (`acidsql.delta.DeltaTable.create` + `append`; with
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-ROWS_PER_FILE = 1_000_000
+ROWS_PER_FILE = 1_000_000  # at most; see rows_per_file
 KEY_MOD = 1_000_000
 KEY_MULT = 7919  # prime, coprime with KEY_MOD
 SEED = 20260101
@@ -31,6 +31,13 @@ SEED = 20260101
 
 def bench_rows() -> int:
     return int(os.environ.get("ACIDSQL_BENCH_ROWS", "10000000"))
+
+
+def rows_per_file(rows: int) -> int:
+    """Rows per source file: a tenth of the table up to ROWS_PER_FILE, so a smaller run (1M rows
+    to profile on a shared machine) keeps the 10-file shape of the 10M run and `id = x` still
+    skips all files but one."""
+    return max(1, min(ROWS_PER_FILE, rows // 10))
 
 
 # ---- data ------------------------------------------------------------------------------------
@@ -54,15 +61,16 @@ def chunk(start: int, stop: int, seed: int = SEED):
 
 
 def generate(directory: str, rows: int) -> list[str]:
-    """The source Parquet files (ROWS_PER_FILE rows each, the last may be shorter)."""
+    """The source Parquet files (rows_per_file(rows) rows each, the last may be shorter)."""
     import pyarrow.parquet as pq
 
     os.makedirs(directory, exist_ok=True)
     paths = []
-    for i, start in enumerate(range(0, rows, ROWS_PER_FILE)):
+    per_file = rows_per_file(rows)
+    for i, start in enumerate(range(0, rows, per_file)):
         path = os.path.join(directory, f"part-{i:04d}.parquet")
-        pq.write_table(chunk(start, min(rows, start + ROWS_PER_FILE)), path, compression="snappy",
-                       row_group_size=ROWS_PER_FILE)
+        pq.write_table(chunk(start, min(rows, start + per_file)), path, compression="snappy",
+                       row_group_size=per_file)
         paths.append(path)
     return paths
 

@@ -58,6 +58,8 @@ from benchmarks import _dml_data as data
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SMALL_ROWS = 20_000
+FIXED_RUNS = 5  # one-row DELETEs on the warm session's small table, for the fixed cost
+FIXED_TARGET_S = 0.3  # issue 17: a warm one-row DELETE's fixed cost
 CONTENDERS = ("dv", "cow", "deltalake", "deltaspark")
 LABELS = {"dv": "acidsql DV", "cow": "acidsql COW", "deltalake": "deltalake", "deltaspark": "Delta Spark DV"}
 # Delta Spark (io.delta:delta-spark 4.4.0, jars from `make delta-jars`) runs on a copy of the
@@ -274,6 +276,18 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
     run_once(small["tables"][contender]["path"], target, small_op, small["merge_source"])
     out["warmup_s"] = time.perf_counter() - t0
     shutil.rmtree(target)
+    if op_name == "delete_one":
+        # The fixed cost: the same one-row DELETE on the small table, session warm, best of
+        # FIXED_RUNS (each on a new copy). Nearly all of it is per-statement overhead.
+        fixed = []
+        for i in range(FIXED_RUNS):
+            target = os.path.join(work, f"fixed{i}")
+            shutil.copytree(small["tables"][contender]["path"], target)
+            t0 = time.perf_counter()
+            run_once(small["tables"][contender]["path"], target, small_op, small["merge_source"])
+            fixed.append(time.perf_counter() - t0)
+            shutil.rmtree(target)
+        out["fixed_s"] = min(fixed)
 
     big = args["big"]
     prepared = big["tables"][contender]["path"]
@@ -502,7 +516,36 @@ def report(rows: int, n_runs: int, prep: dict[str, Any], results: dict[str, dict
                      f"| {fmt_s(ds['seconds'])}, {fmt_bytes(ds['written']['total'])} "
                      f"| {ratio(dv['seconds'], ds['seconds'])} | {ratio(dv['written']['total'], ds['written']['total'])} "
                      f"| {ratio(dv['jvm_peak_mb'] or 0, ds['jvm_peak_mb'] or 0)} | {ratio(dv['tree_peak_mb'], ds['tree_peak_mb'])} |")
+    lines += [
+        "",
+        "### Peak memory of the whole process tree (sampled summed RSS: Python, JVM, Spark's Python workers)",
+        "",
+        "| operation | " + " | ".join(LABELS[c] for c in CONTENDERS) + " | DV / Delta Spark | COW / Delta Spark |",
+        "|---|" + "---:|" * (len(CONTENDERS) + 2),
+    ]
+    for name, op in ops.items():
+        peaks = {c: best(results[name][c])["tree_peak_mb"] for c in CONTENDERS}
+        lines.append(f"| {op['title']} | " + " | ".join(fmt_mb(peaks[c]) for c in CONTENDERS)
+                     + f" | {ratio(peaks['dv'], peaks['deltaspark'])} | {ratio(peaks['cow'], peaks['deltaspark'])} |")
     lines.append("")
+    fixed = {c: results["delete_one"][c].get("fixed_s") for c in CONTENDERS}
+    if all(v is not None for v in fixed.values()):
+        one = results["delete_one"]
+        lines += [
+            f"### Fixed cost: a one-row DELETE on a warm session (target under {fmt_s(FIXED_TARGET_S)})",
+            "",
+            f"`{ops['delete_one']['sql'].format(t='t').replace(str(one_id(rows)), str(one_id(SMALL_ROWS)))}` on the "
+            f"{SMALL_ROWS:,}-row table after the warm-up, best of {FIXED_RUNS} runs (each on a new copy): nearly all "
+            "of it is what every statement costs (snapshot, planning, Spark jobs, commit). Tree peak: the whole "
+            f"process tree's peak RSS during the {rows:,}-row one-row DELETE.",
+            "",
+            "| contender | fixed cost | / deltalake | / Delta Spark DV | tree peak RSS (1-row DELETE) |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for c in CONTENDERS:
+            lines.append(f"| {LABELS[c]} | {fmt_s(fixed[c])} | {ratio(fixed[c], fixed['deltalake'])} "
+                         f"| {ratio(fixed[c], fixed['deltaspark'])} | {fmt_mb(best(one[c])['tree_peak_mb'])} |")
+        lines.append("")
     for name, op in ops.items():
         lines += op_table(name, op, results[name])
     dl_dv = [f"{ops[n]['title']}: {best(r['deltalake'])['commit']['adds_with_dv']} of "
@@ -549,11 +592,12 @@ def main() -> str:
                 print(f"dml: {name:13s} {LABELS[c]:12s} {fmt_s(b['seconds']):>9s}  "
                       f"written {fmt_bytes(b['written']['total'])}", file=sys.stderr, flush=True)
             verify(name, op, rows, prep["big"]["merge"], results[name])
-        out = report(rows, n_runs, prep, results, machine, time.perf_counter() - started) + "\n" + PROFILE_NOTE
-        if os.environ.get("ACIDSQL_BENCH_DML_JSON"):
+        total_s = time.perf_counter() - started
+        if os.environ.get("ACIDSQL_BENCH_DML_JSON"):  # written first: the report can be redone from it
             Path(os.environ["ACIDSQL_BENCH_DML_JSON"]).write_text(json.dumps(
-                {"rows": rows, "repeats": n_runs, "prep": prep, "machine": machine, "results": results}, indent=1))
-        return out
+                {"rows": rows, "repeats": n_runs, "prep": prep, "machine": machine, "results": results,
+                 "total_s": total_s}, indent=1))
+        return report(rows, n_runs, prep, results, machine, total_s) + "\n" + PROFILE_NOTE
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import quote, unquote, urlparse
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -346,16 +347,27 @@ def data_file_rel_path(add_path: str) -> str:
     return unquote(add_path)
 
 
-def _read_parquet(storage: "Storage", add: AddFile) -> pa.Table:
+def _read_parquet(storage: "Storage", add: AddFile, stored_columns: Optional[set[str]] = None) -> pa.Table:
+    """The file's rows; with `stored_columns` (names as stored: physical or logical), only those
+    of them the file has, when that leaves at least one column (a table of no columns would lose
+    the row count)."""
     rel = data_file_rel_path(add.path)
     # INT96 timestamps (Spark's legacy encoding) are read as microseconds, Delta's unit: read as
     # pyarrow's default nanoseconds, dates past 2262 (e.g. 9999-12-31) would overflow.
     try:
         if rel.startswith("/"):
-            return pq.read_table(rel, coerce_int96_timestamp_unit="us")
-        local = storage.local_path(rel)
-        return pq.read_table(local if local is not None else io.BytesIO(storage.read_bytes(rel)),
-                             coerce_int96_timestamp_unit="us")
+            source: Any = rel
+        else:
+            local = storage.local_path(rel)
+            source = local if local is not None else io.BytesIO(storage.read_bytes(rel))
+        if stored_columns is not None:
+            parquet = pq.ParquetFile(source, coerce_int96_timestamp_unit="us")
+            names = [n for n in parquet.schema_arrow.names if n in stored_columns]
+            if names:
+                return parquet.read(columns=names)
+            if isinstance(source, io.BytesIO):
+                source.seek(0)
+        return pq.read_table(source, coerce_int96_timestamp_unit="us")
     except FileNotFoundError:
         raise DeltaError(f"data file {rel} of the table is missing (was it vacuumed?)") from None
     except (pa.ArrowException, OSError) as e:
@@ -370,7 +382,11 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
     Columns missing from the file (added later to the schema) read as nulls. With
     `row_tracking` (the table's materialized column names), each row's stable row id and row
     commit version follow (row_tracking.ROW_ID, ROW_COMMIT_VERSION)."""
-    raw = _read_parquet(storage, add)
+    stored = None
+    if columns is not None and row_tracking is None:  # row tracking reads its materialized columns too
+        physical = _physical_names(schema)
+        stored = {n for c in columns for n in (c, physical.get(c, c))}
+    raw = _read_parquet(storage, add, stored)
     try:
         out = _logical_rows(raw, add, schema, columns, with_row_index)
     except (pa.ArrowException, ValueError) as e:
@@ -384,10 +400,10 @@ def read_data_file(storage: "Storage", add: AddFile, schema: pa.Schema, *, colum
     if apply_deletion_vector and add.deletion_vector is not None:
         dv = DeletionVector.read(storage, add.deletion_vector)
         if len(dv):
-            n = raw.num_rows
-            deleted = pa.array(list(dv.bitmap), type=pa.int64())
-            keep = pc.invert(pc.is_in(pa.array(range(n), type=pa.int64()), value_set=deleted))
-            out = out.filter(keep)
+            keep = np.ones(raw.num_rows, dtype=bool)
+            positions = np.frombuffer(dv.bitmap.to_array(), dtype=np.uint64)
+            keep[positions[positions < raw.num_rows].astype(np.int64)] = False
+            out = out.filter(pa.array(keep))
     return out
 
 
@@ -420,7 +436,7 @@ def _logical_rows(raw: pa.Table, add: AddFile, schema: pa.Schema, columns: Optio
             arrays.append(pa.nulls(n, type=f.type))
         fields.append(f.remove_metadata())
     if with_row_index:
-        arrays.append(pa.array(range(n), type=pa.int64()))
+        arrays.append(pa.array(np.arange(n, dtype=np.int64)))
         fields.append(pa.field(ROW_INDEX_COLUMN, pa.int64(), nullable=False))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 

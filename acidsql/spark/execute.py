@@ -34,6 +34,7 @@ from acidsql.spark.changes import (
     FileChanges, RowChanges, apply_row_changes, by_column_names, collect_positions, now_ms, records_changes,
     select_files, with_change_type, write_change_rows, write_rows,
 )
+from acidsql.spark.driver_scan import matching_positions, matching_rows_frame
 from acidsql.spark.constraints import check_new_rows, table_rules, with_generated_columns
 from acidsql.spark.results import StatementResult
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
@@ -585,6 +586,10 @@ class Executor:
         changes when the table records its change data feed)."""
         if not files:
             return RowChanges({}, change_rows=None)
+        if not records_changes(snapshot) and not getattr(s, "ctes", ()):
+            touched = matching_positions(self.spark, snapshot, files, condition, txn.storage, _qualifiers(s.target))
+            if touched is not None:  # found on the driver, without a Spark job (driver_scan.py)
+                return RowChanges(touched, deleted=sum(len(b) for b in touched.values()))
         alias = target_alias(s.target)
         view = views.register(scan(self.spark, snapshot, files, positions=True, storage=txn.storage), "target")
         with_clause = views.with_clause(getattr(s, "ctes", ()))
@@ -632,8 +637,13 @@ class Executor:
                 file_changes = FileChanges()
             else:
                 alias = target_alias(s.target)
-                view = views.register(scan(self.spark, snapshot, files, positions=True, row_tracking=True,
-                                           storage=txn.storage), "target")
+                matched = (matching_rows_frame(self.spark, snapshot, files, s.where, txn.storage,
+                                               qualifiers=_qualifiers(s.target), row_tracking=True)
+                           if not s.ctes else None)
+                # With the matched rows read on the driver Spark sees only those (the WHERE below
+                # then keeps them all), not every row of the candidate files.
+                view = views.register(matched[0] if matched is not None else scan(
+                    self.spark, snapshot, files, positions=True, row_tracking=True, storage=txn.storage), "target")
                 with_clause = views.with_clause(s.ctes)
                 cols = ", ".join(
                     f"{views.sql(assigned[f])} AS `{f}`" if f in assigned else f"`{alias}`.`{f}`" for f in fields)
@@ -646,7 +656,8 @@ class Executor:
                 df = self.spark.sql(
                     f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols}{pre} FROM {view} AS `{alias}`{where}"
                 ).localCheckpoint(eager=True)
-                touched = collect_positions(df)
+                # The driver already knows the positions of the rows it handed Spark, all matched.
+                touched = matched[1] if matched is not None else collect_positions(df)
                 self.record_matched_rows(txn, files, touched)
                 # Generated columns the UPDATE does not set are recomputed from the new values.
                 new_rows = self._apply_rules(df.drop(FILE_COLUMN, ROW_COLUMN, *before), snapshot, list(assigned), name)
@@ -928,6 +939,11 @@ def _matches_its_read_condition(statement: m.AnyStatement, condition: Optional[e
     if where.find(exp.Subquery, exp.Select, exp.Exists) is not None:
         return False
     return where.sql(dialect="spark") == condition.sql(dialect="spark")
+
+
+def _qualifiers(ref: Optional[m.TableRef]) -> tuple[str, ...]:
+    """What may qualify a column of the target in its statement: its alias, else its name."""
+    return (target_alias(ref),)
 
 
 def target_alias(ref: Optional[m.TableRef]) -> str:

@@ -67,3 +67,89 @@ def test_copy_on_write_update_still_writes_changed_and_kept_rows(db, table_rows)
     r = db.sql("UPDATE t SET v = -1 WHERE id < 5")
     assert (r.rows_updated, r.rows_copied, r.files_rewritten) == (5, 35, 1)
     assert table_rows(db.sql("SELECT id, v FROM t")) == [(i, -1 if i < 5 else i % 10) for i in range(40)]
+
+
+# ---- the driver-side match (acidsql/spark/driver_scan.py) ---------------------------------------
+
+def _spark_jobs(db, run):
+    """`run()` and the number of Spark jobs it started."""
+    sc = db.spark.sparkContext
+    group = f"acidsql-test-{id(run)}"
+    sc.setJobGroup(group, "count jobs")
+    try:
+        out = run()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    return out, len(sc.statusTracker().getJobIdsForGroup(group))
+
+
+def test_one_row_delete_pruned_by_statistics_reads_one_file_and_runs_no_spark_job(db, table_rows, monkeypatch):
+    from acidsql.delta import datafiles
+
+    db.sql("CREATE TABLE t (id BIGINT, name STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
+    for start in range(0, 50, 10):  # five files, each its own id range
+        db.sql(f"INSERT INTO t SELECT id, concat('n', id) FROM range({start}, {start + 10})")
+    read = []
+    real = datafiles.read_data_file
+    monkeypatch.setattr(datafiles, "read_data_file", lambda storage, add, *a, **k: read.append(add.path) or real(storage, add, *a, **k))
+    result, jobs = _spark_jobs(db, lambda: db.sql("DELETE FROM t WHERE id = 23"))
+    assert (result.rows_deleted, result.deletion_vectors_written, jobs) == (1, 1, 0)
+    assert len(read) == 1
+    assert table_rows(db.sql("SELECT id FROM t")) == [(i,) for i in range(50) if i != 23]
+
+
+_ROWS = ("SELECT id, CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 5 AS INT) END AS k, "
+         "CASE WHEN id % 6 = 0 THEN NULL ELSE concat('s', id % 4) END AS s, "
+         "CASE WHEN id % 9 = 0 THEN double('NaN') ELSE id / 2.0 END AS f FROM range(60)")
+
+
+@pytest.mark.parametrize("where", [
+    "k = 3", "k <> 3", "NOT k = 3", "k IN (1, 2)", "k NOT IN (1, NULL)", "k IN (4, NULL)", "k IS NULL",
+    "k IS NOT NULL AND s = 's1'", "s > 's1' OR k BETWEEN 1 AND 2", "NOT (k < 2 OR s = 's3')", "k <=> NULL",
+    "k = NULL", "k > -3", "t.k = 3", "s IN ('s0', 's2') AND id >= 30",
+])
+def test_driver_match_deletes_the_rows_spark_selects(db, table_rows, where):
+    """The driver computes these conditions itself (no Spark job); the rows left are those Spark
+    SQL keeps, NULL (unknown) deleting nothing."""
+    db.sql("CREATE TABLE t (id BIGINT, k INT, s STRING, f DOUBLE) USING DELTA "
+           "TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
+    db.sql(f"INSERT INTO t {_ROWS}")
+    expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) AS t WHERE NOT coalesce({where}, false)"))
+    result, jobs = _spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
+    assert jobs == 0
+    assert table_rows(db.sql("SELECT id FROM t")) == expected
+    assert result.rows_deleted == 60 - len(expected)
+
+
+@pytest.mark.parametrize("where", ["f > 3", "f <> 1.5", "k = 1.5", "k = '2'", "upper(s) = 'S1'",
+                                   "id IN (SELECT 1)", "k = id", "-k > -3"])
+def test_conditions_pyarrow_would_not_compute_as_spark_go_to_spark(db, table_rows, where):
+    """Floats (NaN is equal to itself and above every number in Spark, not in IEEE), implicit
+    casts, functions, subqueries and column comparisons stay with Spark, with Spark's answer."""
+    from acidsql.spark.driver_scan import exact_in_arrow
+
+    db.sql("CREATE TABLE t (id BIGINT, k INT, s STRING, f DOUBLE) USING DELTA "
+           "TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
+    db.sql(f"INSERT INTO t {_ROWS}")
+    (stmt,) = db.statements(f"DELETE FROM t WHERE {where}")
+    schema = db.prepare(db.statements("DELETE FROM t WHERE id = -1")[0]).txn.snapshot.arrow_schema()
+    assert not exact_in_arrow(stmt.where, schema)
+    expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) AS t WHERE NOT coalesce({where}, false)"))
+    result, jobs = _spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
+    del jobs  # none when statistics already rule out every file
+    assert table_rows(db.sql("SELECT id FROM t")) == expected
+
+
+def test_a_column_qualified_by_anything_but_the_target_is_not_read_as_the_column():
+    """`s.k` may be the field k of a struct column s: only the target's own name qualifies."""
+    import pyarrow as pa
+    import sqlglot
+
+    from acidsql.spark.driver_scan import exact_in_arrow
+
+    schema = pa.schema([("k", pa.int32()), ("s", pa.struct([("k", pa.int32())]))])
+    cond = lambda text: sqlglot.parse_one(text, read="databricks")
+    assert exact_in_arrow(cond("k = 1"), schema, ("t",))
+    assert exact_in_arrow(cond("t.k = 1"), schema, ("t",))
+    assert not exact_in_arrow(cond("s.k = 1"), schema, ("t",))
+    assert not exact_in_arrow(cond("db.t.k = 1"), schema, ("t",))
