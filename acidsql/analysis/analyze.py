@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.analysis.predicates import UNKNOWN_VALUE, Region, Unknown, coerce, literal_value, type_category
+from acidsql.analysis.statements import STATEMENTS, alter_operation
 from acidsql.analysis.readsets import (
     ReadSet,
     TargetColumns,
@@ -26,6 +27,7 @@ from acidsql.analysis.readsets import (
     target_scans,
 )
 from acidsql.conflict import OpKind, Overlap, ProtocolChange, TableLayout
+from acidsql.conflict.operations import kind_of
 from acidsql.protocol import FEATURE_PROPERTY_PREFIX, features_enabled_by, is_protocol_property, known_feature
 from acidsql.protocol.features import with_requirements
 from acidsql.sql import model as m
@@ -153,16 +155,19 @@ class _Analyzer:
         handler = _HANDLERS.get(type(self.s))
         if handler is None:
             return self._make(
-                operation="", op_kind=OpKind.OTHER, read=ReadSet(False, why="not a write to a Delta table"),
+                operation="", read=ReadSet(False, why="not a write to a Delta table"),
                 write=WriteSet(), is_write=False, changes_data=False,
                 blind=False, blind_why="not a write",
             )
         return handler(self)
 
-    def _make(self, *, operation: str, op_kind: OpKind, read: ReadSet, write: WriteSet, is_write: bool = True,
+    def _make(self, *, operation: str, read: ReadSet, write: WriteSet, is_write: bool = True,
               blind: bool = False, blind_why: str = "", changes_data: bool = True, metadata: Optional[str] = None,
               protocol: Optional[ProtocolChange] = None, domains: frozenset[str] = frozenset(), zorder: bool = False,
-              row_level_capable: bool = False, metadata_certainty: Overlap = Overlap.CERTAIN) -> Analysis:
+              row_level_capable: bool = False, metadata_certainty: Overlap = Overlap.CERTAIN,
+              overwrite: bool = False) -> Analysis:
+        # The kind comes from the operation name, by the table the engine reads winners with.
+        op_kind = kind_of(operation, overwrite=overwrite, zorder=zorder)
         identity_note = None
         if self.layout.identity_columns and is_write:
             identity_note = (
@@ -289,7 +294,7 @@ class _Analyzer:
             rows = new_rows if self.layout.deletion_vectors else Region.union([new_rows, touched])
             write = WriteSet(adds_files=True, removes_files=True, partitions=written, rewrite=self._rewrite_mode(), rows=rows)
         op = "UPDATE" if isinstance(s, m.Update) else "DELETE"
-        return self._make(operation=op, op_kind=OpKind.DML, read=read, write=write,
+        return self._make(operation=op, read=read, write=write,
                           blind_why=f"{op} reads the rows it changes", row_level_capable=True)
 
     def _truncate(self) -> Analysis:
@@ -299,7 +304,7 @@ class _Analyzer:
                               "use DELETE FROM ... WHERE on the partition columns")
         read = ReadSet(True, why="TRUNCATE reads every file to remove it (read predicate TRUE)")
         write = WriteSet(adds_files=False, removes_files=True, rewrite="whole files", rows=Region.false())
-        return self._make(operation="TRUNCATE", op_kind=OpKind.DML, read=read, write=write,
+        return self._make(operation="TRUNCATE", read=read, write=write,
                           blind_why="TRUNCATE removes every file it read: a DELETE of everything", row_level_capable=True)
 
     def _merge(self) -> Analysis:
@@ -355,7 +360,7 @@ class _Analyzer:
         metadata, certainty = self._identity_metadata(inserts), Overlap.CERTAIN
         if s.schema_evolution and metadata is None:
             metadata, certainty = self._schema_evolution()
-        return self._make(operation="MERGE", op_kind=OpKind.DML, read=read, write=write, blind_why=why,
+        return self._make(operation="MERGE", read=read, write=write, blind_why=why,
                           metadata=metadata, metadata_certainty=certainty, row_level_capable=True)
 
     def _merge_new_rows(self, s: m.Merge, own: ReadSet, resolver: TargetColumns) -> Region:
@@ -450,20 +455,20 @@ class _Analyzer:
             read = ReadSet.union([own] + scans)
             write = WriteSet(adds_files=True, removes_files=True, partitions=own.partitions if cond is not None else Region(),
                              rewrite="copy-on-write", literal_rows=literal_rows, rows=new_rows)
-            return self._make(operation="WRITE", op_kind=OpKind.OVERWRITE, read=read, write=write, blind_why="an overwrite reads what it replaces",
+            return self._make(operation="WRITE", overwrite=True, read=read, write=write, blind_why="an overwrite reads what it replaces",
                               metadata=metadata, metadata_certainty=certainty)
         write = WriteSet(adds_files=True, removes_files=False, partitions=written, rewrite="none", literal_rows=literal_rows,
                          rows=new_rows)
         if scans:
             read = ReadSet.union(scans, why="the INSERT's query reads the target table: it has MERGE's concurrency, not a blind append's")
-            return self._make(operation="WRITE", op_kind=OpKind.APPEND, read=read, write=write,
+            return self._make(operation="WRITE", read=read, write=write,
                               blind_why="INSERT with a subquery or condition on the target table is not a blind append",
                               metadata=metadata, metadata_certainty=certainty, row_level_capable=True)
         read = ReadSet(False, why="a blind append reads nothing of the table")
         why = "INSERT INTO without a subquery or condition on the target table"
         if self.info.identity_columns:
             self.notes.append("inserting into a table with identity columns advances the high-water mark (a metadata change)")
-        return self._make(operation="WRITE", op_kind=OpKind.APPEND, read=read, write=write, blind=True, blind_why=why,
+        return self._make(operation="WRITE", read=read, write=write, blind=True, blind_why=why,
                           metadata=metadata, metadata_certainty=certainty)
 
     def _insert_replace(self, s: m.Insert, scans: list[ReadSet], literal_rows, written: Region,
@@ -495,7 +500,7 @@ class _Analyzer:
         read = ReadSet.union([own] + scans)
         write = WriteSet(adds_files=True, removes_files=True, partitions=Region(), rewrite=self._rewrite_mode(),
                          literal_rows=literal_rows, rows=new_rows if self.layout.deletion_vectors else Region())
-        return self._make(operation="WRITE", op_kind=OpKind.OVERWRITE, read=read, write=write,
+        return self._make(operation="WRITE", overwrite=True, read=read, write=write,
                           blind_why=f"{how} reads the rows it replaces", metadata=metadata, metadata_certainty=certainty)
 
     def _literal_region(self, literal_rows) -> Region:
@@ -558,14 +563,14 @@ class _Analyzer:
             self.notes.append("ZORDER BY rewrites files: it conflicts with concurrent changes to them even with deletion vectors")
         elif self.layout.deletion_vectors:
             self.notes.append("compaction without ZORDER BY on a table with deletion vectors does not conflict with data changes")
-        return self._make(operation="OPTIMIZE", op_kind=OpKind.ZORDER if zorder else OpKind.COMPACTION, read=read, write=write,
+        return self._make(operation="OPTIMIZE", read=read, write=write,
                           changes_data=False, zorder=zorder, blind_why="OPTIMIZE rewrites files it reads")
 
     def _reorg(self) -> Analysis:
         s: m.Reorg = self.s
         if s.apply is m.ReorgApply.UPGRADE_UNIFORM:
             added = frozenset({f"icebergCompatV{s.iceberg_compat_version or 2}", "columnMapping"})
-            return self._make(operation="REORG TABLE UPGRADE UNIFORM", op_kind=OpKind.METADATA, read=ReadSet(False, why="a metadata change"),
+            return self._make(operation="REORG TABLE UPGRADE UNIFORM", read=ReadSet(False, why="a metadata change"),
                               write=WriteSet(), changes_data=False,
                               metadata=f"sets delta.enableIcebergCompatV{s.iceberg_compat_version or 2} and column mapping",
                               protocol=ProtocolChange(added_features=added, reader_version_change=True),
@@ -573,7 +578,7 @@ class _Analyzer:
         resolver = self._resolver()
         read = read_set_for_condition(s.where, self.info, resolver, "REORG PURGE reads the files it rewrites")
         self.notes.append("REORG ... APPLY (PURGE) has OPTIMIZE's isolation semantics (a compaction)")
-        return self._make(operation="REORG", op_kind=OpKind.COMPACTION, read=read,
+        return self._make(operation="REORG", read=read,
                           write=WriteSet(adds_files=True, removes_files=True, partitions=read.partitions, rewrite="compaction"),
                           changes_data=False, blind_why="REORG rewrites files it reads")
 
@@ -582,8 +587,7 @@ class _Analyzer:
         meta: Optional[str] = None
         protocol: Optional[ProtocolChange] = None
         domains: frozenset[str] = frozenset()
-        # Delta's operation name: the action's, except that a type change commits as CHANGE COLUMN.
-        op = "CHANGE COLUMN" if s.action is m.AlterAction.CHANGE_COLUMN_TYPE else s.action.value
+        op = alter_operation(s.action, s.detail)
         if s.action is m.AlterAction.SET_PROPERTIES:
             stored = [(k, v) for k, v in s.properties if not is_protocol_property(k)]
             # delta.feature.* and the minimum versions are protocol requests, not configuration:
@@ -640,7 +644,7 @@ class _Analyzer:
             if not self.info.has_feature("checkConstraints"):
                 protocol = ProtocolChange(added_features=frozenset({"checkConstraints"}))
             # Delta scans every row for violations (txn.filterFiles()): a read of all files.
-            return self._make(operation=op, op_kind=OpKind.METADATA,
+            return self._make(operation=op,
                               read=ReadSet(True, why="ADD CONSTRAINT reads every row to check it"),
                               write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol,
                               blind_why="a metadata change that reads the table")
@@ -648,9 +652,7 @@ class _Analyzer:
             meta = f"unsets delta.constraints.{(s.constraint or '?').lower()}"
         else:
             meta = f"ALTER TABLE ({s.detail or 'other change'})"
-            if op == m.AlterAction.OTHER.value:
-                op = _alter_operation(s.detail)
-        return self._make(operation=op, op_kind=OpKind.METADATA, read=ReadSet(False, why="a metadata change reads no data files"),
+        return self._make(operation=op, read=ReadSet(False, why="a metadata change reads no data files"),
                           write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol, domains=domains,
                           blind_why="a metadata change")
 
@@ -660,7 +662,7 @@ class _Analyzer:
         op = ("CREATE OR REPLACE TABLE" if s.or_replace else "REPLACE TABLE" if s.replace_only else "CREATE TABLE") + (" AS SELECT" if s.as_select is not None else "")
         read = ReadSet(True, whole_table=True, why="REPLACE replaces the whole table") if replacing else ReadSet(False, why="a new table")
         write = WriteSet(adds_files=s.as_select is not None, removes_files=replacing, rewrite="copy-on-write" if replacing else "none")
-        return self._make(operation=op, op_kind=OpKind.CREATE, read=read, write=write, changes_data=s.as_select is not None or replacing,
+        return self._make(operation=op, read=read, write=write, changes_data=s.as_select is not None or replacing,
                           metadata="creates or replaces the table's schema and properties",
                           protocol=ProtocolChange(reader_version_change=True), blind_why="creates or replaces the table")
 
@@ -670,47 +672,23 @@ class _Analyzer:
         meta = "creates the Delta table over the Parquet files already there" + (f" (partitioned by {parts})" if parts else "")
         if s.no_statistics:
             self.notes.append("NO STATISTICS: the files get no min/max statistics, so later reads cannot skip any of them")
-        return self._make(operation="CONVERT", op_kind=OpKind.CREATE, read=ReadSet(False, why="a new Delta table: no log to read"),
+        return self._make(operation="CONVERT", read=ReadSet(False, why="a new Delta table: no log to read"),
                           write=WriteSet(adds_files=True, removes_files=False, rewrite="none"),
                           metadata=meta, protocol=ProtocolChange(reader_version_change=True),
                           blind_why="creates a table (its first commit)")
 
     def _vacuum(self) -> Analysis:
-        return self._make(operation="VACUUM START", op_kind=OpKind.OTHER, read=ReadSet(False, why="VACUUM reads no table state a writer changes"),
+        return self._make(operation="VACUUM START", read=ReadSet(False, why="VACUUM reads no table state a writer changes"),
                           write=WriteSet(), changes_data=False, blind_why="VACUUM commits only start/end markers")
 
     def _restore(self) -> Analysis:
-        return self._make(operation="RESTORE", op_kind=OpKind.RESTORE, read=ReadSet(True, whole_table=True, why="RESTORE replaces the whole table state"),
+        return self._make(operation="RESTORE", read=ReadSet(True, whole_table=True, why="RESTORE replaces the whole table state"),
                           write=WriteSet(adds_files=True, removes_files=True, rewrite="copy-on-write"),
                           blind_why="RESTORE reads the whole table")
 
 
-# Statement type -> the _Analyzer method that analyzes it (built once, not per statement).
-_HANDLERS = {
-    m.Update: _Analyzer._update_delete,
-    m.Delete: _Analyzer._update_delete,
-    m.Truncate: _Analyzer._truncate,
-    m.Merge: _Analyzer._merge,
-    m.Insert: _Analyzer._insert,
-    m.Optimize: _Analyzer._optimize,
-    m.Reorg: _Analyzer._reorg,
-    m.AlterTable: _Analyzer._alter,
-    m.CreateTable: _Analyzer._create,
-    m.ConvertToDelta: _Analyzer._convert,
-    m.Vacuum: _Analyzer._vacuum,
-    m.Restore: _Analyzer._restore,
-}
-
-
-# The operation names Delta commits these ALTER TABLE forms under (DeltaOperations).
-_ALTER_OPERATIONS = {"ALTER COLUMN": "CHANGE COLUMN", "CHANGE COLUMN": "CHANGE COLUMN", "RENAME COLUMN": "RENAME COLUMN",
-                     "REPLACE COLUMNS": "REPLACE COLUMNS", "DROP COLUMN": "DROP COLUMNS", "DROP COLUMNS": "DROP COLUMNS",
-                     "ADD CONSTRAINT": "ADD CONSTRAINT", "DROP CONSTRAINT": "DROP CONSTRAINT"}
-
-
-def _alter_operation(detail: Optional[str]) -> str:
-    words = " ".join((detail or "").upper().split()[:2])
-    return _ALTER_OPERATIONS.get(words, "ALTER TABLE")
+# Statement type -> the _Analyzer method that analyzes it, from the statement registry.
+_HANDLERS = {spec.model: getattr(_Analyzer, spec.handler) for spec in STATEMENTS}
 
 
 def _keep_unassigned(region: Region, assigned: set[str]) -> Region:
