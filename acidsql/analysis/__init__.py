@@ -15,7 +15,7 @@ from acidsql.analysis.predicates import Region, to_arrow_filter, to_partition_ca
 from acidsql.analysis.readsets import ReadSet, WriteSet
 
 _LAZY = {
-    "TableState": "footprints", "footprint_of": "footprints",
+    "TableState": "symbolic", "footprint_of": "footprints",
     "JobMatrix": "predict", "PairConflict": "predict", "Prediction": "predict", "Scenario": "predict",
     "ScenarioError": "predict", "conflict_row": "predict", "load_scenarios": "predict",
     "predict_jobs": "predict", "predict_scenario": "predict", "predict_scenarios": "predict",
@@ -43,7 +43,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
-    from acidsql.analysis.footprints import TableState, footprint_of
+    from acidsql.analysis.footprints import footprint_of
+    from acidsql.analysis.symbolic import TableState
     from acidsql.analysis.predict import (
         JobMatrix, PairConflict, Prediction, Scenario, ScenarioError, conflict_row, load_scenarios,
         predict_jobs, predict_scenario, predict_scenarios,

@@ -14,7 +14,9 @@ import yaml
 from acidsql.sql import parse_statement
 from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog
-from acidsql.analysis.footprints import Effects, SymbolicFiles, SymbolicRows, TableState, effects_of, footprint_of
+from acidsql.analysis.effects import Effects, effects_of
+from acidsql.analysis.footprints import footprint_of
+from acidsql.analysis.symbolic import SymbolicFiles, SymbolicRows, TableState
 from acidsql.analysis.predicates import Region
 from acidsql.conflict import Footprint, IsolationLevel, OpKind, Overlap, TableLayout, Verdict, check
 from acidsql.sql import model as m
