@@ -7,7 +7,7 @@ stable JSON for goldens and `explain`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Optional
 
 from sqlglot import exp
@@ -15,6 +15,9 @@ from sqlglot import exp
 from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.analysis.predicates import UNKNOWN_VALUE, Region, Unknown, coerce, literal_value, type_category
 from acidsql.analysis.statements import STATEMENTS, alter_operation
+from acidsql.analysis.effects import NO_EFFECTS
+from acidsql.analysis.footprints import footprint_of
+from acidsql.analysis.result import Analysis, RowLevel
 from acidsql.analysis.readsets import (
     ReadSet,
     TargetColumns,
@@ -26,7 +29,7 @@ from acidsql.analysis.readsets import (
     split_conjuncts,
     target_scans,
 )
-from acidsql.conflict import OpKind, Overlap, ProtocolChange, TableLayout
+from acidsql.conflict import Overlap, ProtocolChange, row_level_applies
 from acidsql.conflict.operations import kind_of
 from acidsql.protocol import FEATURE_PROPERTY_PREFIX, features_enabled_by, is_protocol_property, known_feature
 from acidsql.protocol.features import with_requirements
@@ -36,88 +39,6 @@ MERGE_142_LIMIT = (
     "the MERGE condition has no explicit predicate on the target table to filter the rows matched "
     "with the source (a Databricks Runtime 14.2 limit for row-level concurrency)"
 )
-
-
-@dataclass(frozen=True)
-class RowLevel:
-    """Whether row-level concurrency decides this statement's conflicts, and why (not)."""
-
-    table_supports: bool
-    applies: bool
-    reason: str
-    fallbacks: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict:
-        return {"table_supports": self.table_supports, "applies": self.applies, "reason": self.reason, "fallbacks": list(self.fallbacks)}
-
-
-@dataclass(frozen=True)
-class Analysis:
-    statement: m.AnyStatement = field(compare=False, repr=False)
-    kind: str  # statement kind: MERGE, UPDATE, ...
-    operation: str  # Delta operation name in the commit: WRITE, MERGE, OPTIMIZE, SET TBLPROPERTIES...
-    op_kind: OpKind
-    table: Optional[str]
-    table_info: TableInfo
-    layout: TableLayout
-    read: ReadSet
-    write: WriteSet
-    is_write: bool
-    blind_append: bool
-    blind_append_reason: str
-    row_level: RowLevel
-    changes_data: bool = True
-    metadata_change: Optional[str] = None
-    # CERTAIN, or POSSIBLE when the change depends on data (WITH SCHEMA EVOLUTION changes the
-    # schema only if the source brings new columns).
-    metadata_certainty: Overlap = Overlap.CERTAIN
-    protocol_change: Optional[ProtocolChange] = None
-    domains: frozenset[str] = frozenset()
-    zorder: bool = False
-    identity_note: Optional[str] = None
-    error_classes: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-
-    @property
-    def assumptions(self) -> tuple[str, ...]:
-        return self.table_info.assumptions
-
-    def to_dict(self) -> dict:
-        pc = self.protocol_change
-        return {
-            "kind": self.kind,
-            "operation": self.operation,
-            "op_kind": self.op_kind.value,
-            "table": self.table,
-            "table_known": self.table_info.known,
-            "assumptions": list(self.assumptions),
-            "layout": {
-                "partitioned_by": list(self.table_info.partition_columns),
-                "clustered_by": list(self.table_info.clustering_columns),
-                "deletion_vectors": self.layout.deletion_vectors,
-                "isolation": self.layout.isolation.value,
-                "identity_columns": list(self.table_info.identity_columns),
-                "row_level_concurrency": self.layout.row_level_concurrency,
-            },
-            "is_write": self.is_write,
-            "blind_append": self.blind_append,
-            "blind_append_reason": self.blind_append_reason,
-            "read": self.read.to_dict(),
-            "write": self.write.to_dict(),
-            "row_level": self.row_level.to_dict(),
-            "changes_data": self.changes_data,
-            "metadata_change": self.metadata_change,
-            "metadata_change_certain": self.metadata_change is not None and self.metadata_certainty is Overlap.CERTAIN,
-            "protocol_change": None if pc is None else {
-                "added_features": sorted(pc.added_features),
-                "removed_features": sorted(pc.removed_features),
-                "reader_version_change": pc.reader_version_change,
-            },
-            "zorder": self.zorder,
-            "identity": self.identity_note,
-            "error_classes": list(self.error_classes),
-            "notes": list(self.notes),
-        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,9 +95,7 @@ class _Analyzer:
                 "tables with identity columns do not support concurrent transactions"
                 f" (identity column(s) {', '.join(self.info.identity_columns)})"
             )
-        row_level = self._row_level(row_level_capable)
-        errors = self._error_classes(op_kind, read, row_level, is_write, blind)
-        return Analysis(
+        analysis = Analysis(
             statement=self.s,
             kind=self.s.label,
             operation=operation,
@@ -189,7 +108,7 @@ class _Analyzer:
             is_write=is_write,
             blind_append=blind,
             blind_append_reason=blind_why,
-            row_level=row_level,
+            row_level=RowLevel(self.layout.row_level_concurrency, False, ""),
             changes_data=changes_data,
             metadata_change=metadata,
             metadata_certainty=metadata_certainty if metadata is not None else Overlap.CERTAIN,
@@ -197,46 +116,24 @@ class _Analyzer:
             domains=domains,
             zorder=zorder,
             identity_note=identity_note,
-            error_classes=errors,
             notes=tuple(dict.fromkeys(self.notes)),
         )
+        return self._judged(analysis, row_level_capable)
 
-    def _row_level(self, capable: bool) -> RowLevel:
+    def _judged(self, analysis: Analysis, capable: bool) -> Analysis:
+        """The analysis with its row-level answer, from the conflict rules: `row_level_applies`
+        on the statement's footprint (its error classes come from the rules too, when asked:
+        `Analysis.error_classes`)."""
         lay = self.layout
-        if not lay.row_level_concurrency:
-            why = ("the table is partitioned" if lay.partitioned else
-                   "deletion vectors are turned off on this clustered table" if lay.clustered else
-                   "deletion vectors are not enabled on this unpartitioned table")
-            return RowLevel(False, False, why, tuple(self.fallbacks))
-        if not capable:
-            return RowLevel(True, False, f"{self.s.kind.value} is not a row-level operation", ())
-        if self.fallbacks:
-            return RowLevel(True, False, "row-level concurrency falls back to file level: " + "; ".join(self.fallbacks), tuple(self.fallbacks))
-        why = "clustered table" if lay.clustered else "unpartitioned table with deletion vectors"
-        return RowLevel(True, True, f"row-level concurrency: {why}", ())
-
-    def _error_classes(self, op_kind: OpKind, read: ReadSet, rl: RowLevel, is_write: bool, blind: bool) -> tuple[str, ...]:
-        if not is_write:
-            return ()
-        out = ["DELTA_METADATA_CHANGED", "DELTA_PROTOCOL_CHANGED"]
-        part = self.layout.partitioned
-        hint = "WITH_PARTITION_HINT" if part else "WITHOUT_HINT"
-        if read.reads and op_kind not in (OpKind.COMPACTION, OpKind.ZORDER):
-            if read.whole_table:
-                out.append("DELTA_CONCURRENT_APPEND.WHOLE_TABLE_READ")
-            elif rl.applies:
-                out.append("DELTA_CONCURRENT_APPEND.ROW_LEVEL_CHANGES")
-            elif rl.table_supports and rl.fallbacks:
-                out.append("DELTA_CONCURRENT_APPEND.PREDICATES_NEED_REWRITE")
-            else:
-                out.append(f"DELTA_CONCURRENT_APPEND.{hint}")
-        if read.reads and not rl.applies:
-            out.append("DELTA_CONCURRENT_DELETE_READ." + ("EMPTY_READ_PREDICATES" if read.whole_table else hint))
-        if op_kind in (OpKind.DML, OpKind.OVERWRITE, OpKind.COMPACTION, OpKind.ZORDER) and not rl.applies:
-            out.append(f"DELTA_CONCURRENT_DELETE_DELETE.{hint}")
-        if op_kind is OpKind.COMPACTION and self.layout.deletion_vectors:
-            out = [o for o in out if not o.startswith("DELTA_CONCURRENT_")]
-        return tuple(dict.fromkeys(out))
+        # What the analyzer knows: the statement's rows, when its condition is row-level
+        # capable and nothing in it falls back to file level. The rules decide the rest.
+        fallbacks = tuple(self.fallbacks) if capable or not lay.row_level_concurrency else ()
+        knows_rows = capable and not fallbacks and lay.row_level_concurrency
+        a = replace(analysis, row_level=RowLevel(lay.row_level_concurrency, knows_rows, "", fallbacks))
+        # The question reads the footprint's rows and layout only, not its files.
+        applies, why = row_level_applies(footprint_of(a, effects=NO_EFFECTS))
+        a = replace(a, row_level=RowLevel(lay.row_level_concurrency, applies, why, fallbacks))
+        return a
 
     def _resolver(self, unqualified_is_target: bool = True) -> TargetColumns:
         return TargetColumns(self.s.target, self.info, unqualified_is_target)

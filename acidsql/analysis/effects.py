@@ -4,12 +4,13 @@ partition it touches, SCENARIOS.md) or, without one, describes its effects by re
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Optional
 
 from sqlglot import exp
 
-from acidsql.analysis.analyze import Analysis
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.predicates import (
     ColumnConstraint,
@@ -28,6 +29,9 @@ from acidsql.conflict import OpKind
 from acidsql.sql import model as m
 from acidsql.analysis.symbolic import DataFile, Row, RowRef, SymbolicFiles, SymbolicRows, TableState
 
+if TYPE_CHECKING:  # the analyzer's result imports this module to list its error classes
+    from acidsql.analysis.result import Analysis
+
 # ---------------------------------------------------------------------------------------------
 # Effects of a statement on a known state
 # ---------------------------------------------------------------------------------------------
@@ -45,6 +49,11 @@ class Effects:
     deleted_rows: SymbolicRows
     new_rows: SymbolicRows
     after: Optional[TableState]
+
+
+# No files and no rows: for a footprint whose sets do not matter (the row-level question).
+NO_EFFECTS = Effects(SymbolicFiles(), SymbolicFiles(), SymbolicFiles(existing=False), SymbolicRows(), SymbolicRows(),
+                     SymbolicRows(), None)
 
 
 # The column families Delta keeps min/max statistics for (not booleans, binary, structs,
