@@ -8,8 +8,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from acidsql.analysis.predicates import Region
-from acidsql.analysis.symbolic import SymbolicFiles, SymbolicRows
-from acidsql.conflict import Footprint, OpKind, ProtocolChange, TableLayout
+from acidsql.analysis.symbolic import SymbolicFileFilter, SymbolicFiles, SymbolicRows
+from acidsql.conflict import Footprint, OpKind, ProtocolChange, TableLayout, Verdict, check
 
 INSERT = "INSERT"
 DML = "UPDATE/DELETE/MERGE"
@@ -33,7 +33,8 @@ def archetype(kind: str, layout: TableLayout) -> Footprint:
         return Footprint("WRITE", OpKind.APPEND, layout, "blind INSERT", is_blind_append=True,
                          added_files=new_anywhere, new_rows=SymbolicRows(new_unknown=Region()))
     if kind == DML:
-        return Footprint("MERGE", OpKind.DML, layout, "UPDATE, DELETE or MERGE", read_filter=None,
+        # Its reads (anywhere) matter only where it stands as the transaction under test.
+        return Footprint("MERGE", OpKind.DML, layout, "UPDATE, DELETE or MERGE", read_filter=SymbolicFileFilter(Region()),
                          read_files=anywhere, added_files=new_anywhere, removed_files=anywhere,
                          new_rows=SymbolicRows(new_unknown=Region()), deleted_rows=SymbolicRows(unknown=Region()))
     if kind in (OPTIMIZE, ZORDER):
@@ -47,3 +48,8 @@ def archetype(kind: str, layout: TableLayout) -> Footprint:
         return Footprint("SET TBLPROPERTIES", OpKind.METADATA, layout, "ALTER TABLE (metadata change)",
                          is_blind_append=True, changes_data=False, metadata_change="a table property or the schema")
     raise ValueError(f"no archetype {kind!r}")
+
+
+def against(current: Footprint, kind: str) -> Verdict:
+    """What the rules say of `current` when the archetype winner `kind` commits first."""
+    return check(current, [archetype(kind, current.table)])
