@@ -15,6 +15,7 @@ from sqlglot import exp
 from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.analysis.predicates import UNKNOWN_VALUE, Region, Unknown, coerce, literal_value, type_category
 from acidsql.analysis.statements import STATEMENTS, alter_operation
+from acidsql.analysis import archetypes
 from acidsql.analysis.effects import NO_EFFECTS
 from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.result import Analysis, RowLevel
@@ -117,6 +118,7 @@ class _Analyzer:
             zorder=zorder,
             identity_note=identity_note,
             notes=tuple(dict.fromkeys(self.notes)),
+            judge=archetypes.error_classes,
         )
         return self._judged(analysis, row_level_capable)
 

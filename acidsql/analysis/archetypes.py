@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.predicates import Region
+from acidsql.analysis.result import Analysis
 from acidsql.analysis.symbolic import SymbolicFileFilter, SymbolicFiles, SymbolicRows
-from acidsql.conflict import Footprint, OpKind, ProtocolChange, TableLayout, Verdict, check
+from acidsql.conflict import Footprint, OpKind, ProtocolChange, TableLayout, Verdict, check, possible_conflicts
 
 INSERT = "INSERT"
 DML = "UPDATE/DELETE/MERGE"
@@ -48,6 +50,14 @@ def archetype(kind: str, layout: TableLayout) -> Footprint:
         return Footprint("SET TBLPROPERTIES", OpKind.METADATA, layout, "ALTER TABLE (metadata change)",
                          is_blind_append=True, changes_data=False, metadata_change="a table property or the schema")
     raise ValueError(f"no archetype {kind!r}")
+
+
+def error_classes(analysis: Analysis) -> tuple[str, ...]:
+    """Every error class the analyzed statement can meet: each conflict the rules find for
+    its footprint against each archetype winner, in ALL's order."""
+    current = footprint_of(analysis)
+    found = (c.error_class for kind in ALL for c in possible_conflicts(current, archetype(kind, current.table)))
+    return tuple(dict.fromkeys(found))
 
 
 def against(current: Footprint, kind: str) -> Verdict:

@@ -4,8 +4,6 @@ partition it touches, SCENARIOS.md) or, without one, describes its effects by re
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Optional
 
@@ -28,9 +26,7 @@ from acidsql.analysis.readsets import TargetColumns
 from acidsql.conflict import OpKind
 from acidsql.sql import model as m
 from acidsql.analysis.symbolic import DataFile, Row, RowRef, SymbolicFiles, SymbolicRows, TableState
-
-if TYPE_CHECKING:  # the analyzer's result imports this module to list its error classes
-    from acidsql.analysis.result import Analysis
+from acidsql.analysis.result import Analysis
 
 # ---------------------------------------------------------------------------------------------
 # Effects of a statement on a known state

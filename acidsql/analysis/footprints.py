@@ -12,8 +12,6 @@ The conflict rules themselves live in `acidsql.conflict`; nothing here decides a
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from typing import Optional
 
 from acidsql.analysis.catalog import Catalog
@@ -21,9 +19,7 @@ from acidsql.analysis.predicates import Region
 from acidsql.conflict import Footprint, OpKind
 from acidsql.analysis.symbolic import SymbolicRowFilter, SymbolicRows, TableState, file_filter, row_filter
 from acidsql.analysis.effects import Effects, effects_of
-
-if TYPE_CHECKING:  # the analyzer's result imports this module to list its error classes
-    from acidsql.analysis.result import Analysis
+from acidsql.analysis.result import Analysis
 
 
 # ---------------------------------------------------------------------------------------------

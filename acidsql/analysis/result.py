@@ -3,14 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Optional
+from typing import Callable, Optional
 
-from acidsql.analysis import archetypes
-from acidsql.analysis.archetypes import archetype
 from acidsql.analysis.catalog import TableInfo
-from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.readsets import ReadSet, WriteSet
-from acidsql.conflict import OpKind, Overlap, ProtocolChange, TableLayout, possible_conflicts
+from acidsql.conflict import OpKind, Overlap, ProtocolChange, TableLayout
 from acidsql.sql import model as m
 
 
@@ -53,15 +50,16 @@ class Analysis:
     identity_note: Optional[str] = None
     notes: tuple[str, ...] = ()
 
+    # Lists the error classes of an analysis: the analyzer passes `archetypes.error_classes`
+    # (the conflict rules run on the statement's footprint); a field, so that this module
+    # needs no footprints and the footprint code can read an Analysis.
+    judge: Callable[["Analysis"], tuple[str, ...]] = field(default=lambda a: (), compare=False, repr=False)
+
     @cached_property
     def error_classes(self) -> tuple[str, ...]:
-        """Every conflict error class the statement can meet: the conflict rules run on its
-        footprint against each archetype winner (computed when asked: linting needs it rarely)."""
-        if not self.is_write:
-            return ()
-        current = footprint_of(self)
-        errors = (c.error_class for kind in archetypes.ALL for c in possible_conflicts(current, archetype(kind, self.layout)))
-        return tuple(dict.fromkeys(errors))
+        """Every conflict error class the statement can meet (computed when asked: linting
+        needs it rarely)."""
+        return self.judge(self) if self.is_write else ()
 
     @property
     def assumptions(self) -> tuple[str, ...]:
