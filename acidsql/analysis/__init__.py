@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from acidsql.analysis.analyze import Analysis, RowLevel, analyze, analyze_sql
 from acidsql.analysis.catalog import Catalog, TableInfo
-from acidsql.analysis.predicates import Region, to_arrow_filter, to_partition_callable, to_stats_callable
+from acidsql.analysis.region import Region
+from acidsql.analysis.adapters import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.analysis.readsets import ReadSet, WriteSet
 
 _LAZY = {

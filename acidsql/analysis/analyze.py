@@ -13,7 +13,8 @@ from typing import Any, Optional
 from sqlglot import exp
 
 from acidsql.analysis.catalog import Catalog, TableInfo
-from acidsql.analysis.predicates import UNKNOWN_VALUE, Region, Unknown, coerce, literal_value, type_category
+from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
+from acidsql.analysis.region import Region
 from acidsql.analysis.statements import STATEMENTS, alter_operation
 from acidsql.analysis import archetypes
 from acidsql.analysis.effects import NO_EFFECTS

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from acidsql.analysis.footprints import footprint_of
-from acidsql.analysis.predicates import Region
+from acidsql.analysis.region import Region
 from acidsql.analysis.result import Analysis
 from acidsql.analysis.symbolic import SymbolicFileFilter, SymbolicFiles, SymbolicRows
 from acidsql.conflict import Footprint, OpKind, ProtocolChange, TableLayout, Verdict, check, possible_conflicts

@@ -10,18 +10,9 @@ from typing import Any, Mapping, Optional
 from sqlglot import exp
 
 from acidsql.analysis.catalog import TableInfo
-from acidsql.analysis.predicates import (
-    ColumnConstraint,
-    Clause,
-    Region,
-    UNKNOWN_VALUE,
-    Unknown,
-    coerce,
-    literal_value,
-    condition_holds,
-    evaluate_expression,
-    type_category,
-)
+from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
+from acidsql.analysis.evaluate import condition_holds, evaluate_expression
+from acidsql.analysis.region import Clause, ColumnConstraint, Region
 from acidsql.analysis.readsets import TargetColumns
 from acidsql.conflict import OpKind
 from acidsql.sql import model as m

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from acidsql.analysis.catalog import Catalog
-from acidsql.analysis.predicates import Region
+from acidsql.analysis.region import Region
 from acidsql.conflict import Footprint, OpKind
 from acidsql.analysis.symbolic import SymbolicRowFilter, SymbolicRows, TableState, file_filter, row_filter
 from acidsql.analysis.effects import Effects, effects_of

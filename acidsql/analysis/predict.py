@@ -18,7 +18,7 @@ from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.effects import Effects, effects_of
 from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.symbolic import SymbolicRows, TableState
-from acidsql.analysis.predicates import Region
+from acidsql.analysis.region import Region
 from acidsql.conflict import Footprint, IsolationLevel, Overlap, Verdict, check
 from acidsql.sql import model as m
 

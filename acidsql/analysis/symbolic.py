@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Optional
 
 from acidsql.analysis.catalog import TableInfo
-from acidsql.analysis.predicates import Region, show_value
+from acidsql.analysis.values import show_value
+from acidsql.analysis.region import Region
 from acidsql.conflict import Evidence, FileFilter, FileSet, Overlap, RowFilter, RowSet
 
 

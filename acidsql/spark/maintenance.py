@@ -10,7 +10,7 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
-from acidsql.analysis.predicates import to_partition_callable
+from acidsql.analysis.adapters import to_partition_callable
 from acidsql.conflict import OpKind
 from acidsql.conflict.operations import kind_of
 from acidsql.delta.errors import TableNotFoundError
