@@ -78,3 +78,107 @@ def test_import_does_not_load_pyspark(code):
     probe = f"{code}\nimport sys\nassert 'pyspark' not in sys.modules, 'pyspark imported'\nassert 'py4j' not in sys.modules"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+# --- import cycles ---------------------------------------------------------------------------
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _import_nodes(tree: ast.Module, module_level: bool):
+    """Import statements: those that run when the module is imported (module_level), or every
+    one, in functions too (the TYPE_CHECKING blocks, which never run, are left out of both)."""
+    def walk(nodes):
+        for node in nodes:
+            if isinstance(node, ast.If) and _is_type_checking(node):
+                yield from walk(node.orelse)
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                yield node
+            if module_level and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            yield from walk(ast.iter_child_nodes(node))
+    return walk(tree.body)
+
+
+def _import_graph(module_level: bool) -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges = graph.setdefault(name, set())
+        for node in _import_nodes(ast.parse(path.read_text()), module_level):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            edges |= {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def _package_parent_edges(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    # A package's __init__ re-exports its modules, and those import siblings through the
+    # package: that is not a circle between modules. Only module -> module edges count.
+    return {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in graph.items()}
+
+
+def test_no_import_cycles_at_module_level():
+    assert _cycles(_package_parent_edges(_import_graph(module_level=True))) == []
+
+
+# Circles closed only by an import inside a function. Left because the files are being changed
+# elsewhere (spark/execute.py) or the split is not done yet; this list may only shrink.
+KNOWN_FUNCTION_LEVEL_CYCLES = [
+    ["acidsql.delta.object_store", "acidsql.delta.storage"],
+    ["acidsql.spark.execute", "acidsql.spark.maintenance", "acidsql.spark.views"],
+]
+
+
+def test_no_new_import_cycles_through_function_level_imports():
+    assert _cycles(_package_parent_edges(_import_graph(module_level=False))) == KNOWN_FUNCTION_LEVEL_CYCLES

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from acidsql.analysis.analyze import Analysis, RowLevel, analyze, analyze_sql
 from acidsql.analysis.catalog import Catalog, TableInfo
-from acidsql.analysis.predicates import Region, to_arrow_filter, to_partition_callable, to_stats_callable
+from acidsql.analysis.region import Region
+from acidsql.analysis.adapters import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.analysis.readsets import ReadSet, WriteSet
 
 _LAZY = {
-    "TableState": "footprints", "footprint_of": "footprints",
+    "TableState": "symbolic", "footprint_of": "footprints",
     "JobMatrix": "predict", "PairConflict": "predict", "Prediction": "predict", "Scenario": "predict",
     "ScenarioError": "predict", "conflict_row": "predict", "load_scenarios": "predict",
     "predict_jobs": "predict", "predict_scenario": "predict", "predict_scenarios": "predict",
@@ -43,7 +44,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
-    from acidsql.analysis.footprints import TableState, footprint_of
+    from acidsql.analysis.footprints import footprint_of
+    from acidsql.analysis.symbolic import TableState
     from acidsql.analysis.predict import (
         JobMatrix, PairConflict, Prediction, Scenario, ScenarioError, conflict_row, load_scenarios,
         predict_jobs, predict_scenario, predict_scenarios,

@@ -7,13 +7,19 @@ stable JSON for goldens and `explain`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Optional
 
 from sqlglot import exp
 
 from acidsql.analysis.catalog import Catalog, TableInfo
-from acidsql.analysis.predicates import UNKNOWN_VALUE, Region, Unknown, coerce, literal_value, type_category
+from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
+from acidsql.analysis.region import Region
+from acidsql.analysis.statements import STATEMENTS, alter_operation
+from acidsql.analysis import archetypes
+from acidsql.analysis.effects import NO_EFFECTS
+from acidsql.analysis.footprints import footprint_of
+from acidsql.analysis.result import Analysis, RowLevel
 from acidsql.analysis.readsets import (
     ReadSet,
     TargetColumns,
@@ -25,7 +31,8 @@ from acidsql.analysis.readsets import (
     split_conjuncts,
     target_scans,
 )
-from acidsql.conflict import OpKind, Overlap, ProtocolChange, TableLayout
+from acidsql.conflict import Overlap, ProtocolChange, row_level_applies
+from acidsql.conflict.operations import kind_of
 from acidsql.protocol import FEATURE_PROPERTY_PREFIX, features_enabled_by, is_protocol_property, known_feature
 from acidsql.protocol.features import with_requirements
 from acidsql.sql import model as m
@@ -34,88 +41,6 @@ MERGE_142_LIMIT = (
     "the MERGE condition has no explicit predicate on the target table to filter the rows matched "
     "with the source (a Databricks Runtime 14.2 limit for row-level concurrency)"
 )
-
-
-@dataclass(frozen=True)
-class RowLevel:
-    """Whether row-level concurrency decides this statement's conflicts, and why (not)."""
-
-    table_supports: bool
-    applies: bool
-    reason: str
-    fallbacks: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict:
-        return {"table_supports": self.table_supports, "applies": self.applies, "reason": self.reason, "fallbacks": list(self.fallbacks)}
-
-
-@dataclass(frozen=True)
-class Analysis:
-    statement: m.AnyStatement = field(compare=False, repr=False)
-    kind: str  # statement kind: MERGE, UPDATE, ...
-    operation: str  # Delta operation name in the commit: WRITE, MERGE, OPTIMIZE, SET TBLPROPERTIES...
-    op_kind: OpKind
-    table: Optional[str]
-    table_info: TableInfo
-    layout: TableLayout
-    read: ReadSet
-    write: WriteSet
-    is_write: bool
-    blind_append: bool
-    blind_append_reason: str
-    row_level: RowLevel
-    changes_data: bool = True
-    metadata_change: Optional[str] = None
-    # CERTAIN, or POSSIBLE when the change depends on data (WITH SCHEMA EVOLUTION changes the
-    # schema only if the source brings new columns).
-    metadata_certainty: Overlap = Overlap.CERTAIN
-    protocol_change: Optional[ProtocolChange] = None
-    domains: frozenset[str] = frozenset()
-    zorder: bool = False
-    identity_note: Optional[str] = None
-    error_classes: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-
-    @property
-    def assumptions(self) -> tuple[str, ...]:
-        return self.table_info.assumptions
-
-    def to_dict(self) -> dict:
-        pc = self.protocol_change
-        return {
-            "kind": self.kind,
-            "operation": self.operation,
-            "op_kind": self.op_kind.value,
-            "table": self.table,
-            "table_known": self.table_info.known,
-            "assumptions": list(self.assumptions),
-            "layout": {
-                "partitioned_by": list(self.table_info.partition_columns),
-                "clustered_by": list(self.table_info.clustering_columns),
-                "deletion_vectors": self.layout.deletion_vectors,
-                "isolation": self.layout.isolation.value,
-                "identity_columns": list(self.table_info.identity_columns),
-                "row_level_concurrency": self.layout.row_level_concurrency,
-            },
-            "is_write": self.is_write,
-            "blind_append": self.blind_append,
-            "blind_append_reason": self.blind_append_reason,
-            "read": self.read.to_dict(),
-            "write": self.write.to_dict(),
-            "row_level": self.row_level.to_dict(),
-            "changes_data": self.changes_data,
-            "metadata_change": self.metadata_change,
-            "metadata_change_certain": self.metadata_change is not None and self.metadata_certainty is Overlap.CERTAIN,
-            "protocol_change": None if pc is None else {
-                "added_features": sorted(pc.added_features),
-                "removed_features": sorted(pc.removed_features),
-                "reader_version_change": pc.reader_version_change,
-            },
-            "zorder": self.zorder,
-            "identity": self.identity_note,
-            "error_classes": list(self.error_classes),
-            "notes": list(self.notes),
-        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,25 +78,26 @@ class _Analyzer:
         handler = _HANDLERS.get(type(self.s))
         if handler is None:
             return self._make(
-                operation="", op_kind=OpKind.OTHER, read=ReadSet(False, why="not a write to a Delta table"),
+                operation="", read=ReadSet(False, why="not a write to a Delta table"),
                 write=WriteSet(), is_write=False, changes_data=False,
                 blind=False, blind_why="not a write",
             )
         return handler(self)
 
-    def _make(self, *, operation: str, op_kind: OpKind, read: ReadSet, write: WriteSet, is_write: bool = True,
+    def _make(self, *, operation: str, read: ReadSet, write: WriteSet, is_write: bool = True,
               blind: bool = False, blind_why: str = "", changes_data: bool = True, metadata: Optional[str] = None,
               protocol: Optional[ProtocolChange] = None, domains: frozenset[str] = frozenset(), zorder: bool = False,
-              row_level_capable: bool = False, metadata_certainty: Overlap = Overlap.CERTAIN) -> Analysis:
+              row_level_capable: bool = False, metadata_certainty: Overlap = Overlap.CERTAIN,
+              overwrite: bool = False) -> Analysis:
+        # The kind comes from the operation name, by the table the engine reads winners with.
+        op_kind = kind_of(operation, overwrite=overwrite, zorder=zorder)
         identity_note = None
         if self.layout.identity_columns and is_write:
             identity_note = (
                 "tables with identity columns do not support concurrent transactions"
                 f" (identity column(s) {', '.join(self.info.identity_columns)})"
             )
-        row_level = self._row_level(row_level_capable)
-        errors = self._error_classes(op_kind, read, row_level, is_write, blind)
-        return Analysis(
+        analysis = Analysis(
             statement=self.s,
             kind=self.s.label,
             operation=operation,
@@ -184,7 +110,7 @@ class _Analyzer:
             is_write=is_write,
             blind_append=blind,
             blind_append_reason=blind_why,
-            row_level=row_level,
+            row_level=RowLevel(self.layout.row_level_concurrency, False, ""),
             changes_data=changes_data,
             metadata_change=metadata,
             metadata_certainty=metadata_certainty if metadata is not None else Overlap.CERTAIN,
@@ -192,46 +118,25 @@ class _Analyzer:
             domains=domains,
             zorder=zorder,
             identity_note=identity_note,
-            error_classes=errors,
             notes=tuple(dict.fromkeys(self.notes)),
+            judge=archetypes.error_classes,
         )
+        return self._judged(analysis, row_level_capable)
 
-    def _row_level(self, capable: bool) -> RowLevel:
+    def _judged(self, analysis: Analysis, capable: bool) -> Analysis:
+        """The analysis with its row-level answer, from the conflict rules: `row_level_applies`
+        on the statement's footprint (its error classes come from the rules too, when asked:
+        `Analysis.error_classes`)."""
         lay = self.layout
-        if not lay.row_level_concurrency:
-            why = ("the table is partitioned" if lay.partitioned else
-                   "deletion vectors are turned off on this clustered table" if lay.clustered else
-                   "deletion vectors are not enabled on this unpartitioned table")
-            return RowLevel(False, False, why, tuple(self.fallbacks))
-        if not capable:
-            return RowLevel(True, False, f"{self.s.kind.value} is not a row-level operation", ())
-        if self.fallbacks:
-            return RowLevel(True, False, "row-level concurrency falls back to file level: " + "; ".join(self.fallbacks), tuple(self.fallbacks))
-        why = "clustered table" if lay.clustered else "unpartitioned table with deletion vectors"
-        return RowLevel(True, True, f"row-level concurrency: {why}", ())
-
-    def _error_classes(self, op_kind: OpKind, read: ReadSet, rl: RowLevel, is_write: bool, blind: bool) -> tuple[str, ...]:
-        if not is_write:
-            return ()
-        out = ["DELTA_METADATA_CHANGED", "DELTA_PROTOCOL_CHANGED"]
-        part = self.layout.partitioned
-        hint = "WITH_PARTITION_HINT" if part else "WITHOUT_HINT"
-        if read.reads and op_kind not in (OpKind.COMPACTION, OpKind.ZORDER):
-            if read.whole_table:
-                out.append("DELTA_CONCURRENT_APPEND.WHOLE_TABLE_READ")
-            elif rl.applies:
-                out.append("DELTA_CONCURRENT_APPEND.ROW_LEVEL_CHANGES")
-            elif rl.table_supports and rl.fallbacks:
-                out.append("DELTA_CONCURRENT_APPEND.PREDICATES_NEED_REWRITE")
-            else:
-                out.append(f"DELTA_CONCURRENT_APPEND.{hint}")
-        if read.reads and not rl.applies:
-            out.append("DELTA_CONCURRENT_DELETE_READ." + ("EMPTY_READ_PREDICATES" if read.whole_table else hint))
-        if op_kind in (OpKind.DML, OpKind.OVERWRITE, OpKind.COMPACTION, OpKind.ZORDER) and not rl.applies:
-            out.append(f"DELTA_CONCURRENT_DELETE_DELETE.{hint}")
-        if op_kind is OpKind.COMPACTION and self.layout.deletion_vectors:
-            out = [o for o in out if not o.startswith("DELTA_CONCURRENT_")]
-        return tuple(dict.fromkeys(out))
+        # What the analyzer knows: the statement's rows, when its condition is row-level
+        # capable and nothing in it falls back to file level. The rules decide the rest.
+        fallbacks = tuple(self.fallbacks) if capable or not lay.row_level_concurrency else ()
+        knows_rows = capable and not fallbacks and lay.row_level_concurrency
+        a = replace(analysis, row_level=RowLevel(lay.row_level_concurrency, knows_rows, "", fallbacks))
+        # The question reads the footprint's rows and layout only, not its files.
+        applies, why = row_level_applies(footprint_of(a, effects=NO_EFFECTS))
+        a = replace(a, row_level=RowLevel(lay.row_level_concurrency, applies, why, fallbacks))
+        return a
 
     def _resolver(self, unqualified_is_target: bool = True) -> TargetColumns:
         return TargetColumns(self.s.target, self.info, unqualified_is_target)
@@ -289,7 +194,7 @@ class _Analyzer:
             rows = new_rows if self.layout.deletion_vectors else Region.union([new_rows, touched])
             write = WriteSet(adds_files=True, removes_files=True, partitions=written, rewrite=self._rewrite_mode(), rows=rows)
         op = "UPDATE" if isinstance(s, m.Update) else "DELETE"
-        return self._make(operation=op, op_kind=OpKind.DML, read=read, write=write,
+        return self._make(operation=op, read=read, write=write,
                           blind_why=f"{op} reads the rows it changes", row_level_capable=True)
 
     def _truncate(self) -> Analysis:
@@ -299,7 +204,7 @@ class _Analyzer:
                               "use DELETE FROM ... WHERE on the partition columns")
         read = ReadSet(True, why="TRUNCATE reads every file to remove it (read predicate TRUE)")
         write = WriteSet(adds_files=False, removes_files=True, rewrite="whole files", rows=Region.false())
-        return self._make(operation="TRUNCATE", op_kind=OpKind.DML, read=read, write=write,
+        return self._make(operation="TRUNCATE", read=read, write=write,
                           blind_why="TRUNCATE removes every file it read: a DELETE of everything", row_level_capable=True)
 
     def _merge(self) -> Analysis:
@@ -355,7 +260,7 @@ class _Analyzer:
         metadata, certainty = self._identity_metadata(inserts), Overlap.CERTAIN
         if s.schema_evolution and metadata is None:
             metadata, certainty = self._schema_evolution()
-        return self._make(operation="MERGE", op_kind=OpKind.DML, read=read, write=write, blind_why=why,
+        return self._make(operation="MERGE", read=read, write=write, blind_why=why,
                           metadata=metadata, metadata_certainty=certainty, row_level_capable=True)
 
     def _merge_new_rows(self, s: m.Merge, own: ReadSet, resolver: TargetColumns) -> Region:
@@ -450,20 +355,20 @@ class _Analyzer:
             read = ReadSet.union([own] + scans)
             write = WriteSet(adds_files=True, removes_files=True, partitions=own.partitions if cond is not None else Region(),
                              rewrite="copy-on-write", literal_rows=literal_rows, rows=new_rows)
-            return self._make(operation="WRITE", op_kind=OpKind.OVERWRITE, read=read, write=write, blind_why="an overwrite reads what it replaces",
+            return self._make(operation="WRITE", overwrite=True, read=read, write=write, blind_why="an overwrite reads what it replaces",
                               metadata=metadata, metadata_certainty=certainty)
         write = WriteSet(adds_files=True, removes_files=False, partitions=written, rewrite="none", literal_rows=literal_rows,
                          rows=new_rows)
         if scans:
             read = ReadSet.union(scans, why="the INSERT's query reads the target table: it has MERGE's concurrency, not a blind append's")
-            return self._make(operation="WRITE", op_kind=OpKind.APPEND, read=read, write=write,
+            return self._make(operation="WRITE", read=read, write=write,
                               blind_why="INSERT with a subquery or condition on the target table is not a blind append",
                               metadata=metadata, metadata_certainty=certainty, row_level_capable=True)
         read = ReadSet(False, why="a blind append reads nothing of the table")
         why = "INSERT INTO without a subquery or condition on the target table"
         if self.info.identity_columns:
             self.notes.append("inserting into a table with identity columns advances the high-water mark (a metadata change)")
-        return self._make(operation="WRITE", op_kind=OpKind.APPEND, read=read, write=write, blind=True, blind_why=why,
+        return self._make(operation="WRITE", read=read, write=write, blind=True, blind_why=why,
                           metadata=metadata, metadata_certainty=certainty)
 
     def _insert_replace(self, s: m.Insert, scans: list[ReadSet], literal_rows, written: Region,
@@ -495,7 +400,7 @@ class _Analyzer:
         read = ReadSet.union([own] + scans)
         write = WriteSet(adds_files=True, removes_files=True, partitions=Region(), rewrite=self._rewrite_mode(),
                          literal_rows=literal_rows, rows=new_rows if self.layout.deletion_vectors else Region())
-        return self._make(operation="WRITE", op_kind=OpKind.OVERWRITE, read=read, write=write,
+        return self._make(operation="WRITE", overwrite=True, read=read, write=write,
                           blind_why=f"{how} reads the rows it replaces", metadata=metadata, metadata_certainty=certainty)
 
     def _literal_region(self, literal_rows) -> Region:
@@ -558,14 +463,14 @@ class _Analyzer:
             self.notes.append("ZORDER BY rewrites files: it conflicts with concurrent changes to them even with deletion vectors")
         elif self.layout.deletion_vectors:
             self.notes.append("compaction without ZORDER BY on a table with deletion vectors does not conflict with data changes")
-        return self._make(operation="OPTIMIZE", op_kind=OpKind.ZORDER if zorder else OpKind.COMPACTION, read=read, write=write,
+        return self._make(operation="OPTIMIZE", read=read, write=write,
                           changes_data=False, zorder=zorder, blind_why="OPTIMIZE rewrites files it reads")
 
     def _reorg(self) -> Analysis:
         s: m.Reorg = self.s
         if s.apply is m.ReorgApply.UPGRADE_UNIFORM:
             added = frozenset({f"icebergCompatV{s.iceberg_compat_version or 2}", "columnMapping"})
-            return self._make(operation="REORG TABLE UPGRADE UNIFORM", op_kind=OpKind.METADATA, read=ReadSet(False, why="a metadata change"),
+            return self._make(operation="REORG TABLE UPGRADE UNIFORM", read=ReadSet(False, why="a metadata change"),
                               write=WriteSet(), changes_data=False,
                               metadata=f"sets delta.enableIcebergCompatV{s.iceberg_compat_version or 2} and column mapping",
                               protocol=ProtocolChange(added_features=added, reader_version_change=True),
@@ -573,7 +478,7 @@ class _Analyzer:
         resolver = self._resolver()
         read = read_set_for_condition(s.where, self.info, resolver, "REORG PURGE reads the files it rewrites")
         self.notes.append("REORG ... APPLY (PURGE) has OPTIMIZE's isolation semantics (a compaction)")
-        return self._make(operation="REORG", op_kind=OpKind.COMPACTION, read=read,
+        return self._make(operation="REORG", read=read,
                           write=WriteSet(adds_files=True, removes_files=True, partitions=read.partitions, rewrite="compaction"),
                           changes_data=False, blind_why="REORG rewrites files it reads")
 
@@ -582,8 +487,7 @@ class _Analyzer:
         meta: Optional[str] = None
         protocol: Optional[ProtocolChange] = None
         domains: frozenset[str] = frozenset()
-        # Delta's operation name: the action's, except that a type change commits as CHANGE COLUMN.
-        op = "CHANGE COLUMN" if s.action is m.AlterAction.CHANGE_COLUMN_TYPE else s.action.value
+        op = alter_operation(s.action, s.detail)
         if s.action is m.AlterAction.SET_PROPERTIES:
             stored = [(k, v) for k, v in s.properties if not is_protocol_property(k)]
             # delta.feature.* and the minimum versions are protocol requests, not configuration:
@@ -640,7 +544,7 @@ class _Analyzer:
             if not self.info.has_feature("checkConstraints"):
                 protocol = ProtocolChange(added_features=frozenset({"checkConstraints"}))
             # Delta scans every row for violations (txn.filterFiles()): a read of all files.
-            return self._make(operation=op, op_kind=OpKind.METADATA,
+            return self._make(operation=op,
                               read=ReadSet(True, why="ADD CONSTRAINT reads every row to check it"),
                               write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol,
                               blind_why="a metadata change that reads the table")
@@ -648,9 +552,7 @@ class _Analyzer:
             meta = f"unsets delta.constraints.{(s.constraint or '?').lower()}"
         else:
             meta = f"ALTER TABLE ({s.detail or 'other change'})"
-            if op == m.AlterAction.OTHER.value:
-                op = _alter_operation(s.detail)
-        return self._make(operation=op, op_kind=OpKind.METADATA, read=ReadSet(False, why="a metadata change reads no data files"),
+        return self._make(operation=op, read=ReadSet(False, why="a metadata change reads no data files"),
                           write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol, domains=domains,
                           blind_why="a metadata change")
 
@@ -660,7 +562,7 @@ class _Analyzer:
         op = ("CREATE OR REPLACE TABLE" if s.or_replace else "REPLACE TABLE" if s.replace_only else "CREATE TABLE") + (" AS SELECT" if s.as_select is not None else "")
         read = ReadSet(True, whole_table=True, why="REPLACE replaces the whole table") if replacing else ReadSet(False, why="a new table")
         write = WriteSet(adds_files=s.as_select is not None, removes_files=replacing, rewrite="copy-on-write" if replacing else "none")
-        return self._make(operation=op, op_kind=OpKind.CREATE, read=read, write=write, changes_data=s.as_select is not None or replacing,
+        return self._make(operation=op, read=read, write=write, changes_data=s.as_select is not None or replacing,
                           metadata="creates or replaces the table's schema and properties",
                           protocol=ProtocolChange(reader_version_change=True), blind_why="creates or replaces the table")
 
@@ -670,47 +572,23 @@ class _Analyzer:
         meta = "creates the Delta table over the Parquet files already there" + (f" (partitioned by {parts})" if parts else "")
         if s.no_statistics:
             self.notes.append("NO STATISTICS: the files get no min/max statistics, so later reads cannot skip any of them")
-        return self._make(operation="CONVERT", op_kind=OpKind.CREATE, read=ReadSet(False, why="a new Delta table: no log to read"),
+        return self._make(operation="CONVERT", read=ReadSet(False, why="a new Delta table: no log to read"),
                           write=WriteSet(adds_files=True, removes_files=False, rewrite="none"),
                           metadata=meta, protocol=ProtocolChange(reader_version_change=True),
                           blind_why="creates a table (its first commit)")
 
     def _vacuum(self) -> Analysis:
-        return self._make(operation="VACUUM START", op_kind=OpKind.OTHER, read=ReadSet(False, why="VACUUM reads no table state a writer changes"),
+        return self._make(operation="VACUUM START", read=ReadSet(False, why="VACUUM reads no table state a writer changes"),
                           write=WriteSet(), changes_data=False, blind_why="VACUUM commits only start/end markers")
 
     def _restore(self) -> Analysis:
-        return self._make(operation="RESTORE", op_kind=OpKind.RESTORE, read=ReadSet(True, whole_table=True, why="RESTORE replaces the whole table state"),
+        return self._make(operation="RESTORE", read=ReadSet(True, whole_table=True, why="RESTORE replaces the whole table state"),
                           write=WriteSet(adds_files=True, removes_files=True, rewrite="copy-on-write"),
                           blind_why="RESTORE reads the whole table")
 
 
-# Statement type -> the _Analyzer method that analyzes it (built once, not per statement).
-_HANDLERS = {
-    m.Update: _Analyzer._update_delete,
-    m.Delete: _Analyzer._update_delete,
-    m.Truncate: _Analyzer._truncate,
-    m.Merge: _Analyzer._merge,
-    m.Insert: _Analyzer._insert,
-    m.Optimize: _Analyzer._optimize,
-    m.Reorg: _Analyzer._reorg,
-    m.AlterTable: _Analyzer._alter,
-    m.CreateTable: _Analyzer._create,
-    m.ConvertToDelta: _Analyzer._convert,
-    m.Vacuum: _Analyzer._vacuum,
-    m.Restore: _Analyzer._restore,
-}
-
-
-# The operation names Delta commits these ALTER TABLE forms under (DeltaOperations).
-_ALTER_OPERATIONS = {"ALTER COLUMN": "CHANGE COLUMN", "CHANGE COLUMN": "CHANGE COLUMN", "RENAME COLUMN": "RENAME COLUMN",
-                     "REPLACE COLUMNS": "REPLACE COLUMNS", "DROP COLUMN": "DROP COLUMNS", "DROP COLUMNS": "DROP COLUMNS",
-                     "ADD CONSTRAINT": "ADD CONSTRAINT", "DROP CONSTRAINT": "DROP CONSTRAINT"}
-
-
-def _alter_operation(detail: Optional[str]) -> str:
-    words = " ".join((detail or "").upper().split()[:2])
-    return _ALTER_OPERATIONS.get(words, "ALTER TABLE")
+# Statement type -> the _Analyzer method that analyzes it, from the statement registry.
+_HANDLERS = {spec.model: getattr(_Analyzer, spec.handler) for spec in STATEMENTS}
 
 
 def _keep_unassigned(region: Region, assigned: set[str]) -> Region:

@@ -13,10 +13,13 @@ import yaml
 
 from acidsql.sql import parse_statement
 from acidsql.analysis.analyze import Analysis, analyze
+from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
 from acidsql.analysis.catalog import Catalog
-from acidsql.analysis.footprints import Effects, SymbolicFiles, SymbolicRows, TableState, effects_of, footprint_of
-from acidsql.analysis.predicates import Region
-from acidsql.conflict import Footprint, IsolationLevel, OpKind, Overlap, TableLayout, Verdict, check
+from acidsql.analysis.effects import Effects, effects_of
+from acidsql.analysis.footprints import footprint_of
+from acidsql.analysis.symbolic import SymbolicRows, TableState
+from acidsql.analysis.region import Region
+from acidsql.conflict import Footprint, IsolationLevel, Overlap, Verdict, check
 from acidsql.sql import model as m
 
 EXCEPTIONS = (
@@ -374,27 +377,6 @@ def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None)
 _UNKNOWN_ROWS = SymbolicRows(unknown=Region(), new_unknown=Region())
 
 
-def _archetype(kind: str, layout: TableLayout) -> Footprint:
-    anywhere = SymbolicFiles(unknown=Region())
-    new_anywhere = SymbolicFiles(unknown=Region(), existing=False)
-    if kind == "INSERT":
-        return Footprint("WRITE", OpKind.APPEND, layout, "blind INSERT", is_blind_append=True,
-                         added_files=new_anywhere, new_rows=SymbolicRows(new_unknown=Region()))
-    if kind == "UPDATE/DELETE/MERGE":
-        return Footprint("MERGE", OpKind.DML, layout, "UPDATE, DELETE or MERGE", read_filter=None,
-                         read_files=anywhere, added_files=new_anywhere, removed_files=anywhere,
-                         new_rows=SymbolicRows(new_unknown=Region()), deleted_rows=SymbolicRows(unknown=Region()))
-    if kind in ("OPTIMIZE", "OPTIMIZE ZORDER BY"):
-        z = kind != "OPTIMIZE"
-        return Footprint("OPTIMIZE", OpKind.ZORDER if z else OpKind.COMPACTION, layout, kind, changes_data=False,
-                         read_files=anywhere, added_files=new_anywhere, removed_files=anywhere, zorder=z)
-    return Footprint("SET TBLPROPERTIES", OpKind.METADATA, layout, "ALTER TABLE (metadata change)", is_blind_append=True,
-                     changes_data=False, metadata_change="a table property or the schema")
-
-
-MATRIX_COLUMNS = ("INSERT", "UPDATE/DELETE/MERGE", "OPTIMIZE", "OPTIMIZE ZORDER BY", "metadata change")
-
-
 def conflict_row(analysis: Analysis, catalog: Optional[Catalog] = None) -> dict:
     """The statement (as the transaction under test) against each kind of concurrent commit,
     in both isolation levels: {column: {isolation: {"outcome", "reason"}}}."""
@@ -407,7 +389,7 @@ def conflict_row(analysis: Analysis, catalog: Optional[Catalog] = None) -> dict:
             if not analysis.is_write:
                 v = Verdict(None, level, False)
             else:
-                v = check(fp, [_archetype(col, layout)])
+                v = check(fp, [archetype(col, layout)])
             c = v.conflict
             cell = {
                 "outcome": "committed" if c is None else f"{'conflict' if c.certainty is Overlap.CERTAIN else 'possible'}: {c.exception}",

@@ -15,7 +15,8 @@ from typing import Any, Optional, Sequence
 from sqlglot import exp
 
 from acidsql.analysis.catalog import TableInfo
-from acidsql.analysis.predicates import Region, split_conjuncts, type_category
+from acidsql.analysis.values import type_category
+from acidsql.analysis.region import Region, split_conjuncts
 from acidsql.sql import model as m
 from acidsql.sql.build import SQL_DIALECT as _SQL_DIALECT
 from acidsql.sql.build import table_ref, tree_nodes

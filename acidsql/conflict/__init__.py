@@ -23,11 +23,12 @@ from acidsql.conflict.footprint import (
     TableLayout,
 )
 from acidsql.conflict.rules import (
-    Conflict, ConflictKind, Rebase, Verdict, check, check_winner, effective_isolation, row_level_applies,
+    Conflict, ConflictKind, Rebase, Verdict, check, check_winner, effective_isolation, possible_conflicts,
+    row_level_applies,
 )
 
 __all__ = [
     "Conflict", "ConflictKind", "Evidence", "FileFilter", "FileSet", "Footprint", "IsolationLevel", "OpKind",
     "Overlap", "ProtocolChange", "Rebase", "RowFilter", "RowSet", "TableLayout", "Verdict",
-    "check", "check_winner", "effective_isolation", "row_level_applies",
+    "check", "check_winner", "effective_isolation", "possible_conflicts", "row_level_applies",
 ]

@@ -190,7 +190,7 @@ def row_level_applies(current: Footprint, winner: Optional[Footprint] = None) ->
     if current.row_filter is None or current.read_rows is None:
         if current.rlc_fallbacks:
             return False, "row-level concurrency falls back to file level: " + "; ".join(current.rlc_fallbacks)
-        if current.kind in (OpKind.APPEND, OpKind.DML, OpKind.OVERWRITE):
+        if current.kind in (OpKind.APPEND, OpKind.DML, OpKind.OVERWRITE) and not current.is_blind_append:
             return False, "the transaction's rows are not known"
         return False, f"{current.operation} is not a row-level operation"
     if winner is not None:
@@ -440,6 +440,18 @@ def check_winner(current: Footprint, winner: Footprint) -> Verdict:
         if run(findings):
             break
     return findings.verdict()
+
+
+def possible_conflicts(current: Footprint, winner: Footprint) -> tuple[Conflict, ...]:
+    """Every conflict `current` can meet against `winner`: the checks in Delta's order, going
+    on past a conflict (as if it had not happened) until a check decides that the rest cannot
+    apply. What the analyzer lists as a statement's possible error classes."""
+    findings = _Findings(current, winner)
+    for run in CHECKS:
+        found = len(findings.conflicts)
+        if run(findings) and len(findings.conflicts) == found:
+            break
+    return tuple(findings.conflicts)
 
 
 def _added_files_evidence(current: Footprint, winner: Footprint) -> Evidence:

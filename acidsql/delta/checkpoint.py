@@ -15,7 +15,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from itertools import compress
-from typing import TYPE_CHECKING, Any, Optional
+import typing
+from typing import Any, Optional
 from urllib.parse import unquote
 
 import pyarrow as pa
@@ -26,10 +27,17 @@ from acidsql.delta.actions import (
     Action, AddFile, DeletionVectorDescriptor, Protocol, RemoveFile, Txn, action_from_json,
 )
 from acidsql.delta.errors import CorruptLogError
+from acidsql.delta.snapshot import Snapshot
+from acidsql.delta.storage import Storage
 
-if TYPE_CHECKING:
-    from acidsql.delta.log import DeltaLog
-    from acidsql.delta.snapshot import Snapshot
+
+class DeltaLog(typing.Protocol):
+    """What checkpoints read of a table's log (log.DeltaLog): a protocol, so that the log can
+    read checkpoints without this module importing it."""
+
+    storage: Storage
+
+    def checkpoint_files(self, version: int) -> list[str]: ...
 
 DEFAULT_CHECKPOINT_INTERVAL = 10
 DEFAULT_DELETED_FILE_RETENTION_MS = 7 * 24 * 3600 * 1000
@@ -119,7 +127,7 @@ def _row_for(action_json: dict[str, Any]) -> dict[str, Any]:
     return {key: body}
 
 
-def write_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[int] = None) -> None:
+def write_checkpoint(log: DeltaLog, snapshot: Snapshot, *, now_ms: Optional[int] = None) -> None:
     """Write the checkpoint of `snapshot.version`, then `_last_checkpoint` (version, size,
     sizeInBytes, numOfAddFiles). Tombstones older than `delta.deletedFileRetentionDuration`
     (default 7 days) are dropped.
@@ -140,7 +148,7 @@ def write_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[
     log.storage.write_bytes("_delta_log/_last_checkpoint", json.dumps(last, separators=(",", ":")).encode())
 
 
-def uses_v2_checkpoints(snapshot: "Snapshot") -> bool:
+def uses_v2_checkpoints(snapshot: Snapshot) -> bool:
     """Whether new checkpoints of the table follow the V2 spec: the v2Checkpoint feature is
     supported and `delta.checkpointPolicy` is 'v2' (PROTOCOL.md, "V2 Checkpoint Table Feature")."""
     return (snapshot.configuration.get("delta.checkpointPolicy") == "v2"
@@ -153,7 +161,7 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     return buf.getvalue()
 
 
-def _checkpoint_rows(snapshot: "Snapshot", now_ms: Optional[int]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _checkpoint_rows(snapshot: Snapshot, now_ms: Optional[int]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The checkpoint rows of `snapshot`: (non-file actions, add and remove actions)."""
     now = int(time.time() * 1000) if now_ms is None else now_ms
     retention = interval_ms(snapshot.configuration.get("delta.deletedFileRetentionDuration"),
@@ -199,7 +207,7 @@ def v2_checkpoint_path(version: int, unique: str) -> str:
     return f"_delta_log/{version:020d}.checkpoint.{unique}.parquet"
 
 
-def write_v2_checkpoint(log: "DeltaLog", snapshot: "Snapshot", *, now_ms: Optional[int] = None) -> str:
+def write_v2_checkpoint(log: DeltaLog, snapshot: Snapshot, *, now_ms: Optional[int] = None) -> str:
     """Write a V2 spec, UUID-named parquet checkpoint of `snapshot.version` (PROTOCOL.md, "V2
     Spec"): one sidecar file in `_delta_log/_sidecars/` holds every add and remove action; the
     checkpoint holds the other actions, one `checkpointMetadata` and one `sidecar` action
@@ -250,7 +258,7 @@ def _to_json_value(v: Any) -> Any:
     return v
 
 
-def read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]] = None) -> list[Action]:
+def read_checkpoint(log: DeltaLog, version: int, files: Optional[list[str]] = None) -> list[Action]:
     """The actions (protocol, metaData, txn, add, remove, domainMetadata) of the checkpoint at
     `version` (`files`: its file(s), when the caller has already listed the log). Raises
     CorruptLogError if it is missing, torn or unreadable."""
@@ -258,7 +266,7 @@ def read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]] = 
     return actions
 
 
-def read_checkpoint_lazily(log: "DeltaLog", version: int, files: Optional[list[str]] = None
+def read_checkpoint_lazily(log: DeltaLog, version: int, files: Optional[list[str]] = None
                            ) -> tuple[list[Action], Optional["CheckpointAdds"]]:
     """`read_checkpoint`, except that the add actions come apart, as a CheckpointAdds whose
     AddFile objects are built on first access; the list then holds no AddFile. When the add
@@ -267,7 +275,7 @@ def read_checkpoint_lazily(log: "DeltaLog", version: int, files: Optional[list[s
     return _read_checkpoint(log, version, files, lazy_adds=True)
 
 
-def _read_checkpoint(log: "DeltaLog", version: int, files: Optional[list[str]],
+def _read_checkpoint(log: DeltaLog, version: int, files: Optional[list[str]],
                      lazy_adds: bool) -> tuple[list[Action], Optional["CheckpointAdds"]]:
     files = files or log.checkpoint_files(version) or [checkpoint_path(version)]
     rel = files[0]
@@ -356,7 +364,7 @@ def _table_actions(table: pa.Table, kinds: list[str], lazy_adds: bool,
     return actions, lazy
 
 
-def _read_json_checkpoint(log: "DeltaLog", rel: str, where: str) -> tuple[list[Action], list[str]]:
+def _read_json_checkpoint(log: DeltaLog, rel: str, where: str) -> tuple[list[Action], list[str]]:
     """The actions of a JSON V2 checkpoint and the names of its sidecar files."""
     try:
         text = log.storage.read_bytes(rel).decode("utf-8")
@@ -400,7 +408,7 @@ def sidecar_path(name: str) -> str:
     return f"{SIDECAR_DIR}/{unquote(name).rstrip('/').rsplit('/', 1)[-1]}"
 
 
-def _read_sidecars(log: "DeltaLog", names: list[str], where: str) -> pa.Table:
+def _read_sidecars(log: DeltaLog, names: list[str], where: str) -> pa.Table:
     tables = []
     for name in names:
         rel = sidecar_path(name)
@@ -412,7 +420,7 @@ def _read_sidecars(log: "DeltaLog", names: list[str], where: str) -> pa.Table:
     return table
 
 
-def _read_checkpoint_file(log: "DeltaLog", rel: str) -> pa.Table:
+def _read_checkpoint_file(log: DeltaLog, rel: str) -> pa.Table:
     where = log.storage.local_path(rel) or rel
     try:
         local = log.storage.local_path(rel)

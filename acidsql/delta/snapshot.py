@@ -7,7 +7,8 @@ from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, M
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Optional, Union
+import typing
+from typing import Any, Optional, Union
 
 import pyarrow as pa
 
@@ -15,11 +16,20 @@ from acidsql.delta.actions import (
     Action, AddFile, CommitInfo, DomainMetadata, Metadata, Protocol, RemoveFile, Txn,
 )
 from acidsql.delta.errors import CorruptLogError, UnsupportedProtocolError
+from acidsql.delta.partition_values import partition_value_from_string
 from acidsql.delta.features import check_reader_protocol, clustering_columns
 from acidsql.delta.type_widening import TYPE_WIDENING_FEATURES, check_type_changes
 
-if TYPE_CHECKING:
-    from acidsql.delta.checkpoint import CheckpointAdds
+
+class CheckpointRows(typing.Protocol):
+    """The add column of a checkpoint read lazily (checkpoint.CheckpointAdds): what a
+    snapshot asks of it. A protocol, so that the snapshot needs no checkpoint code."""
+
+    def take_index(self) -> dict[str, int]: ...
+
+    def get(self, row: int) -> AddFile: ...
+
+    def build_all(self) -> list[Optional[AddFile]]: ...
 
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
 COLUMN_ID_KEY = "delta.columnMapping.id"
@@ -107,7 +117,6 @@ class Snapshot:
 
     def typed_partition_values(self, add: AddFile) -> dict[str, Any]:
         """The file's partition values as Python values typed per the schema (None for null)."""
-        from acidsql.delta.datafiles import partition_value_from_string
 
         schema = self.arrow_schema()
         out: dict[str, Any] = {}
@@ -139,7 +148,7 @@ class LiveFiles(Mapping[str, AddFile]):
 
     __slots__ = ("_entries", "_rows", "_unbuilt")
 
-    def __init__(self, entries: dict[str, Union[AddFile, int]], rows: Optional["CheckpointAdds"] = None):
+    def __init__(self, entries: dict[str, Union[AddFile, int]], rows: Optional[CheckpointRows] = None):
         # entries: path -> the AddFile, or the row of `rows` holding it. Only `_build_all` writes
         # to it, replacing rows by their AddFile in place (same keys, same order).
         self._entries = entries
@@ -223,7 +232,7 @@ class SnapshotBuilder:
         self.metadata: Optional[Metadata] = None
         # Live files: path -> AddFile, or the row of self._rows (a checkpoint's adds) holding it.
         self._files: dict[str, Union[AddFile, int]] = {}
-        self._rows: Optional[CheckpointAdds] = None
+        self._rows: Optional[CheckpointRows] = None
         self.tombstones: dict[str, RemoveFile] = {}
         self.app_txns: dict[str, int] = {}
         self.txn_last_updated: dict[str, Optional[int]] = {}
@@ -274,7 +283,7 @@ class SnapshotBuilder:
         self.apply([a for a in actions if not isinstance(a, RemoveFile)] if removes else actions)
         self.version = version
 
-    def apply_checkpoint(self, version: int, actions: list[Action], adds: Optional["CheckpointAdds"]) -> None:
+    def apply_checkpoint(self, version: int, actions: list[Action], adds: Optional[CheckpointRows]) -> None:
         """Apply checkpoint `version` to an empty builder: its `actions` and, when its adds were
         read lazily (`read_checkpoint_lazily`; `actions` then holds no AddFile), `adds`. The state
         is what `apply_commit` gives with every add in `actions`, without building the adds."""

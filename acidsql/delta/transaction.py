@@ -29,6 +29,7 @@ from acidsql.conflict import (
     effective_isolation,
 )
 from acidsql.conflict.rules import Check, ConflictKind, RebaseKind
+from acidsql.conflict.operations import WRITE_OPERATIONS, kind_of
 from acidsql.delta import checkpoint as checkpoints
 from acidsql.delta import datafiles, row_tracking
 from acidsql.delta.actions import (
@@ -95,33 +96,18 @@ class CommitResult:
 
 
 def operation_kind(commit_info: Optional[CommitInfo]) -> tuple[str, OpKind, bool]:
-    """(operation name, kind, zorder) of a commit from its commitInfo, as the rules classify it."""
+    """(operation name, kind, zorder) of a commit from its commitInfo, as the rules classify it
+    (the kind from the table the analyzer uses too: `acidsql.conflict.operations`)."""
     if commit_info is None:
         return "TRANSACTION", OpKind.OTHER, False
     op = commit_info.operation.upper().strip()
     params = commit_info.operation_parameters or {}
-    if op == "OPTIMIZE":
-        zorder = bool(_json_list(params.get("zOrderBy")))
-        return commit_info.operation, (OpKind.ZORDER if zorder else OpKind.COMPACTION), zorder
-    if op.startswith("REORG"):
-        if "UPGRADE" in op:
-            return commit_info.operation, OpKind.METADATA, False
-        return commit_info.operation, OpKind.COMPACTION, False
-    if op in ("WRITE", "STREAMING UPDATE"):
+    zorder = op == "OPTIMIZE" and bool(_json_list(params.get("zOrderBy")))
+    overwrite = False
+    if op in WRITE_OPERATIONS:
         mode = str(_json_scalar(params.get("mode") or params.get("outputMode") or "Append")).lower()
         overwrite = mode in ("overwrite", "complete") or params.get("replaceWhere") is not None
-        return commit_info.operation, (OpKind.OVERWRITE if overwrite else OpKind.APPEND), False
-    if op in ("DELETE", "UPDATE", "MERGE", "TRUNCATE"):
-        return commit_info.operation, OpKind.DML, False
-    if op.startswith(("CREATE", "REPLACE")):
-        return commit_info.operation, OpKind.CREATE, False
-    if op == "RESTORE":
-        return commit_info.operation, OpKind.RESTORE, False
-    if op in ("SET TBLPROPERTIES", "UNSET TBLPROPERTIES", "ADD COLUMNS", "CHANGE COLUMN", "CHANGE COLUMNS",
-              "REPLACE COLUMNS", "RENAME COLUMN", "DROP COLUMNS", "DROP FEATURE", "UPGRADE PROTOCOL",
-              "ADD CONSTRAINT", "DROP CONSTRAINT", "CLUSTER BY", "SET COLUMN MASK", "ADD FEATURE"):
-        return commit_info.operation, OpKind.METADATA, False
-    return commit_info.operation, OpKind.OTHER, False
+    return commit_info.operation, kind_of(op, overwrite=overwrite, zorder=zorder), zorder
 
 
 def _json_list(value: Any) -> list:

@@ -9,14 +9,9 @@ from typing import Any, Mapping, Optional
 
 from acidsql.analysis.analyze import Analysis, analyze, target_info
 from acidsql.analysis.catalog import Catalog, TableInfo
-from acidsql.conflict import IsolationLevel
 from acidsql.lint.config import LintConfig
 from acidsql.lint.finding import Finding, Severity
 from acidsql.sql import model as m
-
-
-def is_serializable(table: TableInfo) -> bool:
-    return table.isolation is IsolationLevel.SERIALIZABLE
 
 
 # `LintContext` has not analyzed the current statement yet.

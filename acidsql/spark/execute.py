@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog
-from acidsql.analysis.predicates import to_arrow_filter, to_partition_callable, to_stats_callable
+from acidsql.analysis.adapters import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.conflict import OpKind
 from acidsql.delta import row_tracking
 from acidsql.delta.actions import AddFile, RemoveFile, schema_string
@@ -574,7 +574,7 @@ class Executor:
                 f"{s.replace_where.sql(dialect='databricks')}", "DELTA_REPLACE_WHERE_MISMATCH")
 
     def _matching_files(self, snapshot: "Snapshot", condition: exp.Expression) -> list[AddFile]:
-        from acidsql.analysis.predicates import Region
+        from acidsql.analysis.region import Region
 
         info = table_info("t", snapshot)
         region = Region.from_condition(condition, info.column_types)

@@ -10,8 +10,9 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
-from acidsql.analysis.predicates import to_partition_callable
+from acidsql.analysis.adapters import to_partition_callable
 from acidsql.conflict import OpKind
+from acidsql.conflict.operations import kind_of
 from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.constraints import GENERATION_EXPRESSION_KEY
 from acidsql.delta.exceptions import DeltaTableError
@@ -119,7 +120,7 @@ def prepare(ex: Executor, s: m.AnyStatement):
         raise StatementError(f"acidsql does not run {s.label} statements: {s.text}")
     txn = table.held
     result = _result(s, operation, name, files_added=len(txn.staged_adds), files_removed=len(txn.staged_removes))
-    return PreparedTableOperation(s, name, txn, operation, OpKind.METADATA, result=result)
+    return PreparedTableOperation(s, name, txn, operation, kind_of(operation), result=result)
 
 
 def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:

@@ -2,7 +2,8 @@
 from acidsql.sql.model import (
     AnyStatement, ParseError, Script, Span, StatementKind, TableRef,
 )
-from acidsql.sql.parser import SqlSyntaxError, bind_parameters, parse_script, parse_statement
+from acidsql.sql.expressions import bind_parameters
+from acidsql.sql.parser import SqlSyntaxError, parse_script, parse_statement
 from acidsql.sql.scanner import split_statements
 
 __all__ = [

@@ -20,6 +20,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 
+from acidsql.sql.expressions import bind_parameters, plain_sqlglot
 from acidsql.sql.build import is_path, parse_one_sql, plain_raw_strings
 from acidsql.sql.model import (
     AlterAction, AlterTable, ColumnChange, ColumnDef, ConvertToDelta, CreateTable, Describe, DescribeWhat, Optimize,
@@ -226,7 +227,7 @@ def _number(tree) -> str:
 class GrammarStatementBuilder:
     """Turns one Lark tree into a model statement; `text` is the statement's source, `source`
     the same text as sqlglot should read its expressions (same length; see parser). With
-    `params`, parameter markers in expressions are bound (see parser.bind_parameters)."""
+    `params`, parameter markers in expressions are bound (see expressions.bind_parameters)."""
 
     def __init__(self, text: str, span: Span, params=None, source: Optional[str] = None, raw_strings: bool = False):
         self.text = text
@@ -244,9 +245,8 @@ class GrammarStatementBuilder:
         except SqlglotParseError as error:
             info = error.errors[0] if error.errors else {}
             offset = start + len(info.get("start_context") or "")
-            from acidsql.sql.parser import _plain_sqlglot
 
-            raise ExpressionError(f"bad expression: {_plain_sqlglot(info) if info else error}", offset) from None
+            raise ExpressionError(f"bad expression: {plain_sqlglot(info) if info else error}", offset) from None
         except TokenError:
             raise ExpressionError("bad expression: unterminated string or quoted identifier", start) from None
         if isinstance(expression, exp.Alias):  # `a b` / `a @b`: sqlglot reads an alias, SQL has none here
@@ -261,7 +261,6 @@ class GrammarStatementBuilder:
         if self.raw_strings:
             expression = plain_raw_strings(expression)
         if self.params:
-            from acidsql.sql.parser import bind_parameters
 
             expression = bind_parameters(expression, self.params)
         return expression

@@ -12,13 +12,11 @@ import sqlglot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acidsql.analysis.predicates import (
-    Region,
-    condition_holds,
-    to_arrow_filter,
-    to_partition_callable,
-    to_stats_callable,
-)
+from acidsql.analysis.evaluate import condition_holds
+
+from acidsql.analysis.region import Region
+
+from acidsql.analysis.adapters import to_arrow_filter, to_partition_callable, to_stats_callable
 
 TYPES = {"a": "INT", "b": "STRING"}
 A_VALUES = [None, 0, 1, 2, 3, 4, 5]

@@ -341,3 +341,36 @@ def test_a_rule_that_reads_queries_gets_them_modelled(monkeypatch):
     seen.clear()
     lint_text("SELECT * FROM t;\n", "q.sql")
     assert seen == [m.Select]
+
+
+# --- DL005 / DL006 ask the conflict rules -----------------------------------------------------
+
+SERIALIZABLE_TABLE = ("CREATE TABLE ev (id BIGINT, kind STRING) USING DELTA "
+                      "TBLPROPERTIES ('delta.isolationLevel' = 'Serializable');\n")
+
+
+@pytest.mark.parametrize("script, fires", [
+    (DV_TABLE + "OPTIMIZE ev ZORDER BY (id);", True),
+    # without deletion vectors plain compaction conflicts with DML as well: nothing particular to ZORDER BY
+    (NO_DV_TABLE + "OPTIMIZE ev ZORDER BY (id);", False),
+    # a table the script only alters is not described: layout rules stay silent
+    ("ALTER TABLE ev SET TBLPROPERTIES ('delta.enableDeletionVectors' = true);\nOPTIMIZE ev ZORDER BY (id);", False),
+])
+def test_dl005_fires_only_where_zorder_conflicts_and_compaction_does_not(script, fires):
+    assert codes(lint_text(script, "x.sql", LintConfig(select=("DL005",)))) == (["DL005"] if fires else [])
+
+
+@pytest.mark.parametrize("script, lines", [
+    # line 1 sets Serializable (fires); line 2 is the statement under test
+    (SERIALIZABLE_TABLE + "DELETE FROM ev WHERE kind = 'test';", [1, 2]),
+    (SERIALIZABLE_TABLE + "MERGE INTO ev USING s ON s.id = ev.id WHEN MATCHED THEN DELETE;", [1, 2]),
+    (SERIALIZABLE_TABLE.replace("'Serializable'", "'WriteSerializable'") + "DELETE FROM ev WHERE kind = 'test';", []),
+    # an INSERT is a blind append, not a reader: Serializable changes nothing for it
+    (SERIALIZABLE_TABLE + "INSERT INTO ev VALUES (1, 'a');", [1]),
+    ("CREATE TABLE t (a INT) USING DELTA TBLPROPERTIES ('delta.isolationLevel' = 'serializable');", [1]),
+    # not a valid level: the property validator's finding, not DL006's
+    ("ALTER TABLE ev SET TBLPROPERTIES ('delta.isolationLevel' = 'Serial');", []),
+])
+def test_dl006_fires_where_only_serializable_makes_blind_appends_conflict(script, lines):
+    found = lint_text(script, "x.sql", LintConfig(select=("DL006",)))
+    assert [f.line for f in found.findings] == lines

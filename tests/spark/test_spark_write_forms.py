@@ -184,7 +184,7 @@ def test_the_function_evaluator_agrees_with_spark_on_partition_values(spark):
     engine): it must say what Spark says, or not know."""
     import sqlglot
 
-    from acidsql.analysis.predicates import condition_holds
+    from acidsql.analysis.evaluate import condition_holds
 
     dates = [dt.date(2023, 12, 31), dt.date(2024, 1, 1), dt.date(2024, 2, 29), dt.date(2024, 3, 31), None]
     countries = ["US", "UK", "FR", "u_s", None]

@@ -4,13 +4,19 @@ conflict.
 Under WriteSerializable (the default) a blind INSERT never makes a concurrent UPDATE,
 DELETE or MERGE fail. Under Serializable it does (ConcurrentAppendException): every
 append to what the DML read counts. Flagged where a table is set to Serializable, and on
-DML against a table that is.
+DML against a table that is. The conflict rules decide: a DML commit against a concurrent
+blind INSERT, under Serializable and under WriteSerializable; the rule fires when only
+Serializable makes it fail.
 """
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
+from typing import Optional
 
-from acidsql.lint.context import is_serializable
+from acidsql.analysis.archetypes import DML, INSERT, against, archetype
+from acidsql.analysis.footprints import footprint_of
+from acidsql.conflict import Conflict, Footprint, IsolationLevel
 from acidsql.lint.finding import Finding, Severity
 from acidsql.sql import model as m
 
@@ -20,22 +26,50 @@ SUMMARY = "Serializable isolation turns concurrent blind appends into conflicts.
 SEVERITY = Severity.INFO
 
 
-def _sets_serializable(properties) -> bool:
-    return any(k.lower() == "delta.isolationlevel" and str(v).strip().lower() == "serializable" for k, v in properties)
+def _isolation_set(properties) -> Optional[IsolationLevel]:
+    """The isolation level the statement's properties set, if they set a valid one."""
+    for key, value in properties:
+        if key.lower() == "delta.isolationlevel":
+            try:
+                return IsolationLevel.from_property(str(value))
+            except ValueError:  # a bad value is the property validator's finding, not this rule's
+                return None
+    return None
+
+
+def _only_serializable_fails(current: Footprint) -> Optional[Conflict]:
+    """The conflict a concurrent blind INSERT gives `current` under Serializable, when it
+    gives none under WriteSerializable."""
+    layout = current.table
+    serializable = replace(current, table=replace(layout, isolation=IsolationLevel.SERIALIZABLE))
+    write_serializable = replace(current, table=replace(layout, isolation=IsolationLevel.WRITE_SERIALIZABLE))
+    conflict = against(serializable, INSERT).conflict
+    if conflict is None or against(write_serializable, INSERT).conflict is not None:
+        return None
+    return conflict
 
 
 def check(statement, context) -> list[Finding]:
     hint = "keep WriteSerializable unless readers need serial order; then run appends and DML on this table one at a time"
-    if isinstance(statement, (m.AlterTable, m.CreateTable)) and _sets_serializable(statement.properties):
+    if isinstance(statement, (m.AlterTable, m.CreateTable)) and _isolation_set(statement.properties) is IsolationLevel.SERIALIZABLE:
+        dml = archetype(DML, context.table(statement).layout)
+        conflict = _only_serializable_fails(dml)
+        if conflict is None:
+            return []
         target = statement.target.key if statement.target else "the table"
         return [context.finding(sys.modules[__name__], statement,
                                 f"{target} becomes Serializable: concurrent blind INSERTs will make its UPDATE/DELETE/MERGE "
-                                f"fail with ConcurrentAppendException (they cannot under WriteSerializable)", hint=hint)]
+                                f"fail with {conflict.exception} (they cannot under WriteSerializable)", hint=hint)]
     if isinstance(statement, (m.Merge, m.Update, m.Delete)):
         table = context.table(statement)
-        if table.known and is_serializable(table):
-            return [context.finding(sys.modules[__name__], statement,
-                                    f"{statement.kind.value} on Serializable table {table.name}: any concurrent append, "
-                                    f"even a blind INSERT, to what it reads makes it fail with ConcurrentAppendException",
-                                    hint=hint)]
+        analysis = context.analysis(statement)
+        if not table.known or analysis is None or table.isolation is not IsolationLevel.SERIALIZABLE:
+            return []
+        conflict = _only_serializable_fails(footprint_of(analysis))
+        if conflict is None:
+            return []
+        return [context.finding(sys.modules[__name__], statement,
+                                f"{statement.kind.value} on Serializable table {table.name}: any concurrent append, "
+                                f"even a blind INSERT, to what it reads makes it fail with {conflict.exception}",
+                                hint=hint)]
     return []

@@ -4,12 +4,18 @@ vectors.
 With deletion vectors, plain OPTIMIZE (compaction) never conflicts with concurrent
 UPDATE/DELETE/MERGE: the engine carries their deletions over. ZORDER BY rewrites data in a
 new order and does conflict (ConcurrentDeleteReadException / ConcurrentDeleteDeleteException
-for the writers, or for the OPTIMIZE itself).
+for the writers, or for the OPTIMIZE itself). The rule asks the conflict rules both
+questions (ZORDER BY and plain compaction, each against a concurrent DML commit) and fires
+when only ZORDER BY conflicts.
 """
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
+from acidsql.analysis.archetypes import DML, against
+from acidsql.analysis.footprints import footprint_of
+from acidsql.conflict import OpKind
 from acidsql.lint.finding import Finding, Severity
 from acidsql.sql import model as m
 
@@ -23,12 +29,18 @@ def check(statement, context) -> list[Finding]:
     if not isinstance(statement, m.Optimize) or not statement.zorder_by:
         return []
     table = context.table(statement)
-    if not table.known or not (table.layout.deletion_vectors or table.layout.row_level_concurrency):
+    analysis = context.analysis(statement) if table.known else None  # layout rules skip unseen tables
+    if analysis is None or analysis.op_kind is not OpKind.ZORDER:
+        return []
+    zorder = footprint_of(analysis)
+    compaction = replace(zorder, kind=OpKind.COMPACTION, zorder=False)
+    conflict = against(zorder, DML).conflict
+    if conflict is None or against(compaction, DML).conflict is not None:
         return []
     message = (
         f"OPTIMIZE {table.name} ZORDER BY ({', '.join(statement.zorder_by)}): the table has deletion vectors, "
         f"where compaction alone cannot conflict with concurrent UPDATE/DELETE/MERGE, but ZORDER BY can "
-        f"(ConcurrentDeleteReadException)"
+        f"({conflict.exception})"
     )
     hint = "run ZORDER BY when no writer is active, or use liquid clustering (CLUSTER BY) and plain OPTIMIZE"
     return [context.finding(sys.modules[__name__], statement, message, hint=hint)]
