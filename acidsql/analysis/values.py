@@ -85,9 +85,9 @@ def coerce(value: Any, category: str) -> Any:
             return value
         if category in ("float", "decimal"):
             if isinstance(value, str):
-                return decimal.Decimal(value.strip())
+                return _finite(decimal.Decimal(value.strip()))
             if isinstance(value, float):
-                return decimal.Decimal(repr(value))
+                return _finite(decimal.Decimal(repr(value)))
             return value
         if category == "date":
             if isinstance(value, _dt.datetime):
@@ -121,6 +121,15 @@ def coerce(value: Any, category: str) -> Any:
     except (ValueError, decimal.InvalidOperation) as e:
         raise Unknown(str(e)) from e
     return value
+
+
+def _finite(number: decimal.Decimal) -> decimal.Decimal:
+    """`number` if it is finite. NaN and infinities order differently in Spark (NaN equals NaN
+    and is above every other value) than Decimal can compare them (a NaN comparison raises), so
+    they are unknown values here: conservative, the read set covers every value."""
+    if not number.is_finite():
+        raise Unknown(f"{number} compares as Spark orders it, not as a number")
+    return number
 
 
 def parse_partition_value(text: Optional[str], category: str) -> Any:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from pyroaring import BitMap64
 from sqlglot import exp
 
-from acidsql.analysis.predicates import to_arrow_filter
+from acidsql.analysis.adapters import to_arrow_filter
 from acidsql.delta.actions import AddFile
 
 if TYPE_CHECKING:
