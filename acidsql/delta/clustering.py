@@ -127,3 +127,82 @@ def z_order(table: pa.Table, columns: Sequence[str]) -> pa.Array:
     """The row order of OPTIMIZE ... ZORDER BY: by Z-value; ties keep their input order."""
     keys = z_order_keys(table, columns)
     return pa.array(sorted(range(table.num_rows), key=keys.__getitem__), pa.int64())
+
+
+# ---- liquid clustering: the domain, OPTIMIZE's file choice, the output files' marks ----------------
+
+# Delta's limit on clustering columns (spark.databricks.delta.clusteredTable.numClusteringColumnsLimit).
+MAX_CLUSTERING_COLUMNS = 4
+# The tags Delta's OPTIMIZE puts on clustered output: which ZCube (one OPTIMIZE's output)
+# a file belongs to, over which columns and along which curve (actions.scala AddFile.Tags).
+ZCUBE_ID_TAG = "ZCUBE_ID"
+ZCUBE_ZORDER_BY_TAG = "ZCUBE_ZORDER_BY"
+ZCUBE_ZORDER_CURVE_TAG = "ZCUBE_ZORDER_CURVE"
+# The stats types Delta collects min/max for: a clustering column must have them.
+_UNCLUSTERABLE_TYPES = ("array", "map", "struct", "binary", "boolean", "variant")
+
+
+class ClusteringError(ValueError):
+    """A clustering request Delta refuses (unknown column, too many, a type without stats)."""
+
+
+def resolve_clustering_columns(schema_json: dict, columns: Sequence[str]) -> tuple[str, ...]:
+    """The schema's spelling of each requested clustering column (names match case-
+    insensitively, as in Spark), checked as Delta checks ALTER/CREATE ... CLUSTER BY: the
+    column exists, is not named twice, has min/max statistics, and there are at most
+    MAX_CLUSTERING_COLUMNS."""
+    fields = {f["name"].lower(): f for f in schema_json.get("fields", [])}
+    if len(columns) > MAX_CLUSTERING_COLUMNS:
+        raise ClusteringError(f"CLUSTER BY takes at most {MAX_CLUSTERING_COLUMNS} columns, got {len(columns)}: "
+                              f"{', '.join(columns)}")
+    out: list[str] = []
+    for column in columns:
+        f = fields.get(column.lower())
+        if f is None:
+            raise ClusteringError(f"clustering column {column!r} is not a column of the table (columns: "
+                                  f"{', '.join(x['name'] for x in schema_json.get('fields', []))})")
+        if f["name"] in out:
+            raise ClusteringError(f"clustering column {column!r} is named twice")
+        kind = f["type"] if isinstance(f["type"], str) else f["type"].get("type", "")
+        if kind in _UNCLUSTERABLE_TYPES:
+            raise ClusteringError(f"clustering column {column!r} has type {kind}, for which Delta keeps no "
+                                  "min/max statistics; it cannot be a clustering column")
+        out.append(f["name"])
+    return tuple(out)
+
+
+def clustering_domain_configuration(schema_json: dict, columns: Sequence[str]) -> str:
+    """The `delta.clustering` domain's configuration: each column as its path of physical
+    names (the column-mapping physical name when the table maps columns), as Delta writes it."""
+    physical = {f["name"]: (f.get("metadata") or {}).get("delta.columnMapping.physicalName", f["name"])
+                for f in schema_json.get("fields", [])}
+    import json
+
+    return json.dumps({"clusteringColumns": [[physical.get(c, c)] for c in columns]}, separators=(",", ":"))
+
+
+def clustering_candidates(files: Sequence, columns: Sequence[str], full: bool = False) -> list:
+    """The files OPTIMIZE reclusters (Delta's ClusteringStrategy, without its ZCube size
+    bookkeeping): every file for OPTIMIZE ... FULL; otherwise the files not yet clustered (no
+    `clusteringProvider`). Files another implementation clustered, or this one clustered by
+    other columns, are left alone except by FULL, as Delta leaves them."""
+    if full:
+        return list(files)
+    return [a for a in files if a.clustering_provider is None]
+
+
+def clustered_file_tags(columns: Sequence[str], cube_id: str) -> dict[str, str]:
+    """The tags of one OPTIMIZE's clustered output files (they form one ZCube)."""
+    import json
+
+    return {ZCUBE_ID_TAG: cube_id, ZCUBE_ZORDER_BY_TAG: json.dumps(list(columns), separators=(",", ":")),
+            ZCUBE_ZORDER_CURVE_TAG: "hilbert"}
+
+
+def split_by_size(table: pa.Table, target_size: int, bytes_per_row: float) -> list[pa.Table]:
+    """`table` cut, in order, into runs of about `target_size` bytes of parquet each, given
+    the bytes a row takes in the files it came from."""
+    if table.num_rows == 0:
+        return []
+    rows = max(1, int(target_size / max(bytes_per_row, 1e-9)))
+    return [table.slice(i, rows) for i in range(0, table.num_rows, rows)]
