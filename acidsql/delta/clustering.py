@@ -171,14 +171,21 @@ def resolve_clustering_columns(schema_json: dict, columns: Sequence[str]) -> tup
     return tuple(out)
 
 
-def clustering_domain_configuration(schema_json: dict, columns: Sequence[str]) -> str:
+def clustering_domain_configuration(schema_json: dict, columns: Sequence[str], preview: bool = False) -> str:
     """The `delta.clustering` domain's configuration: each column as its path of physical
-    names (the column-mapping physical name when the table maps columns), as Delta writes it."""
-    physical = {f["name"]: (f.get("metadata") or {}).get("delta.columnMapping.physicalName", f["name"])
-                for f in schema_json.get("fields", [])}
+    names (the column-mapping physical name when the table maps columns), as Delta writes it.
+    `preview`: the `delta.liquid` domain of Databricks' preview instead, whose entries are
+    `{"physicalName": [...]}` and which names itself (as tables Databricks wrote show)."""
     import json
 
-    return json.dumps({"clusteringColumns": [[physical.get(c, c)] for c in columns]}, separators=(",", ":"))
+    physical = {f["name"]: (f.get("metadata") or {}).get("delta.columnMapping.physicalName", f["name"])
+                for f in schema_json.get("fields", [])}
+    paths = [[physical.get(c, c)] for c in columns]
+    if preview:
+        value = {"clusteringColumns": [{"physicalName": p} for p in paths], "domainName": "delta.liquid"}
+    else:
+        value = {"clusteringColumns": paths}
+    return json.dumps(value, separators=(",", ":"))
 
 
 def clustering_candidates(files: Sequence, columns: Sequence[str], full: bool = False) -> list:

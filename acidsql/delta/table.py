@@ -751,15 +751,18 @@ class DeltaTable:
         if not wanted and not clustered:
             # Delta skips CLUSTER BY NONE on a table that is not clustered: nothing to record.
             return PreparedCommit(txn, "", OpKind.METADATA, params)
-        if LIQUID_DOMAIN in snap.domains:
-            raise UnsupportedFeatureError(
-                f"ALTER TABLE {self.name} CLUSTER BY: the table keeps its clustering columns in Databricks' preview "
-                "delta.liquid domain, whose format acidsql does not write")
-        if LEGACY_CLUSTERING_PROPERTY in snap.configuration and CLUSTERING_DOMAIN not in snap.domains:
-            # A table of the preview `liquid` feature: its columns live in a property (logical names).
-            config = dict(snap.configuration)
-            config[LEGACY_CLUSTERING_PROPERTY] = ",".join(wanted)
-            self._stage_metadata(txn, config, snap.schema_json)
+        preview = CLUSTERING_DOMAIN not in snap.domains and (
+            LIQUID_DOMAIN in snap.domains or LEGACY_CLUSTERING_PROPERTY in snap.configuration)
+        if preview:
+            # A table of the preview `liquid` feature: its columns live in the delta.liquid
+            # domain and a property (logical names); both change together.
+            if LEGACY_CLUSTERING_PROPERTY in snap.configuration:
+                config = dict(snap.configuration)
+                config[LEGACY_CLUSTERING_PROPERTY] = ",".join(wanted)
+                self._stage_metadata(txn, config, snap.schema_json)
+            if LIQUID_DOMAIN in snap.domains:
+                txn.add_domain_metadata(DomainMetadata(
+                    LIQUID_DOMAIN, clustering_domain_configuration(snap.schema_json, wanted, preview=True)))
         else:
             if "clustering" not in features:
                 self._stage_metadata(txn, dict(snap.configuration), snap.schema_json,

@@ -323,7 +323,6 @@ _RECORDS = (
     TableFeature(
         "liquid", W, "The preview name of clustering (domain delta.liquid, property delta.liquid.clusteringColumns).",
         requires=("domainMetadata",),
-        writes=NO_WRITES, limitation="acidsql does not write tables clustered with the preview 'liquid' feature yet",
     ),
 )
 
