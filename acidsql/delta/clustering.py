@@ -206,10 +206,13 @@ def clustered_file_tags(columns: Sequence[str], cube_id: str) -> dict[str, str]:
             ZCUBE_ZORDER_CURVE_TAG: "hilbert"}
 
 
-def split_by_size(table: pa.Table, target_size: int, bytes_per_row: float) -> list[pa.Table]:
-    """`table` cut, in order, into runs of about `target_size` bytes of parquet each, given
-    the bytes a row takes in the files it came from."""
+def split_by_size(table: pa.Table, target_size: int, files: Sequence) -> list[pa.Table]:
+    """`table` (the rows of `files`, reordered) cut, in order, into runs of about
+    `target_size` bytes of parquet each, judged by the bytes a row took in `files`. Both
+    OPTIMIZE paths cut here, so they write the same files."""
     if table.num_rows == 0:
         return []
-    rows = max(1, int(target_size / max(bytes_per_row, 1e-9)))
-    return [table.slice(i, rows) for i in range(0, table.num_rows, rows)]
+    rows = sum(a.num_records or 0 for a in files)
+    bytes_per_row = sum(a.size for a in files) / rows if rows else 1.0
+    per_file = max(1, int(target_size / max(bytes_per_row, 1e-9)))
+    return [table.slice(i, per_file) for i in range(0, table.num_rows, per_file)]

@@ -1106,11 +1106,9 @@ class DeltaTable:
         data = data.take(clustering_order(data, columns))
         for add in files:
             txn.remove(add.to_remove(now, data_change=False))
-        rows = sum(a.num_records or 0 for a in files)
-        bytes_per_row = sum(a.size for a in files) / rows if rows else 1.0
         tags = clustered_file_tags(columns, str(uuid.uuid4()))
         added = 0
-        for chunk in split_by_size(data, datafiles.target_file_size(snap.configuration), bytes_per_row):
+        for chunk in split_by_size(data, datafiles.target_file_size(snap.configuration), files):
             chunk, hidden = row_tracking.materialize(chunk, tracked)
             add = datafiles.write_data_file(self.log.storage, chunk, {}, data_change=False, tags=tags,
                                             schema=schema if snap.column_mapping_mode != "none" else None,

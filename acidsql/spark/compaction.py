@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.actions import AddFile
-from acidsql.delta.clustering import CLUSTERING_PROVIDER, clustered_file_tags, clustering_order, z_order
+from acidsql.delta.clustering import CLUSTERING_PROVIDER, clustered_file_tags, clustering_order, split_by_size, z_order
 from acidsql.delta.transaction import COMPACTED_FROM_TAG
 from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns
 from acidsql.spark.copy_on_write import RowTracking, data_file_batches
@@ -119,7 +119,12 @@ def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: byte
                             ctx.partitionId() if ctx else 0, codec, stats_schema=stats_schema)
         values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
         tag = "" if moved else json.dumps(sources, separators=(",", ":"))
-        roller.write(data, values, tag)
+        if cluster_by:  # cut where the engine's OPTIMIZE cuts (acidsql.delta.clustering.split_by_size)
+            for chunk in split_by_size(data, target_size, adds):
+                roller.write(chunk, values, tag)
+                roller.roll()
+        else:
+            roller.write(data, values, tag)
         roller.close()
         yield from roller.done
 
