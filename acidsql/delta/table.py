@@ -1078,14 +1078,17 @@ class DeltaTable:
             for add in group:
                 txn.remove(add.to_remove(now, data_change=False))
             metrics["numRemovedFiles"] += len(group)
-            if data.num_rows:
-                file_tags = dict(tags or {})
-                if sources:
-                    key, value = compacted_from_tag(sources)
-                    file_tags[key] = value
-                values = _raw_partition(group[0])
-                data, hidden = row_tracking.materialize(data, tracked)
-                add = datafiles.write_data_file(self.log.storage, data, values, data_change=False, tags=file_tags or None,
+            file_tags = dict(tags or {})
+            if sources:
+                key, value = compacted_from_tag(sources)
+                file_tags[key] = value
+            values = _raw_partition(group[0])
+            # Z-ordered rows are cut into files of the target size where the Spark path cuts them.
+            chunks = split_by_size(data, datafiles.target_file_size(snap.configuration), group) if sort_by else (
+                [data] if data.num_rows else [])
+            for chunk in chunks:
+                chunk, hidden = row_tracking.materialize(chunk, tracked)
+                add = datafiles.write_data_file(self.log.storage, chunk, values, data_change=False, tags=file_tags or None,
                                                 schema=schema if snap.column_mapping_mode != "none" else None,
                                                 codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
                 txn.add(add)

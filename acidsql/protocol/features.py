@@ -245,7 +245,8 @@ _RECORDS = (
         activation=Activation.PROPERTY, enabling_property="delta.enableIcebergCompatV2", requires=("columnMapping",),
     ),
     TableFeature(
-        "clustering", W, "Liquid clustering: clustering columns in the delta.clustering domain.",
+        "clustering", W, "Liquid clustering: clustering columns in the delta.clustering domain (CREATE and ALTER TABLE "
+        "... CLUSTER BY); OPTIMIZE clusters the files along a Hilbert curve (FULL: every file).",
         requires=("domainMetadata",),
     ),
     TableFeature(

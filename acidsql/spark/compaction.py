@@ -119,7 +119,7 @@ def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: byte
                             ctx.partitionId() if ctx else 0, codec, stats_schema=stats_schema)
         values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
         tag = "" if moved else json.dumps(sources, separators=(",", ":"))
-        if cluster_by:  # cut where the engine's OPTIMIZE cuts (acidsql.delta.clustering.split_by_size)
+        if moved:  # cut where the engine's OPTIMIZE cuts (acidsql.delta.clustering.split_by_size)
             for chunk in split_by_size(data, target_size, adds):
                 roller.write(chunk, values, tag)
                 roller.roll()

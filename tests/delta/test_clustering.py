@@ -300,3 +300,11 @@ def test_deltalake_reads_the_clustered_optimized_table(tmp_path):
     ours = sorted(zip(*(t.to_arrow()[c].to_pylist() for c in ("x", "y"))))
     theirs = deltalake.DeltaTable(str(tmp_path / "t")).to_pyarrow_table()
     assert sorted(zip(theirs["x"].to_pylist(), theirs["y"].to_pylist())) == ours and len(ours) == 500
+
+
+def test_engine_zorder_cuts_its_output_at_the_target_file_size(tmp_path):
+    t = _clustered_table(tmp_path / "t", files=6, rows_per_file=1000, properties={"delta.targetFileSize": "8kb"})
+    t.optimize(zorder_by=["x", "y"])
+    snap = t.snapshot()
+    assert len(snap.files) > 3 and max(a.size for a in snap.files.values()) < 4 * 8192
+    assert t.to_arrow().num_rows == 6000
