@@ -15,6 +15,7 @@ through either.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Optional
 
 import numpy as np
 import pyarrow as pa
@@ -188,14 +189,43 @@ def clustering_domain_configuration(schema_json: dict, columns: Sequence[str], p
     return json.dumps(value, separators=(",", ":"))
 
 
-def clustering_candidates(files: Sequence, columns: Sequence[str], full: bool = False) -> list:
-    """The files OPTIMIZE reclusters (Delta's ClusteringStrategy, without its ZCube size
-    bookkeeping): every file for OPTIMIZE ... FULL; otherwise the files not yet clustered (no
-    `clusteringProvider`). Files another implementation clustered, or this one clustered by
-    other columns, are left alone except by FULL, as Delta leaves them."""
+# Delta's optimize.clustering.mergeStrategy.minCubeSize.threshold: a ZCube (one OPTIMIZE's
+# clustered output) smaller than this still takes in new data (100 x the 1 GiB max file size).
+MIN_CUBE_SIZE = 100 * 1024 ** 3
+
+
+def clustering_candidates(files: Sequence, columns: Sequence[str], full: bool = False,
+                          min_cube_size: int = MIN_CUBE_SIZE) -> list:
+    """The files OPTIMIZE reclusters, by Delta's ClusteringStrategy: the files not yet
+    clustered (no `clusteringProvider`) together with every file of a ZCube smaller than
+    `min_cube_size`, unless all of those are one ZCube (nothing new to merge into it). Files
+    another implementation clustered, or that were clustered by other columns, are left alone;
+    OPTIMIZE ... FULL reclusters every file. Returned unclustered first, then by ZCube."""
+    import json
+
+    def cube(a) -> Optional[str]:
+        return dict(a.tags or ()).get(ZCUBE_ID_TAG)
+
+    ordered = sorted(files, key=lambda a: (cube(a) is not None, cube(a) or "", a.path))
     if full:
-        return list(files)
-    return [a for a in files if a.clustering_provider is None]
+        return ordered
+    wanted = list(columns)
+    candidates = []
+    for a in ordered:
+        if a.clustering_provider not in (None, CLUSTERING_PROVIDER):
+            continue
+        zorder_by = dict(a.tags or ()).get(ZCUBE_ZORDER_BY_TAG)
+        if a.clustering_provider is not None and zorder_by is not None and json.loads(zorder_by) != wanted:
+            continue  # clustered by other columns: only FULL reclusters it
+        candidates.append(a)
+    sizes: dict[str, int] = {}
+    for a in candidates:
+        if cube(a) is not None:
+            sizes[cube(a)] = sizes.get(cube(a), 0) + a.size
+    kept = [a for a in candidates if cube(a) is None or sizes[cube(a)] < min_cube_size]
+    if len({cube(a) for a in kept}) == 1 and cube(kept[0]) is not None:
+        return []  # one ZCube alone: already clustered together
+    return kept
 
 
 def clustered_file_tags(columns: Sequence[str], cube_id: str) -> dict[str, str]:

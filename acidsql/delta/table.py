@@ -28,7 +28,7 @@ from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata,
 from acidsql.delta import change_data, row_tracking
 from acidsql.delta.checkpoint import write_checkpoint
 from acidsql.delta.clustering import (
-    CLUSTERING_PROVIDER, ClusteringError, clustered_file_tags, clustering_candidates, clustering_domain_configuration,
+    CLUSTERING_PROVIDER, MIN_CUBE_SIZE, ClusteringError, clustered_file_tags, clustering_candidates, clustering_domain_configuration,
     clustering_order, resolve_clustering_columns, split_by_size, z_order,
 )
 from acidsql.delta.constraints import (
@@ -1121,12 +1121,15 @@ class DeltaTable:
         return {"numRemovedFiles": len(files), "numAddedFiles": added}
 
     def start_optimize(self, partition_predicate: Optional[PartitionPredicate] = None, zorder_by: Sequence[str] = (),
-                       description: str = "", statement: str = "", full: bool = False) -> PreparedCommit:
+                       description: str = "", statement: str = "", full: bool = False,
+                       min_cube_size: int = MIN_CUBE_SIZE) -> PreparedCommit:
         """OPTIMIZE [WHERE ...] [ZORDER BY (...)] [FULL]: per partition, compact files into one
         (files with deletion vectors are rewritten without the deleted rows). ZORDER BY orders
         the rows by Z-value over the given columns, as the Spark path does. On a clustered
         table OPTIMIZE clusters instead: the files not yet clustered (every file with FULL) are
-        rewritten along the Hilbert curve of the clustering columns (see _recluster)."""
+        rewritten along the Hilbert curve of the clustering columns (see _recluster), with
+        the clustered files of ZCubes smaller than `min_cube_size` (Delta's
+        optimize.clustering.mergeStrategy.minCubeSize.threshold; see clustering_candidates)."""
         txn = self._begin_existing(WriteKind.REARRANGE)
         snap = txn.snapshot
         clustering = snap.clustering_columns
@@ -1137,7 +1140,7 @@ class DeltaTable:
             if zorder_by:
                 raise DeltaTableError(f"OPTIMIZE {self.name}: a clustered table is not Z-ordered; its clustering "
                                       f"columns ({', '.join(clustering)}) order it (DELTA_CLUSTERING_WITH_ZORDER_BY)")
-            files = clustering_candidates([a for _, a in sorted(snap.files.items())], clustering, full)
+            files = clustering_candidates(list(snap.files.values()), clustering, full, min_cube_size)
             txn.record_read_files(files)
             metrics = self._recluster(txn, files, clustering) if files else {"numRemovedFiles": 0, "numAddedFiles": 0}
             params = {"predicate": "[]", "zOrderBy": "[]", "clusterBy": json.dumps(list(clustering)), "auto": False,
@@ -1167,8 +1170,9 @@ class DeltaTable:
                               statement, zorder=bool(zorder_by), changes_data=False)
 
     def optimize(self, partition_predicate: Optional[PartitionPredicate] = None, zorder_by: Sequence[str] = (),
-                 description: str = "", full: bool = False) -> CommitResult:
-        return self.start_optimize(partition_predicate, zorder_by, description, full=full).commit()
+                 description: str = "", full: bool = False, min_cube_size: int = MIN_CUBE_SIZE) -> CommitResult:
+        return self.start_optimize(partition_predicate, zorder_by, description, full=full,
+                                   min_cube_size=min_cube_size).commit()
 
     def start_reorg_purge(self, partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
                           tags: Optional[Mapping[str, str]] = None, all_files: bool = False) -> PreparedCommit:

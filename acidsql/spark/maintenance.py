@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Optional
 from acidsql.analysis.predicates import to_partition_callable
 from acidsql.conflict import OpKind
 from acidsql.delta.errors import TableNotFoundError
-from acidsql.delta.clustering import clustering_candidates
+from acidsql.delta.clustering import MIN_CUBE_SIZE, clustering_candidates
+from acidsql.delta.datafiles import parse_size
 from acidsql.delta.constraints import GENERATION_EXPRESSION_KEY
 from acidsql.delta.exceptions import DeltaTableError
 from acidsql.delta.table import DeltaTable
@@ -378,6 +379,10 @@ def _check_generation_expressions(ex: Executor, schema_json: dict, name: str) ->
                 "DELTA_INVALID_GENERATED_COLUMN_REFERENCES") from None
 
 
+# Delta's session setting of the ZCube size below which clustering OPTIMIZE merges new data into a ZCube.
+MIN_CUBE_SIZE_CONF = "spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.threshold"
+
+
 def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> PreparedWrite:
     txn, snapshot, analysis, name = ex.open(s)
     purge = isinstance(s, m.Reorg)
@@ -407,7 +412,9 @@ def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> Pr
     target = target_file_size(snapshot)
     if cluster_by:
         # Liquid clustering: the files not yet clustered (all with FULL), reclustered as one run.
-        reclustered = clustering_candidates(sorted(candidates, key=lambda a: a.path), cluster_by, full)
+        raw = ex.spark.conf.get(MIN_CUBE_SIZE_CONF, None)
+        min_cube = parse_size(raw) if raw else MIN_CUBE_SIZE
+        reclustered = clustering_candidates(candidates, cluster_by, full, min_cube)
         bins = [Bin(tuple(reclustered))] if reclustered else []
     else:
         bins = plan_bins(candidates, target, zorder=bool(zorder_by), purge=purge)

@@ -168,18 +168,45 @@ def test_optimize_clusters_only_unclustered_files_and_full_reclusters_all(tmp_pa
     assert all(dict(a.tags)["ZCUBE_ZORDER_BY"] == '["x","y"]' for a in first.files.values())
     info = _last_commit(t)
     assert _json.loads(info.operation_parameters["clusterBy"]) == ["x", "y"] and info.operation_parameters["isFull"] is False
-    # New files arrive unclustered; the next OPTIMIZE rewrites those and leaves the clustered ones.
+    # New files arrive unclustered. With ZCubes at or above the merge threshold (Delta's
+    # minCubeSize), the next OPTIMIZE rewrites only the new files and leaves the clustered ones.
     t.append(pa.table({"x": [1, 2, 3], "y": [3, 2, 1]}))
     t.append(pa.table({"x": [7], "y": [7]}))
     new = {p for p in t.snapshot().files if p not in first.files}
-    result = t.optimize()
+    result = t.optimize(min_cube_size=1)
     assert _removed_paths(t, result.version) == new
     assert set(first.files) <= set(t.snapshot().files)
-    assert t.optimize().version == result.version + 1 and _removed_paths(t, result.version + 1) == set()
+    second = set(t.snapshot().files) - set(first.files)
+    assert {dict(t.snapshot().files[p].tags)["ZCUBE_ID"] for p in second} != {
+        dict(a.tags)["ZCUBE_ID"] for a in first.files.values()}  # a ZCube of its own
+    # Below the threshold (Delta's default is 100 GiB), small ZCubes merge: here the two above.
+    merged = t.optimize()
+    assert _removed_paths(t, merged.version) == set(first.files) | second
+    assert len({dict(a.tags)["ZCUBE_ID"] for a in t.snapshot().files.values()}) == 1
+    # One ZCube and nothing new: nothing to do.
+    assert _removed_paths(t, t.optimize().version) == set()
     full = t.optimize(full=True)
     before = t.log.snapshot(full.version - 1)
     assert _removed_paths(t, full.version) == set(before.files)
     assert t.to_arrow().num_rows == 4 * 500 + 4
+
+
+def test_files_clustered_by_other_columns_or_another_provider_wait_for_full():
+    from acidsql.delta.actions import AddFile
+    from acidsql.delta.clustering import clustering_candidates
+
+    def add(path, provider=None, cube=None, by='["x"]', size=10):
+        tags = (("ZCUBE_ID", cube), ("ZCUBE_ZORDER_BY", by)) if cube else None
+        return AddFile(path=path, partition_values=(), size=size, modification_time=0, data_change=True,
+                       tags=tags, clustering_provider=provider)
+
+    files = [add("new"), add("a1", "liquid", "A"), add("a2", "liquid", "A"), add("b", "liquid", "B", size=100),
+             add("other-columns", "liquid", "C", by='["y"]'), add("other-provider", "zorder", "D")]
+    assert [a.path for a in clustering_candidates(files, ["x"])] == ["new", "a1", "a2", "b"]
+    assert [a.path for a in clustering_candidates(files, ["x"], min_cube_size=50)] == ["new", "a1", "a2"]
+    assert [a.path for a in clustering_candidates(files[1:3], ["x"])] == []  # one ZCube alone
+    assert [a.path for a in clustering_candidates(files[1:4], ["x"])] == ["a1", "a2", "b"]  # two merge
+    assert len(clustering_candidates(files, ["x"], full=True)) == len(files)
 
 
 def test_clustered_output_is_in_hilbert_order_and_one_column_sorts(tmp_path):

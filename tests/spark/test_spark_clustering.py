@@ -103,11 +103,19 @@ def test_spark_optimize_is_incremental_full_and_honours_target_file_size(db):
     assert len(after.files) >= 20 and all(a.clustering_provider == CLUSTERING_PROVIDER for a in after.files.values())
     assert all(touched(after, v) <= 2 for v in (25_000, 50_000, 75_000))
     db.sql("INSERT INTO t VALUES (5, 5)")
-    r = db.sql("OPTIMIZE t")
+    conf = "spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.threshold"
+    db.spark.conf.set(conf, "1")  # every ZCube is "large": only the new file is clustered
+    try:
+        r = db.sql("OPTIMIZE t")
+    finally:
+        db.spark.conf.unset(conf)
     assert r.files_removed == 1 and set(after.files) <= set(DeltaLog(location).snapshot().files)
-    assert db.sql("OPTIMIZE t").version is None  # every file is clustered
-    r = db.sql("OPTIMIZE t FULL")
+    r = db.sql("OPTIMIZE t")  # Delta's default threshold: the two small ZCubes merge
     assert r.files_removed == len(after.files) + 1
+    assert db.sql("OPTIMIZE t").version is None  # one ZCube, nothing new
+    files_now = len(DeltaLog(location).snapshot().files)
+    r = db.sql("OPTIMIZE t FULL")
+    assert r.files_removed == files_now
     assert db.sql("SELECT count(*) AS n FROM t").collect()[0]["n"] == 24 * 400 + 1
     db.sql("CREATE TABLE u (x BIGINT) USING DELTA")
     with pytest.raises(StatementError, match="OPTIMIZE_FULL_NOT_SUPPORTED"):
