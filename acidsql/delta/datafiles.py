@@ -43,6 +43,28 @@ _HIVE_ESCAPE = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
 DEFAULT_PARQUET_CODEC = "snappy"
 
 
+
+# Delta's default delta.targetFileSize when a table sets none (bytes).
+DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024
+
+
+def parse_size(text: str) -> int:
+    """A size as Delta's properties write it: bytes, or with a unit (`64mb`, `1g`, `512k`)."""
+    t = text.strip().lower().rstrip("b")
+    units = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3, "t": 1024 ** 4}
+    try:
+        if t and t[-1] in units:
+            return int(float(t[:-1]) * units[t[-1]])
+        return int(t)
+    except ValueError:
+        raise ValueError(f"not a size: {text!r} (bytes, or a number with k, m, g or t)") from None
+
+
+def target_file_size(configuration: Mapping[str, str]) -> int:
+    """The table's `delta.targetFileSize`, or Delta's default."""
+    raw = configuration.get("delta.targetFileSize")
+    return parse_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE
+
 def parquet_codec(configuration: Mapping[str, str], session_default: Optional[str] = None) -> str:
     """The codec a table's new data files use: the table's `delta.parquet.compression.codec`,
     else the session's default (Spark's `spark.sql.parquet.compression.codec`), else snappy."""

@@ -27,7 +27,10 @@ from acidsql.delta import vacuum as vacuuming
 from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, RemoveFile, schema_string
 from acidsql.delta import change_data, row_tracking
 from acidsql.delta.checkpoint import write_checkpoint
-from acidsql.delta.clustering import z_order
+from acidsql.delta.clustering import (
+    CLUSTERING_PROVIDER, MIN_CUBE_SIZE, ClusteringError, clustered_file_tags, clustering_candidates, clustering_domain_configuration,
+    clustering_order, resolve_clustering_columns, split_by_size, z_order,
+)
 from acidsql.delta.constraints import (
     CONSTRAINT_PREFIX, ExpressionEvaluator, RowRule, RuleKind, TableRules, check_rows, find_violations,
     violation_error, with_generated_columns,
@@ -37,7 +40,7 @@ from acidsql.delta.exceptions import (
     DeltaTableError, InvalidTablePropertyError, TableAlreadyExistsError, UnsupportedFeatureError,
 )
 from acidsql.delta.features import (
-    CLUSTERING_DOMAIN, protocol_features, protocol_for, protocol_without, required_features, validate_properties,
+    CLUSTERING_DOMAIN, LEGACY_CLUSTERING_PROPERTY, LIQUID_DOMAIN, protocol_features, protocol_for, protocol_without, required_features, validate_properties,
 )
 from acidsql.protocol.features import FEATURES, Droppable, WriteKind, known_feature
 from acidsql.delta.footprints import PartitionPredicate, RowCondition
@@ -331,7 +334,7 @@ class DeltaTable:
         txn.update_metadata(metadata)
         if clustering_columns:
             txn.add_domain_metadata(DomainMetadata(
-                CLUSTERING_DOMAIN, json.dumps({"clusteringColumns": [[c] for c in clustering_columns]}, separators=(",", ":"))))
+                CLUSTERING_DOMAIN, clustering_domain_configuration(schema_json, clustering_columns)))
         elif txn.snapshot is not None and CLUSTERING_DOMAIN in txn.snapshot.domains:
             txn.add_domain_metadata(replace(txn.snapshot.domains[CLUSTERING_DOMAIN], removed=True))
         # Replacing removes every row of the old table; creating writes none yet.
@@ -723,6 +726,57 @@ class DeltaTable:
         if protocol != snap.protocol:
             txn.update_protocol(protocol)
 
+    def start_cluster_by(self, columns: Sequence[str]) -> PreparedCommit:
+        """ALTER TABLE ... CLUSTER BY (columns), or CLUSTER BY NONE when `columns` is empty, as
+        Delta's AlterTableClusterByDeltaCommand does it: the new columns go to the
+        `delta.clustering` domain (physical-name paths); a table not yet clustered becomes
+        clustered (the clustering feature is added), unless it is partitioned; CLUSTER BY NONE
+        on a table that is not clustered changes nothing (no commit). Existing files keep
+        their layout until OPTIMIZE reclusters them."""
+        txn = self._begin_existing(WriteKind.METADATA)
+        snap = txn.snapshot
+        try:
+            wanted = resolve_clustering_columns(snap.schema_json, columns)
+        except ClusteringError as e:
+            raise DeltaTableError(f"ALTER TABLE {self.name} CLUSTER BY: {e}") from None
+        features = protocol_features(snap.protocol)
+        clustered = bool({"clustering", "liquid"} & features) or snap.configuration.get(LEGACY_CLUSTERING_PROPERTY)
+        if snap.partition_columns:
+            raise DeltaTableError(
+                f"[DELTA_ALTER_TABLE_CLUSTER_BY_ON_PARTITIONED_TABLE_NOT_ALLOWED] ALTER TABLE {self.name} CLUSTER BY: "
+                f"the table is partitioned by {', '.join(snap.partition_columns)}; a table is either partitioned or "
+                "clustered")
+        old = snap.clustering_columns
+        params = {"oldClusteringColumns": ",".join(old), "newClusteringColumns": ",".join(wanted)}
+        if not wanted and not clustered:
+            # Delta skips CLUSTER BY NONE on a table that is not clustered: nothing to record.
+            return PreparedCommit(txn, "", OpKind.METADATA, params)
+        preview = CLUSTERING_DOMAIN not in snap.domains and (
+            LIQUID_DOMAIN in snap.domains or LEGACY_CLUSTERING_PROPERTY in snap.configuration)
+        if preview:
+            # A table of the preview `liquid` feature: its columns live in the delta.liquid
+            # domain and a property (logical names); both change together.
+            if LEGACY_CLUSTERING_PROPERTY in snap.configuration:
+                config = dict(snap.configuration)
+                config[LEGACY_CLUSTERING_PROPERTY] = ",".join(wanted)
+                self._stage_metadata(txn, config, snap.schema_json)
+            if LIQUID_DOMAIN in snap.domains:
+                txn.add_domain_metadata(DomainMetadata(
+                    LIQUID_DOMAIN, clustering_domain_configuration(snap.schema_json, wanted, preview=True)))
+        else:
+            if "clustering" not in features:
+                self._stage_metadata(txn, dict(snap.configuration), snap.schema_json,
+                                     features=("domainMetadata", "clustering"))
+            txn.add_domain_metadata(DomainMetadata(CLUSTERING_DOMAIN,
+                                                   clustering_domain_configuration(snap.schema_json, wanted)))
+        txn.check_write(WriteKind.METADATA)
+        return PreparedCommit(txn, "CLUSTER BY", OpKind.METADATA, params)
+
+    def cluster_by(self, columns: Sequence[str]) -> Optional[CommitResult]:
+        """ALTER TABLE ... CLUSTER BY; None when there was nothing to commit (see start_cluster_by)."""
+        prepared = self.start_cluster_by(columns)
+        return prepared.commit() if prepared.operation else None
+
     # ---- data changes ------------------------------------------------------------------------------
     def _split_by_partition(self, snap: Snapshot, data: pa.Table,
                             hidden: Sequence[str] = ()) -> list[tuple[dict[str, Optional[str]], pa.Table]]:
@@ -1024,27 +1078,77 @@ class DeltaTable:
             for add in group:
                 txn.remove(add.to_remove(now, data_change=False))
             metrics["numRemovedFiles"] += len(group)
-            if data.num_rows:
-                file_tags = dict(tags or {})
-                if sources:
-                    key, value = compacted_from_tag(sources)
-                    file_tags[key] = value
-                values = _raw_partition(group[0])
-                data, hidden = row_tracking.materialize(data, tracked)
-                add = datafiles.write_data_file(self.log.storage, data, values, data_change=False, tags=file_tags or None,
+            file_tags = dict(tags or {})
+            if sources:
+                key, value = compacted_from_tag(sources)
+                file_tags[key] = value
+            values = _raw_partition(group[0])
+            # Z-ordered rows are cut into files of the target size where the Spark path cuts them.
+            chunks = split_by_size(data, datafiles.target_file_size(snap.configuration), group) if sort_by else (
+                [data] if data.num_rows else [])
+            for chunk in chunks:
+                chunk, hidden = row_tracking.materialize(chunk, tracked)
+                add = datafiles.write_data_file(self.log.storage, chunk, values, data_change=False, tags=file_tags or None,
                                                 schema=schema if snap.column_mapping_mode != "none" else None,
                                                 codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
                 txn.add(add)
                 metrics["numAddedFiles"] += 1
         return metrics
 
+    def _recluster(self, txn: OptimisticTransaction, files: Sequence[AddFile], columns: Sequence[str]) -> dict[str, int]:
+        """Rewrite `files` into one run of rows ordered along the clustering curve, cut into
+        files of the table's target size, each marked `clusteringProvider` and with the tags
+        of one ZCube, as Delta's clustering OPTIMIZE writes them. Rows move between files, so
+        no row mapping is recorded (a concurrent change to these files then conflicts)."""
+        snap = txn.snapshot
+        schema = snap.arrow_schema()
+        tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+        now = _now_ms()
+        parts = [datafiles.read_data_file(self.log.storage, add, schema, row_tracking=tracked) for add in files]
+        data = pa.concat_tables(parts) if parts else schema.empty_table()
+        data = data.take(clustering_order(data, columns))
+        for add in files:
+            txn.remove(add.to_remove(now, data_change=False))
+        tags = clustered_file_tags(columns, str(uuid.uuid4()))
+        added = 0
+        for chunk in split_by_size(data, datafiles.target_file_size(snap.configuration), files):
+            chunk, hidden = row_tracking.materialize(chunk, tracked)
+            add = datafiles.write_data_file(self.log.storage, chunk, {}, data_change=False, tags=tags,
+                                            schema=schema if snap.column_mapping_mode != "none" else None,
+                                            codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
+            txn.add(replace(add, clustering_provider=CLUSTERING_PROVIDER))
+            added += 1
+        return {"numRemovedFiles": len(files), "numAddedFiles": added}
+
     def start_optimize(self, partition_predicate: Optional[PartitionPredicate] = None, zorder_by: Sequence[str] = (),
-                       description: str = "", statement: str = "") -> PreparedCommit:
-        """OPTIMIZE [WHERE ...] [ZORDER BY (...)]: per partition, compact files into one (files
-        with deletion vectors are rewritten without the deleted rows). ZORDER BY orders the rows
-        by Z-value over the given columns, as the Spark path does."""
+                       description: str = "", statement: str = "", full: bool = False,
+                       min_cube_size: int = MIN_CUBE_SIZE) -> PreparedCommit:
+        """OPTIMIZE [WHERE ...] [ZORDER BY (...)] [FULL]: per partition, compact files into one
+        (files with deletion vectors are rewritten without the deleted rows). ZORDER BY orders
+        the rows by Z-value over the given columns, as the Spark path does. On a clustered
+        table OPTIMIZE clusters instead: the files not yet clustered (every file with FULL) are
+        rewritten along the Hilbert curve of the clustering columns (see _recluster), with
+        the clustered files of ZCubes smaller than `min_cube_size` (Delta's
+        optimize.clustering.mergeStrategy.minCubeSize.threshold; see clustering_candidates)."""
         txn = self._begin_existing(WriteKind.REARRANGE)
         snap = txn.snapshot
+        clustering = snap.clustering_columns
+        if clustering:
+            if partition_predicate is not None:
+                raise DeltaTableError(f"OPTIMIZE {self.name}: a clustered table takes no WHERE clause "
+                                      "(DELTA_CLUSTERING_WITH_PARTITION_PREDICATE)")
+            if zorder_by:
+                raise DeltaTableError(f"OPTIMIZE {self.name}: a clustered table is not Z-ordered; its clustering "
+                                      f"columns ({', '.join(clustering)}) order it (DELTA_CLUSTERING_WITH_ZORDER_BY)")
+            files = clustering_candidates(list(snap.files.values()), clustering, full, min_cube_size)
+            txn.record_read_files(files)
+            metrics = self._recluster(txn, files, clustering) if files else {"numRemovedFiles": 0, "numAddedFiles": 0}
+            params = {"predicate": "[]", "zOrderBy": "[]", "clusterBy": json.dumps(list(clustering)), "auto": False,
+                      "isFull": full}
+            return PreparedCommit(txn, "OPTIMIZE", OpKind.COMPACTION, params, metrics, statement, changes_data=False)
+        if full:
+            raise DeltaTableError(f"OPTIMIZE {self.name} FULL: FULL reclusters a clustered table; this table has no "
+                                  "clustering columns (DELTA_OPTIMIZE_FULL_NOT_SUPPORTED)")
         for col in zorder_by:
             if col not in snap.arrow_schema().names:
                 raise DeltaTableError(f"ZORDER BY column {col!r} is not in the table")
@@ -1066,8 +1170,9 @@ class DeltaTable:
                               statement, zorder=bool(zorder_by), changes_data=False)
 
     def optimize(self, partition_predicate: Optional[PartitionPredicate] = None, zorder_by: Sequence[str] = (),
-                 description: str = "") -> CommitResult:
-        return self.start_optimize(partition_predicate, zorder_by, description).commit()
+                 description: str = "", full: bool = False, min_cube_size: int = MIN_CUBE_SIZE) -> CommitResult:
+        return self.start_optimize(partition_predicate, zorder_by, description, full=full,
+                                   min_cube_size=min_cube_size).commit()
 
     def start_reorg_purge(self, partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
                           tags: Optional[Mapping[str, str]] = None, all_files: bool = False) -> PreparedCommit:

@@ -245,7 +245,8 @@ _RECORDS = (
         activation=Activation.PROPERTY, enabling_property="delta.enableIcebergCompatV2", requires=("columnMapping",),
     ),
     TableFeature(
-        "clustering", W, "Liquid clustering: clustering columns in the delta.clustering domain.",
+        "clustering", W, "Liquid clustering: clustering columns in the delta.clustering domain (CREATE and ALTER TABLE "
+        "... CLUSTER BY); OPTIMIZE clusters the files along a Hilbert curve (FULL: every file).",
         requires=("domainMetadata",),
     ),
     TableFeature(
@@ -323,7 +324,6 @@ _RECORDS = (
     TableFeature(
         "liquid", W, "The preview name of clustering (domain delta.liquid, property delta.liquid.clusteringColumns).",
         requires=("domainMetadata",),
-        writes=NO_WRITES, limitation="acidsql does not write tables clustered with the preview 'liquid' feature yet",
     ),
 )
 

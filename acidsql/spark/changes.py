@@ -26,6 +26,7 @@ from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
+from acidsql.delta.datafiles import parse_size, target_file_size as datafiles_target_file_size  # noqa: F401 (parse_size: re-exported)
 from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, session_codec, write_dataframe
 
 if TYPE_CHECKING:
@@ -134,18 +135,7 @@ def write_change_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mappin
 
 
 def target_file_size(snapshot: "Snapshot") -> int:
-    raw = snapshot.configuration.get("delta.targetFileSize")
-    if not raw:
-        return DEFAULT_TARGET_FILE_SIZE
-    return parse_size(raw)
-
-
-def parse_size(text: str) -> int:
-    t = text.strip().lower().rstrip("b")
-    units = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3, "t": 1024 ** 4}
-    if t and t[-1] in units:
-        return int(float(t[:-1]) * units[t[-1]])
-    return int(t)
+    return datafiles_target_file_size(snapshot.configuration)
 
 
 def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowChanges, *, storage: "Storage",

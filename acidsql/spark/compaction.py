@@ -6,6 +6,11 @@ vectors applied), writes one output file and reports it back. Output files carry
 `acidsql.compactedFrom` tag: the runs of source rows they hold, in order, so the engine can
 carry a concurrent deletion into the compacted files (see acidsql.delta.transaction).
 
+On a clustered table one bin holds every file OPTIMIZE reclusters (the engine's choice,
+acidsql.delta.clustering.clustering_candidates); its rows are ordered along the Hilbert curve of
+the clustering columns by the same code as the engine's OPTIMIZE, and the output files carry
+`clusteringProvider` and the ZCube tags.
+
 ZORDER BY sorts each partition's rows by a Z-value (acidsql/delta/clustering.py, shared with
 the engine's own OPTIMIZE): the bits of the columns' ranks interleaved, so rows close in every
 column end up in the same files. Rows move, so no row
@@ -19,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.actions import AddFile
-from acidsql.delta.clustering import z_order
+from acidsql.delta.clustering import CLUSTERING_PROVIDER, clustered_file_tags, clustering_order, split_by_size, z_order
 from acidsql.delta.transaction import COMPACTED_FROM_TAG
 from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns
 from acidsql.spark.copy_on_write import RowTracking, data_file_batches
@@ -87,7 +92,8 @@ def _read_live(storage: "Storage", add: AddFile, schema: "pa.Schema",
 
 def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: bytes, partition_cols: tuple[str, ...],
                   zorder_by: tuple[str, ...], target_size: int, codec: str,
-                  tracked: Optional["MaterializedColumns"] = None) -> Iterator[dict[str, Any]]:
+                  tracked: Optional["MaterializedColumns"] = None,
+                  cluster_by: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
     import pyarrow as pa
     from pyspark import TaskContext
 
@@ -104,21 +110,32 @@ def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: byte
         data = pa.concat_tables(parts) if parts else schema.empty_table()
         if zorder_by and data.num_rows:
             data = data.take(z_order(data, zorder_by))
+        if cluster_by and data.num_rows:
+            data = data.take(clustering_order(data, cluster_by))
         if not data.num_rows:
             continue
-        roller = FileRoller(storage, schema, partition_cols, target_size if zorder_by else 1 << 62,
+        moved = bool(zorder_by or cluster_by)  # rows change places: files of the target size, no row mapping
+        roller = FileRoller(storage, schema, partition_cols, target_size if moved else 1 << 62,
                             ctx.partitionId() if ctx else 0, codec, stats_schema=stats_schema)
         values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
-        tag = "" if zorder_by else json.dumps(sources, separators=(",", ":"))
-        roller.write(data, values, tag)
+        tag = "" if moved else json.dumps(sources, separators=(",", ":"))
+        if moved:  # cut where the engine's OPTIMIZE cuts (acidsql.delta.clustering.split_by_size)
+            for chunk in split_by_size(data, target_size, adds):
+                roller.write(chunk, values, tag)
+                roller.roll()
+        else:
+            roller.write(data, values, tag)
         roller.close()
         yield from roller.done
 
 
 def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *, storage: "Storage",
-            zorder_by: Sequence[str] = (), target_size: int) -> list[AddFile]:
-    """Run the bins as Spark tasks; return the output AddFiles (dataChange=false), tagged."""
+            zorder_by: Sequence[str] = (), target_size: int, cluster_by: Sequence[str] = ()) -> list[AddFile]:
+    """Run the bins as Spark tasks; return the output AddFiles (dataChange=false), tagged.
+    `cluster_by`: the table's clustering columns, when the bins are reclustered."""
     import functools
+    import uuid
+    from dataclasses import replace
 
     from acidsql.spark.write import data_arrow_schema, physical_column_names, session_codec
 
@@ -133,16 +150,18 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
         partition_cols=physical_column_names(snapshot.schema_json, snapshot.partition_columns),
         zorder_by=physical_column_names(snapshot.schema_json, zorder_by), target_size=target_size,
         codec=session_codec(spark, snapshot.configuration), tracked=tracked,
+        cluster_by=physical_column_names(snapshot.schema_json, cluster_by),
     )
     payload = [json.dumps([json.dumps(a.to_json()["add"]) for a in b.files]) for b in bins]
     rows = spark.sparkContext.parallelize(payload, len(payload)).mapPartitions(task).collect()
+    cube = clustered_file_tags(cluster_by, str(uuid.uuid4()))  # one OPTIMIZE's output: one ZCube
     out = []
     for r in sorted(rows, key=lambda r: r["path"]):
         add = add_files_from_rows([r], data_change=False)[0]
         if r["tag"]:
-            from dataclasses import replace
-
             add = replace(add, tags=((COMPACTED_FROM_TAG, r["tag"]),))
+        if cluster_by:
+            add = replace(add, clustering_provider=CLUSTERING_PROVIDER, tags=tuple(cube.items()))
         out.append(add)
     return out
 

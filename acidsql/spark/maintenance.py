@@ -14,13 +14,15 @@ from acidsql.analysis.adapters import to_partition_callable
 from acidsql.conflict import OpKind
 from acidsql.conflict.operations import kind_of
 from acidsql.delta.errors import TableNotFoundError
+from acidsql.delta.clustering import MIN_CUBE_SIZE, clustering_candidates
+from acidsql.delta.datafiles import parse_size
 from acidsql.delta.constraints import GENERATION_EXPRESSION_KEY
 from acidsql.delta.exceptions import DeltaTableError
 from acidsql.delta.table import DeltaTable
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
 from acidsql.sql import model as m
 from acidsql.spark.changes import select_files, target_file_size
-from acidsql.spark.compaction import compact, plan_bins
+from acidsql.spark.compaction import Bin, compact, plan_bins
 from acidsql.spark.execute import (
     Executor, NoCommit, PreparedWrite, StatementError,
 )
@@ -112,6 +114,9 @@ def prepare(ex: Executor, s: m.AnyStatement):
     table = _HeldTable(location, name, ex.warehouse.storage(location), ex.row_level_concurrency)
     if isinstance(s, m.AlterTable):
         operation = _alter(ex, table, s)
+        if not operation:
+            return NoCommit(_result(s, "CLUSTER BY", name,
+                                    notes=(f"{name} is not clustered: CLUSTER BY NONE changes nothing",)))
     elif isinstance(s, m.Restore):
         ts = timestamp_ms(s.timestamp) if s.timestamp is not None else None
         table.restore(s.version, ts)
@@ -181,6 +186,15 @@ def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
     if a is m.AlterAction.DROP_CONSTRAINT:
         table.drop_constraint(s.constraint or "", if_exists=s.if_exists)
         return "DROP CONSTRAINT"
+    if a is m.AlterAction.CLUSTER_BY:
+        try:
+            prepared = table.start_cluster_by(() if s.cluster_none else s.cluster_by)
+        except DeltaTableError as e:
+            raise StatementError(str(e)) from None
+        if not prepared.operation:
+            return ""  # CLUSTER BY NONE on a table that is not clustered: Delta commits nothing
+        prepared.commit()  # held: the statement's commit releases it
+        return "CLUSTER BY"
     raise StatementError(f"acidsql does not run this ALTER TABLE: {s.text}")
 
 
@@ -366,6 +380,10 @@ def _check_generation_expressions(ex: Executor, schema_json: dict, name: str) ->
                 "DELTA_INVALID_GENERATED_COLUMN_REFERENCES") from None
 
 
+# Delta's session setting of the ZCube size below which clustering OPTIMIZE merges new data into a ZCube.
+MIN_CUBE_SIZE_CONF = "spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.threshold"
+
+
 def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> PreparedWrite:
     txn, snapshot, analysis, name = ex.open(s)
     purge = isinstance(s, m.Reorg)
@@ -382,17 +400,36 @@ def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> Pr
     info = analysis.table_info
     predicate = None if read.partitions.is_true else to_partition_callable(read.partitions, info.column_types)
     description = "" if read.partitions.is_true else read.partitions.describe()
+    full = isinstance(s, m.Optimize) and s.full
+    cluster_by = snapshot.clustering_columns if isinstance(s, m.Optimize) else ()
+    if cluster_by and (zorder_by or predicate is not None):
+        raise StatementError(f"OPTIMIZE {name}: a clustered table takes neither ZORDER BY nor WHERE; its clustering "
+                             f"columns ({', '.join(cluster_by)}) order it",
+                             "DELTA_CLUSTERING_WITH_ZORDER_BY" if zorder_by else "DELTA_CLUSTERING_WITH_PARTITION_PREDICATE")
+    if full and not cluster_by:
+        raise StatementError(f"OPTIMIZE {name} FULL: FULL reclusters a clustered table; {name} has no clustering columns",
+                             "DELTA_OPTIMIZE_FULL_NOT_SUPPORTED")
     candidates = select_files(snapshot, predicate)
     target = target_file_size(snapshot)
-    bins = plan_bins(candidates, target, zorder=bool(zorder_by), purge=purge)
+    if cluster_by:
+        # Liquid clustering: the files not yet clustered (all with FULL), reclustered as one run.
+        raw = ex.spark.conf.get(MIN_CUBE_SIZE_CONF, None)
+        min_cube = parse_size(raw) if raw else MIN_CUBE_SIZE
+        reclustered = clustering_candidates(candidates, cluster_by, full, min_cube)
+        bins = [Bin(tuple(reclustered))] if reclustered else []
+    else:
+        bins = plan_bins(candidates, target, zorder=bool(zorder_by), purge=purge)
     # What OPTIMIZE reads: the partitions it compacts and the files it rewrites (Delta's record).
     txn.record_read_predicate(predicate, description)
     rewritten = [a for b in bins for a in b.files]
     txn.record_read_files(rewritten)
     operation = "REORG" if purge else "OPTIMIZE"
     if not bins:
-        return NoCommit(_result(s, operation, name, notes=("nothing to compact: no partition has more than one small file",)))
-    adds = compact(ex.spark, snapshot, bins, storage=txn.storage, zorder_by=zorder_by, target_size=target)
+        reason = ("nothing to cluster: every file is clustered (OPTIMIZE ... FULL reclusters them)" if cluster_by
+                  else "nothing to compact: no partition has more than one small file")
+        return NoCommit(_result(s, operation, name, notes=(reason,)))
+    adds = compact(ex.spark, snapshot, bins, storage=txn.storage, zorder_by=zorder_by, target_size=target,
+                   cluster_by=cluster_by)
     from acidsql.spark.changes import FileChanges, RowChanges, now_ms
 
     ts = now_ms()
@@ -401,6 +438,8 @@ def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> Pr
     params: dict[str, Any] = {"predicate": json.dumps([description] if description else [])}
     if purge:
         params["applyPurge"] = True
+    elif cluster_by:
+        params.update({"zOrderBy": "[]", "clusterBy": json.dumps(list(cluster_by)), "auto": False, "isFull": full})
     else:
         params.update({"zOrderBy": json.dumps(list(zorder_by)), "auto": False})
     kind = OpKind.ZORDER if zorder_by else OpKind.COMPACTION

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from urllib.parse import quote
 
 from acidsql.delta.actions import AddFile
-from acidsql.delta.datafiles import DEFAULT_PARQUET_CODEC, PARQUET_CODECS, data_file_name, parquet_codec
+from acidsql.delta.datafiles import DEFAULT_PARQUET_CODEC, DEFAULT_TARGET_FILE_SIZE, PARQUET_CODECS, data_file_name, parquet_codec
 from acidsql.delta.snapshot import PHYSICAL_NAME_KEY
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
     from acidsql.delta.storage import AtomicWriter, Storage
 
-DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024
 STATS_STRING_PREFIX = 32
 # One row group per this much buffered Arrow data (or this many rows): see FileRoller.
 ROW_GROUP_BYTES = 64 * 1024 * 1024

@@ -57,6 +57,11 @@ SHAPES = [
                             "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.enableDeletionVectors' = true)"),
     Shape("clustering", f"CREATE TABLE t ({COLUMNS}) USING DELTA CLUSTER BY (p)",
           extra_checks=("clustering_columns",)),
+    Shape("clustering-altered-optimized", f"CREATE TABLE t ({COLUMNS}) USING DELTA "
+                                          "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')",
+          setup=("ALTER TABLE t CLUSTER BY (p, id)",),
+          writes=Shape.writes + ("OPTIMIZE t",),
+          extra_checks=("clustered_by_acidsql",)),
     Shape("identity", "CREATE TABLE t (id BIGINT, p STRING, v STRING, n BIGINT GENERATED ALWAYS AS IDENTITY) USING DELTA",
           writes=("INSERT INTO t (id, p, v) VALUES (1, 'a', 'x1'), (2, 'a', 'x2'), (3, 'b', 'x3'), (4, 'b', 'x4')",
                   "INSERT INTO t (id, p, v) VALUES (5, 'a', 'x5'), (6, 'c', 'x6')",
@@ -159,6 +164,14 @@ def clustering_columns(db, delta, path):
     assert delta.detail(path)["clusteringColumns"] == ["p"]
 
 
+def clustered_by_acidsql(db, delta, path):
+    # acidsql's ALTER CLUSTER BY and OPTIMIZE: Delta Spark sees the columns, and the files acidsql
+    # clustered carry clusteringProvider (Delta Spark's own OPTIMIZE then leaves them be, below)
+    assert delta.detail(path)["clusteringColumns"] == ["p", "id"]
+    optimize = [a for a in _log_actions(path) if "add" in a and not a["add"]["dataChange"]]
+    assert optimize and all(a["add"].get("clusteringProvider") == "liquid" for a in optimize)
+
+
 def identity_values(db, delta, path):
     # the identity values acidsql generated are unique, and Delta Spark goes on above them
     ours = [r[0] for r in db.sql("SELECT n FROM t").collect()]
@@ -200,5 +213,5 @@ def row_ids(db, delta, path):
     assert before[3] == after[3]
 
 
-CHECKS = {f.__name__: f for f in (deletion_vectors_in_log, clustering_columns, identity_values, checkpoint_written,
+CHECKS = {f.__name__: f for f in (deletion_vectors_in_log, clustering_columns, clustered_by_acidsql, identity_values, checkpoint_written,
                                   constraint_enforced_by_delta_spark, change_feed, row_ids)}

@@ -39,7 +39,8 @@ SHAPES = [
                                    "TBLPROPERTIES ('delta.enableDeletionVectors' = true)"),
     DeltaShape("partitioned-deletion-vectors", f"CREATE TABLE {{t}} ({COLS}) USING DELTA PARTITIONED BY (p) "
                                                "TBLPROPERTIES ('delta.enableDeletionVectors' = true)"),
-    DeltaShape("clustering", f"CREATE TABLE {{t}} ({COLS}) USING DELTA CLUSTER BY (p)"),
+    DeltaShape("clustering", f"CREATE TABLE {{t}} ({COLS}) USING DELTA CLUSTER BY (p)",
+               after_check="clustered_by_acidsql"),
     DeltaShape("identity", "CREATE TABLE {t} (id BIGINT, p STRING, v STRING, n BIGINT GENERATED ALWAYS AS IDENTITY) "
                            "USING DELTA", columns="id, p, v",
                acidsql_insert="INSERT INTO t (id, p, v) VALUES (30, 'a', 'w30')", after_check="identity_unique"),
@@ -170,5 +171,22 @@ def row_ids_assigned(db, delta, path):
     assert all(a.base_row_id is not None for a in DeltaLog(path).snapshot().files.values())
 
 
-CHECKS = {f.__name__: f for f in (generated_values, identity_unique, in_commit_timestamps, constraint_enforced,
+def clustered_by_acidsql(db, delta, path):
+    # acidsql reclusters Delta Spark's table (OPTIMIZE, then ALTER CLUSTER BY and OPTIMIZE FULL);
+    # Delta Spark reads the same rows and the new clustering columns, and clusters on top.
+    from acidsql.delta.log import DeltaLog
+
+    before = delta.rows(path)
+    db.sql("OPTIMIZE t")
+    assert all(a.clustering_provider == "liquid" for a in DeltaLog(path).snapshot().files.values())
+    db.sql("ALTER TABLE t CLUSTER BY (id, p)")
+    db.sql("OPTIMIZE t FULL")
+    assert delta.detail(path)["clusteringColumns"] == ["id", "p"]
+    assert delta.rows(path) == before
+    delta.sql(f"INSERT INTO {delta.ref(path)} VALUES (40, 'z', 'd40')").collect()
+    delta.sql(f"OPTIMIZE {delta.ref(path)}").collect()
+    assert sorted_rows(tuple(r) for r in db.sql("SELECT id, p, v FROM t").collect()) == delta.rows(path)
+
+
+CHECKS = {f.__name__: f for f in (clustered_by_acidsql, generated_values, identity_unique, in_commit_timestamps, constraint_enforced,
                                   change_feed_of_acidsql_update, row_ids_assigned)}
