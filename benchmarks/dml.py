@@ -123,6 +123,37 @@ then copy-on-write (11-23x deltalake) and MERGE with deletion vectors (7x).
 What remains is Spark's share: about 0.3-1 s per Spark job on this machine, and scans that turn
 every row of the touched files into JVM rows (UPDATE with DVs: 3.3 s of its 4.3 s is the scan
 that computes the updated rows).
+
+Third round (2026-11-23 evening; the tables above are the run after it). On a local session a
+DELETE whose WHERE pyarrow evaluates exactly as Spark does (AND/OR/NOT, comparisons, IN,
+BETWEEN, IS NULL on integer and string columns against literals of their kind) finds its rows
+on the driver, reading only the condition's columns of the files left after partition and
+min/max pruning (acidsql/spark/driver_scan.py): a one-row DELETE reads one file and starts no
+Spark job (0.56-0.79 s in 3 Spark jobs before; test: tests/spark/test_spark_dml_scans.py). An
+UPDATE hands Spark only its matched rows; copy-on-write copies files on driver threads.
+
+Targets (issue 17) against this run:
+
+| target | figure | met |
+|---|---|---|
+| DV DELETE / UPDATE / MERGE at most 1.0x Delta Spark | DELETE 0.02-0.04x, UPDATE 1.44x, MERGE 0.49x | DELETE, MERGE; not UPDATE |
+| DV at most 1.5x deltalake | DELETE 0.10-0.17x, UPDATE 2.38x, MERGE 2.95x | DELETE only |
+| copy-on-write at most 1.5x deltalake | DELETE 1.26-1.68x, UPDATE 4.32x, MERGE 3.68x | DELETE of 1 row and of 10% only |
+| one-row DELETE fixed cost under 0.3 s | 11 ms (DV), 22 ms (COW) | yes |
+| tree peak memory not above Delta Spark's | DV 0.45-0.89x; COW 0.52-1.22x | DV yes; COW not for DELETE 0.001%/10%, UPDATE, MERGE |
+
+Where the time goes in the misses (pyinstrument, 1M rows, loaded machine):
+- UPDATE with deletion vectors: reading the matched rows on the driver reads whole files (about
+  a third), `write_rows` is a Spark job (a third), the `localCheckpoint` of the updated rows
+  another Spark job (a sixth). Next: read only the matched rows' row groups and write small row
+  sets on the driver.
+- MERGE: not reworked in this round; it runs as Spark jobs (a broadcast join of the source, the
+  per-clause counts, the write), each 0.3-1 s of fixed Spark cost here, plus the scan of the
+  touched files into JVM rows.
+- copy-on-write: nearly all of it is pyarrow reading, filtering and writing the touched files and
+  their statistics; deltalake writes fewer, ZSTD-compressed files (acidsql writes Spark's default,
+  snappy; `delta.parquet.compression.codec = zstd` switches). Its memory is the driver holding a
+  file's batches while the copies run on driver threads.
 """
 
 

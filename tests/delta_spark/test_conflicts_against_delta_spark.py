@@ -33,6 +33,8 @@ KNOWN_DIFFERENCES: dict[str, tuple[str, str, str]] = {
     "delete-vs-optimize-partitioned-with-dvs": ("committed", "ConcurrentAppendException", COMPACTION),
     "optimize-vs-delete-row-level": ("committed", "ConcurrentDeleteReadException", COMPACTION),
     "delete-vs-optimize-row-level": ("committed", "ConcurrentAppendException", COMPACTION),
+    "enable-deletion-vectors-vs-delete": ("MetadataChangedException", "committed",
+                                          "Feature enablement that Delta resolves"),
 }
 
 
