@@ -185,12 +185,13 @@ def test_read_sets_are_disjoint_only_when_partitioned(catalog):
 
 
 @pytest.mark.parametrize("condition", ["f = double('NaN')", "f = CAST('NaN' AS DOUBLE) AND f > 1",
-                                       "f = 'NaN' OR f < 2", "f > 'Infinity'"])
-def test_nan_and_infinity_on_a_double_partition_column_read_every_partition(condition):
+                                       "f = 'NaN' OR f < 2"])
+def test_nan_on_a_double_partition_column_reads_every_partition(condition):
     # Spark orders NaN above every number and NaN = NaN holds; the analyzer does not model that
     # order, so such a value is unknown and the read covers every partition (it used to crash:
     # decimal.InvalidOperation comparing Decimal('NaN')).
     catalog = Catalog()
-    analyze(parse_statement("CREATE TABLE t (id BIGINT, f DOUBLE) USING DELTA PARTITIONED BY (f)"), catalog)
+    catalog.apply(parse_statement("CREATE TABLE t (id BIGINT, f DOUBLE) USING DELTA PARTITIONED BY (f)"))
     result = analyze(parse_statement(f"DELETE FROM t WHERE {condition}"), catalog)
+    assert result.table_info.known
     assert result.read.partitions.values_of("f") is None
