@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Optional
 import pyarrow as pa
 
 from acidsql.delta import datafiles
+from acidsql.delta.partition_values import partition_value_to_string
 from acidsql.delta.actions import AddCDCFile, AddFile, Metadata, Protocol, RemoveFile
 from acidsql.delta.errors import DeltaError
 from acidsql.delta.exceptions import DeltaTableError
@@ -72,7 +73,7 @@ def write_change_files(storage: "Storage", changes: pa.Table, schema: pa.Schema,
     values_of: dict[tuple, dict[str, Optional[str]]] = {}
     columns = [changes.column(c).to_pylist() for c in partition_columns]
     for i in range(changes.num_rows):
-        values = {c: datafiles.partition_value_to_string(col[i], schema.field(c).type)
+        values = {c: partition_value_to_string(col[i], schema.field(c).type)
                   for c, col in zip(partition_columns, columns)}
         key = tuple(values.items())
         groups.setdefault(key, []).append(i)

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from acidsql.delta.actions import AddFile
-from acidsql.delta.partition_values import partition_value_from_string, partition_value_to_string  # noqa: F401 (re-exported)
+from acidsql.delta.partition_values import partition_value_from_string
 from acidsql.protocol.properties import PARQUET_CODECS
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import DeltaError

@@ -19,9 +19,7 @@ from acidsql.delta.errors import UnsupportedProtocolError
 from acidsql.delta.exceptions import InvalidTablePropertyError, UnsupportedFeatureError
 from acidsql.protocol import features as registry
 from acidsql.protocol.features import FEATURES, WriteKind, known_feature
-from acidsql.protocol.properties import (
-    FEATURE_PROPERTY_PREFIX, PropertyChange, PropertyError, normalize_property_value,  # noqa: F401 (re-exported)
-)
+from acidsql.protocol.properties import PropertyChange, PropertyError
 from acidsql.protocol.properties import validate_properties as _validate
 
 CLUSTERING_DOMAIN = "delta.clustering"

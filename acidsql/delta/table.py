@@ -26,6 +26,7 @@ from acidsql.delta import datafiles
 from acidsql.delta import vacuum as vacuuming
 from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, RemoveFile, schema_string
 from acidsql.delta import change_data, row_tracking
+from acidsql.delta.partition_values import partition_value_to_string
 from acidsql.delta.checkpoint import write_checkpoint
 from acidsql.delta.clustering import (
     CLUSTERING_PROVIDER, MIN_CUBE_SIZE, ClusteringError, clustered_file_tags, clustering_candidates, clustering_domain_configuration,
@@ -789,7 +790,7 @@ class DeltaTable:
         cols = list(snap.partition_columns)
         if not cols:
             return [({}, data)] if data.num_rows else []
-        keys = [tuple(datafiles.partition_value_to_string(v, schema.field(c).type) for c, v in zip(cols, row))
+        keys = [tuple(partition_value_to_string(v, schema.field(c).type) for c, v in zip(cols, row))
                 for row in zip(*(data.column(c).to_pylist() for c in cols))]
         groups: dict[tuple, list[int]] = {}
         for i, k in enumerate(keys):

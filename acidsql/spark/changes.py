@@ -26,8 +26,8 @@ from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
-from acidsql.delta.datafiles import parse_size, target_file_size as datafiles_target_file_size  # noqa: F401 (parse_size: re-exported)
-from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, session_codec, write_dataframe
+from acidsql.delta.datafiles import target_file_size as datafiles_target_file_size
+from acidsql.spark.write import estimated_small, session_codec, write_dataframe
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

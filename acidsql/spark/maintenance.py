@@ -27,7 +27,7 @@ from acidsql.spark.execute import (
     Executor, NoCommit, PreparedWrite, StatementError,
 )
 from acidsql.spark.results import StatementResult
-from acidsql.spark.views import TableViews, timestamp_ms
+from acidsql.spark.views import timestamp_ms
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -294,7 +294,7 @@ def _create(ex: Executor, s: m.CreateTable):
         count = 0
         adds: list = []
         if query_df is not None:
-            from acidsql.spark.changes import parse_size
+            from acidsql.delta.datafiles import parse_size
             from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, session_codec, write_dataframe
 
             metadata = txn.metadata  # the new table's, as staged

@@ -57,7 +57,7 @@ def partition_value_string(value: Any) -> Optional[str]:
     if isinstance(value, _dt.date):
         return value.isoformat()
     if isinstance(value, bytes):
-        # As datafiles.partition_value_to_string: the UTF-8 text Spark keeps for binary values.
+        # As partition_values.partition_value_to_string: the UTF-8 text Spark keeps for binary values.
         return value.decode("utf-8", errors="surrogateescape")
     return str(value)
 

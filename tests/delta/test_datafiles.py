@@ -14,9 +14,9 @@ import pytest
 
 from acidsql.delta.actions import CommitInfo
 from acidsql.delta.datafiles import (
-    ROW_INDEX_COLUMN, data_file_rel_path, escape_partition_path_part, partition_value_from_string,
-    partition_value_to_string, read_data_file, read_snapshot, write_data_file,
+    ROW_INDEX_COLUMN, data_file_rel_path, escape_partition_path_part, read_data_file, read_snapshot, write_data_file,
 )
+from acidsql.delta.partition_values import partition_value_from_string, partition_value_to_string
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.storage import LocalStorage
 
@@ -226,7 +226,7 @@ def test_binary_partition_values_are_utf8_text_as_spark_writes_them():
     '😈'. Bytes that are not UTF-8 still round-trip."""
     import pyarrow as pa
 
-    from acidsql.delta.datafiles import partition_value_from_string, partition_value_to_string
+    from acidsql.delta.partition_values import partition_value_from_string, partition_value_to_string
 
     assert partition_value_to_string("😈".encode(), pa.binary()) == "😈"
     assert partition_value_from_string("😈", pa.binary()) == "😈".encode()

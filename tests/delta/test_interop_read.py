@@ -169,7 +169,7 @@ def test_deltalake_reads_acidsql_partitioned_table(create_table, table_dir):
     data = events(0, 24)
     schema = data.schema
     log = create_table(schema, partition_columns=("day", "region"))
-    from acidsql.delta.datafiles import partition_value_to_string
+    from acidsql.delta.partition_values import partition_value_to_string
 
     adds = []
     for (day, region) in sorted({(r["day"], r["region"]) for r in data.select(["day", "region"]).to_pylist()}):
