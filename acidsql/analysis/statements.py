@@ -5,9 +5,10 @@ the Delta operation names its commit can carry, and the layer that runs it. Its 
 kinds are not declared: they follow from the operation names by the one table the analyzer
 and the transaction engine both classify with (`acidsql.conflict.operations`).
 
-The analyzer's dispatch table is derived from this registry (`acidsql.analysis.analyze`).
-Adding a statement kind: a model class and its parse, an entry here, the analyzer method it
-names, and the executor it names.
+The analyzer's and the Spark executor's dispatch tables are derived from this registry
+(`acidsql.analysis.analyze`, `acidsql.spark.execute.Executor.prepare`). Adding a statement
+kind: a model class and its parse, an entry here, the analyzer method it names, and the
+executor function it names.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class StatementSpec:
     handler: str  # the name of the `_Analyzer` method that analyzes it
     operations: tuple[str, ...]  # the Delta operation names (commitInfo.operation) its commit can carry
     runner: Runner
+    executor: str  # the function of the runner that prepares it: an `Executor` method, or a maintenance function
 
     @property
     def kinds(self) -> frozenset[OpKind]:
@@ -63,20 +65,20 @@ _ALTER_OPERATION_NAMES = tuple(dict.fromkeys(
 
 
 STATEMENTS: tuple[StatementSpec, ...] = (
-    StatementSpec(m.Update, "_update_delete", ("UPDATE",), Runner.WRITE),
-    StatementSpec(m.Delete, "_update_delete", ("DELETE",), Runner.WRITE),
-    StatementSpec(m.Truncate, "_truncate", ("TRUNCATE",), Runner.WRITE),
-    StatementSpec(m.Merge, "_merge", ("MERGE",), Runner.WRITE),
-    StatementSpec(m.Insert, "_insert", ("WRITE",), Runner.WRITE),
-    StatementSpec(m.Optimize, "_optimize", ("OPTIMIZE",), Runner.MAINTENANCE),
-    StatementSpec(m.Reorg, "_reorg", ("REORG", "REORG TABLE UPGRADE UNIFORM"), Runner.MAINTENANCE),
-    StatementSpec(m.AlterTable, "_alter", _ALTER_OPERATION_NAMES, Runner.MAINTENANCE),
+    StatementSpec(m.Update, "_update_delete", ("UPDATE",), Runner.WRITE, "_update"),
+    StatementSpec(m.Delete, "_update_delete", ("DELETE",), Runner.WRITE, "_delete"),
+    StatementSpec(m.Truncate, "_truncate", ("TRUNCATE",), Runner.WRITE, "_truncate"),
+    StatementSpec(m.Merge, "_merge", ("MERGE",), Runner.WRITE, "_merge"),
+    StatementSpec(m.Insert, "_insert", ("WRITE",), Runner.WRITE, "_insert"),
+    StatementSpec(m.Optimize, "_optimize", ("OPTIMIZE",), Runner.MAINTENANCE, "prepare_optimize"),
+    StatementSpec(m.Reorg, "_reorg", ("REORG", "REORG TABLE UPGRADE UNIFORM"), Runner.MAINTENANCE, "prepare_reorg"),
+    StatementSpec(m.AlterTable, "_alter", _ALTER_OPERATION_NAMES, Runner.MAINTENANCE, "prepare_alter"),
     StatementSpec(m.CreateTable, "_create",
                   ("CREATE TABLE", "CREATE TABLE AS SELECT", "CREATE OR REPLACE TABLE", "CREATE OR REPLACE TABLE AS SELECT",
-                   "REPLACE TABLE", "REPLACE TABLE AS SELECT"), Runner.MAINTENANCE),
-    StatementSpec(m.ConvertToDelta, "_convert", ("CONVERT",), Runner.MAINTENANCE),
-    StatementSpec(m.Vacuum, "_vacuum", ("VACUUM START",), Runner.MAINTENANCE),
-    StatementSpec(m.Restore, "_restore", ("RESTORE",), Runner.MAINTENANCE),
+                   "REPLACE TABLE", "REPLACE TABLE AS SELECT"), Runner.MAINTENANCE, "prepare_create"),
+    StatementSpec(m.ConvertToDelta, "_convert", ("CONVERT",), Runner.MAINTENANCE, "prepare_convert"),
+    StatementSpec(m.Vacuum, "_vacuum", ("VACUUM START",), Runner.MAINTENANCE, "prepare_vacuum"),
+    StatementSpec(m.Restore, "_restore", ("RESTORE",), Runner.MAINTENANCE, "prepare_restore"),
 )
 
 BY_MODEL: dict[type, StatementSpec] = {spec.model: spec for spec in STATEMENTS}

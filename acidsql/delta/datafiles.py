@@ -405,7 +405,7 @@ def read_snapshot(snapshot: "Snapshot", columns: Optional[list[str]] = None,
                   row_tracking: Optional["MaterializedColumns"] = None) -> pa.Table:
     """All live rows of `snapshot` (optionally only files where `file_filter(add)` is true),
     files in path order. `storage` defaults to the storage of snapshot.table_root."""
-    from acidsql.delta.storage import storage_for
+    from acidsql.delta.stores import storage_for
 
     storage = storage if storage is not None else storage_for(snapshot.table_root)
     schema = snapshot.arrow_schema()

@@ -16,7 +16,8 @@ from typing import Any, Optional
 from acidsql.delta.actions import Action, CommitInfo, action_from_json, action_to_line
 from acidsql.delta.errors import CorruptLogError, DeltaError, TableNotFoundError
 from acidsql.delta.snapshot import Snapshot, SnapshotBuilder
-from acidsql.delta.storage import Storage, is_object_store_location, normalize_location, storage_for
+from acidsql.delta.storage import Storage, is_object_store_location, normalize_location
+from acidsql.delta.stores import storage_for
 
 LOG_DIR = "_delta_log"
 LAST_CHECKPOINT = f"{LOG_DIR}/_last_checkpoint"
@@ -36,7 +37,7 @@ def commit_path(version: int) -> str:
 class DeltaLog:
     """The log of one table. `table_root` is the table directory or an object-store URI
     (`s3://bucket/path`, `gs://`, `az://`, `abfss://`); `storage` defaults to the Storage for
-    that location (`acidsql.delta.storage.storage_for`), configured by `storage_options` and
+    that location (`acidsql.delta.stores.storage_for`), configured by `storage_options` and
     the store's environment variables. Safe to share between threads."""
 
     def __init__(self, table_root: str, storage: Storage | None = None,

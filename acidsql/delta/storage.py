@@ -13,7 +13,7 @@ import signal
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import IO, Optional
 from urllib.parse import unquote, urlparse
 
@@ -134,18 +134,6 @@ def join_location(root: str, *parts: str) -> str:
     if is_object_store_location(root):
         return "/".join([root.rstrip("/")] + [p.strip("/") for p in parts if p.strip("/")])
     return os.path.join(root, *parts)
-
-
-def storage_for(location: str, options: Optional[Mapping[str, str]] = None) -> "Storage":
-    """The Storage of a table (or warehouse) location: LocalStorage for paths and file: URIs,
-    ObjectStorage for object-store URIs, configured by `options` and the store's standard
-    environment variables. Raises UnsupportedStorageError for other schemes."""
-    location = normalize_location(location)
-    if is_object_store_location(location):
-        from acidsql.delta.object_store import ObjectStorage
-
-        return ObjectStorage(location, options)
-    return LocalStorage(location)  # storage options configure object stores only
 
 
 class Storage(ABC):

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from pyroaring import BitMap64
 from sqlglot import exp
 
 from acidsql.analysis.analyze import Analysis, analyze
+from acidsql.analysis.statements import BY_MODEL, Runner
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.adapters import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.conflict import OpKind
@@ -24,7 +25,7 @@ from acidsql.delta import row_tracking
 from acidsql.delta.actions import AddFile, RemoveFile, schema_string
 from acidsql.delta.row_tracking import ROW_ID
 from acidsql.delta.features import write_kind
-from acidsql.delta.transaction import CommitResult, OptimisticTransaction
+from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 from acidsql.sql import model as m
 from acidsql.delta.change_data import (
@@ -36,7 +37,9 @@ from acidsql.spark.changes import (
 )
 from acidsql.spark.driver_scan import matching_positions, matching_rows_frame
 from acidsql.spark.constraints import check_new_rows, table_rules, with_generated_columns
-from acidsql.spark.results import StatementResult
+from acidsql.spark.prepared import NoCommit, Prepared, PreparedWrite
+from acidsql.spark.results import StatementError, StatementResult
+from acidsql.spark import maintenance
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.tables import Warehouse, table_info
 from acidsql.spark.views import TableViews, ViewCatalog, expand_views
@@ -53,15 +56,6 @@ SOURCE_ROW = "__acid_src_row"  # a MERGE source row's id (see Executor._merge)
 PRE_IMAGE = "__acid_pre_"  # a changed row's values before the statement (change data feed), by column index
 
 
-class StatementError(Exception):
-    """A statement that cannot run as written (a missing table, a column that does not exist,
-    several source rows matching one target row). The message is for the user."""
-
-    def __init__(self, message: str, error_class: Optional[str] = None):
-        self.error_class = error_class
-        super().__init__(f"[{error_class}] {message}" if error_class else message)
-
-
 def tracks_rows(snapshot: "Snapshot") -> bool:
     """Whether the table has row tracking enabled (statements then keep stable row ids)."""
     return row_tracking.enabled(snapshot.protocol, snapshot.configuration)
@@ -69,50 +63,6 @@ def tracks_rows(snapshot: "Snapshot") -> bool:
 
 def deletion_vectors_on(snapshot: "Snapshot") -> bool:
     return str(snapshot.configuration.get("delta.enableDeletionVectors", "")).lower() == "true"
-
-
-# ---- a prepared write ---------------------------------------------------------------------------
-
-@dataclass
-class PreparedWrite:
-    """A write statement after its read and write phases: the data files exist, the
-    transaction holds its actions and read set, nothing is committed yet."""
-
-    statement: m.AnyStatement
-    table: str
-    txn: OptimisticTransaction
-    operation: str
-    kind: OpKind
-    parameters: dict[str, Any] = field(default_factory=dict)
-    metrics: dict[str, Any] = field(default_factory=dict)
-    changes_data: Optional[bool] = None
-    zorder: bool = False
-    result: StatementResult = None  # type: ignore[assignment]
-    after_commit: Optional[Callable[[CommitResult], None]] = None
-
-    def commit(self) -> StatementResult:
-        """Validate against the commits that landed meanwhile and commit. Raises the engine's
-        concurrent-modification exception when a winner conflicts."""
-        outcome = self.txn.commit(self.operation, self.kind, self.parameters, self.metrics,
-                                  statement=self.statement.text, changes_data=self.changes_data, zorder=self.zorder)
-        if self.after_commit is not None:
-            self.after_commit(outcome)
-        notes = self.result.notes + tuple(r.kind.value for r in outcome.rebases)
-        return replace(self.result, version=outcome.version, retries=outcome.retries,
-                       isolation_level=outcome.isolation_level.value, notes=notes)
-
-
-@dataclass(frozen=True)
-class NoCommit:
-    """A statement that commits nothing (VACUUM, a no-op OPTIMIZE): its result is final."""
-
-    result: StatementResult
-
-    def commit(self) -> StatementResult:
-        return self.result
-
-
-Prepared = Union[PreparedWrite, NoCommit]
 
 
 # ---- the executor ---------------------------------------------------------------------------------
@@ -161,26 +111,22 @@ class Executor:
         return self.spark.sql(views.sql(tree))
 
     def describe(self, statement: m.Describe) -> "DataFrame":
-        from acidsql.spark import maintenance
-
         return maintenance.describe(self, statement)
 
     def prepare(self, statement: m.AnyStatement) -> Prepared:
+        """The statement's read and write phases, by the function the statement registry names
+        for its kind (`acidsql.analysis.statements`); views are the view catalog's."""
         if isinstance(statement, m.MultiInsert):
             raise StatementError("a multi-insert is one transaction per INSERT: it cannot be held in flight as one "
                                  "(run it, or race one of its INSERTs)")
-        handler = {
-            m.Insert: self._insert,
-            m.Update: self._update,
-            m.Delete: self._delete,
-            m.Merge: self._merge,
-            m.Truncate: self._truncate,
-        }.get(type(statement))
-        if handler is not None:
-            return handler(self.with_views_expanded(statement))
-        from acidsql.spark import maintenance
-
-        return maintenance.prepare(self, statement)
+        if isinstance(statement, (m.CreateView, m.DropView)):
+            return NoCommit(self.view_catalog.apply(statement, self))
+        spec = BY_MODEL.get(type(statement))
+        if spec is None:
+            raise StatementError(f"acidsql does not run {statement.label} statements: {statement.text}")
+        if spec.runner is Runner.WRITE:
+            return getattr(self, spec.executor)(self.with_views_expanded(statement))
+        return getattr(maintenance, spec.executor)(self, statement)
 
     def with_views_expanded(self, s: m.AnyStatement) -> m.AnyStatement:
         """The write with each acidsql view it names replaced by the view's query, so that

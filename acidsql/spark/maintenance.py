@@ -23,10 +23,8 @@ from acidsql.delta.transaction import CommitResult, OptimisticTransaction
 from acidsql.sql import model as m
 from acidsql.spark.changes import select_files, target_file_size
 from acidsql.spark.compaction import Bin, compact, plan_bins
-from acidsql.spark.execute import (
-    Executor, NoCommit, PreparedWrite, StatementError,
-)
-from acidsql.spark.results import StatementResult
+from acidsql.spark.prepared import NoCommit, PreparedWrite, RunContext
+from acidsql.spark.results import StatementError, StatementResult
 from acidsql.spark.views import timestamp_ms
 
 if TYPE_CHECKING:
@@ -90,45 +88,73 @@ def commits_in_steps(s: m.AnyStatement) -> bool:
         isinstance(s, m.Reorg) and s.apply is m.ReorgApply.UPGRADE_UNIFORM)
 
 
-def prepare(ex: Executor, s: m.AnyStatement):
-    if isinstance(s, m.CreateTable):
-        return _create(ex, s)
-    if isinstance(s, m.ConvertToDelta):
-        return _convert(ex, s)
-    if isinstance(s, (m.CreateView, m.DropView)):
-        return NoCommit(ex.view_catalog.apply(s, ex))
+# ---- the table operations, one function per statement kind (named by the statement registry,
+# `acidsql.analysis.statements`, which `Executor.prepare` dispatches by) ------------------------
+
+def _existing(ex: RunContext, s: m.AnyStatement) -> tuple[str, str]:
+    """The location and display name of the statement's table; StatementError if none is there."""
     location = ex.location(s.target)
     name = ex.warehouse.display_name(s.target)
     if not ex.warehouse.has_table(location):
         raise StatementError(f"table {name} does not exist (no Delta table at {location})", "TABLE_OR_VIEW_NOT_FOUND")
-    if isinstance(s, (m.Optimize, m.Reorg)) and not (isinstance(s, m.Reorg) and s.apply is m.ReorgApply.UPGRADE_UNIFORM):
-        return _compaction(ex, s, location, name)
-    if isinstance(s, m.Vacuum):
-        res = ex.warehouse.table(location, name).vacuum(s.retain_hours, s.dry_run)
-        deleted = getattr(res, "files_deleted", None) or getattr(res, "deleted", None) or ()
-        return NoCommit(_result(s, "VACUUM" + (" DRY RUN" if s.dry_run else ""), name, files_removed=len(deleted),
-                                notes=tuple(f"{'would delete' if s.dry_run else 'deleted'} {p}" for p in list(deleted)[:20])))
-    if commits_in_steps(s):
-        # Several commits (remove traces, barriers, then the change): they run now, in order.
+    return location, name
+
+
+def prepare_create(ex: RunContext, s: m.CreateTable):
+    return _create(ex, s)
+
+
+def prepare_convert(ex: RunContext, s: m.ConvertToDelta):
+    return _convert(ex, s)
+
+
+def prepare_optimize(ex: RunContext, s: m.Optimize):
+    location, name = _existing(ex, s)
+    return _compaction(ex, s, location, name)
+
+
+def prepare_reorg(ex: RunContext, s: m.Reorg):
+    location, name = _existing(ex, s)
+    if commits_in_steps(s):  # UPGRADE UNIFORM: several commits, run now, in order
+        return NoCommit(_multi_commit(ex, s, location, name))
+    return _compaction(ex, s, location, name)
+
+
+def prepare_vacuum(ex: RunContext, s: m.Vacuum):
+    location, name = _existing(ex, s)
+    res = ex.warehouse.table(location, name).vacuum(s.retain_hours, s.dry_run)
+    deleted = getattr(res, "files_deleted", None) or getattr(res, "deleted", None) or ()
+    return NoCommit(_result(s, "VACUUM" + (" DRY RUN" if s.dry_run else ""), name, files_removed=len(deleted),
+                            notes=tuple(f"{'would delete' if s.dry_run else 'deleted'} {p}" for p in list(deleted)[:20])))
+
+
+def prepare_alter(ex: RunContext, s: m.AlterTable):
+    location, name = _existing(ex, s)
+    if commits_in_steps(s):  # DROP FEATURE: remove traces, barriers, then the change, run now
         return NoCommit(_multi_commit(ex, s, location, name))
     table = _HeldTable(location, name, ex.warehouse.storage(location), ex.row_level_concurrency)
-    if isinstance(s, m.AlterTable):
-        operation = _alter(ex, table, s)
-        if not operation:
-            return NoCommit(_result(s, "CLUSTER BY", name,
-                                    notes=(f"{name} is not clustered: CLUSTER BY NONE changes nothing",)))
-    elif isinstance(s, m.Restore):
-        ts = timestamp_ms(s.timestamp) if s.timestamp is not None else None
-        table.restore(s.version, ts)
-        operation = "RESTORE"
-    else:
-        raise StatementError(f"acidsql does not run {s.label} statements: {s.text}")
+    operation = _alter(ex, table, s)
+    if not operation:
+        return NoCommit(_result(s, "CLUSTER BY", name,
+                                notes=(f"{name} is not clustered: CLUSTER BY NONE changes nothing",)))
+    return _held(s, name, table, operation)
+
+
+def prepare_restore(ex: RunContext, s: m.Restore):
+    location, name = _existing(ex, s)
+    table = _HeldTable(location, name, ex.warehouse.storage(location), ex.row_level_concurrency)
+    ts = timestamp_ms(s.timestamp) if s.timestamp is not None else None
+    table.restore(s.version, ts)
+    return _held(s, name, table, "RESTORE")
+
+
+def _held(s: m.AnyStatement, name: str, table: "_HeldTable", operation: str) -> "PreparedTableOperation":
     txn = table.held
     result = _result(s, operation, name, files_added=len(txn.staged_adds), files_removed=len(txn.staged_removes))
     return PreparedTableOperation(s, name, txn, operation, kind_of(operation), result=result)
 
 
-def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
+def _alter(ex: RunContext, table: DeltaTable, s: m.AlterTable) -> str:
     a = s.action
     if a is m.AlterAction.SET_PROPERTIES:
         table.set_properties(dict(s.properties))
@@ -198,7 +224,7 @@ def _alter(ex: Executor, table: DeltaTable, s: m.AlterTable) -> str:
     raise StatementError(f"acidsql does not run this ALTER TABLE: {s.text}")
 
 
-def _check_boolean_expression(ex: Executor, table: DeltaTable, expression: str, what: str) -> None:
+def _check_boolean_expression(ex: RunContext, table: DeltaTable, expression: str, what: str) -> None:
     """Refuse, before the table's rows are read, a CHECK expression Spark cannot resolve on the
     table's columns or that is not a boolean."""
     from pyspark.sql.types import BooleanType, StructType
@@ -221,7 +247,7 @@ def _column_type(table: DeltaTable, column: str):
     return None
 
 
-def _multi_commit(ex: Executor, s: m.AnyStatement, location: str, name: str) -> StatementResult:
+def _multi_commit(ex: RunContext, s: m.AnyStatement, location: str, name: str) -> StatementResult:
     table = ex.warehouse.table(location, name)
     table.row_level_concurrency = ex.row_level_concurrency
     before = table.version
@@ -242,7 +268,7 @@ def _multi_commit(ex: Executor, s: m.AnyStatement, location: str, name: str) -> 
                    notes=(f"{commits} commits (versions {before + 1}-{outcome.version})",) if commits > 1 else ())
 
 
-def _create(ex: Executor, s: m.CreateTable):
+def _create(ex: RunContext, s: m.CreateTable):
     location = ex.location(s.target)
     name = ex.warehouse.display_name(s.target)
     if s.clone_of is not None:
@@ -324,7 +350,7 @@ class _PreparedCreate(PreparedWrite):
     removal of the replaced table's files and the query's files."""
 
 
-def _schema_of(ex: Executor, name: str, columns) -> dict:
+def _schema_of(ex: RunContext, name: str, columns) -> dict:
     ddl = ", ".join(f"`{c.name}` {c.type}" for c in columns)
     try:
         return json.loads(ex.spark.createDataFrame([], ddl).schema.json())
@@ -332,7 +358,7 @@ def _schema_of(ex: Executor, name: str, columns) -> dict:
         raise StatementError(f"{name}: cannot read the column types ({ddl}): {_first_line(e)}") from None
 
 
-def _convert(ex: Executor, s: m.ConvertToDelta):
+def _convert(ex: RunContext, s: m.ConvertToDelta):
     """CONVERT TO DELTA: the Parquet folder becomes a Delta table in one commit (CONVERT), each
     file with its statistics unless NO STATISTICS."""
     location = ex.location(s.target)
@@ -358,7 +384,7 @@ def _convert(ex: Executor, s: m.ConvertToDelta):
     return NoCommit(_result(s, "CONVERT", name, version=table.version, files_added=converted))
 
 
-def _check_generation_expressions(ex: Executor, schema_json: dict, name: str) -> None:
+def _check_generation_expressions(ex: RunContext, schema_json: dict, name: str) -> None:
     """Refuse a generation expression Spark cannot evaluate on the other columns, or one that
     reads another generated column (Delta refuses both at CREATE TABLE)."""
     from pyspark.sql.types import StructType
@@ -384,7 +410,7 @@ def _check_generation_expressions(ex: Executor, schema_json: dict, name: str) ->
 MIN_CUBE_SIZE_CONF = "spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.threshold"
 
 
-def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> PreparedWrite:
+def _compaction(ex: RunContext, s: m.AnyStatement, location: str, name: str) -> PreparedWrite:
     txn, snapshot, analysis, name = ex.open(s)
     purge = isinstance(s, m.Reorg)
     zorder_by: tuple[str, ...] = ()
@@ -450,7 +476,7 @@ def _compaction(ex: Executor, s: m.AnyStatement, location: str, name: str) -> Pr
     return prepared
 
 
-def describe(ex: Executor, s: m.Describe) -> "DataFrame":
+def describe(ex: RunContext, s: m.Describe) -> "DataFrame":
     location = ex.location(s.target)
     name = ex.warehouse.display_name(s.target)
     if not ex.warehouse.has_table(location):

@@ -85,7 +85,7 @@ def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optiona
         return _race(Session(spark, root, allow_external_paths, storage_options, row_level_concurrency), scenario)
     finally:
         if own and scratch_under is not None:
-            from acidsql.delta.storage import storage_for
+            from acidsql.delta.stores import storage_for
 
             scratch = storage_for(root, storage_options)
             for rel in list(scratch.walk_files()):

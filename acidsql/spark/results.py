@@ -1,4 +1,5 @@
-"""What running a statement produced, for people (text) and for programs (json)."""
+"""What running a statement produced, for people (text) and for programs (json), or why it
+could not run (StatementError)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -56,3 +57,12 @@ class StatementResult:
             files.append(f"{self.retries} retr{'ies' if self.retries != 1 else 'y'}")
         tail = "; ".join(x for x in (", ".join(parts), ", ".join(files)) if x)
         return f"{head}{where}{self.operation}" + (f": {tail}" if tail else "")
+
+
+class StatementError(Exception):
+    """A statement that cannot run as written (a missing table, a column that does not exist,
+    several source rows matching one target row). The message is for the user."""
+
+    def __init__(self, message: str, error_class: Optional[str] = None):
+        self.error_class = error_class
+        super().__init__(f"[{error_class}] {message}" if error_class else message)

@@ -25,7 +25,7 @@ from urllib.parse import quote, unquote
 from acidsql.delta import row_tracking as rt
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
-from acidsql.delta.storage import storage_for
+from acidsql.delta.stores import storage_for
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Optional, Union
 
 from acidsql.sql import parse_script
 from acidsql.sql import model as m
-from acidsql.spark.execute import Executor, Prepared, StatementError
+from acidsql.spark.execute import Executor
+from acidsql.spark.prepared import Prepared
+from acidsql.spark.results import StatementError
 from acidsql.spark.results import StatementResult
 from acidsql.spark.tables import Warehouse
 

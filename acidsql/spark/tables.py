@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 from acidsql.analysis.catalog import TableInfo, table_info_of_delta
-from acidsql.delta.storage import is_object_store_location, join_location, normalize_location, storage_for
+from acidsql.delta.storage import is_object_store_location, join_location, normalize_location
+from acidsql.delta.stores import storage_for
 from acidsql.sql.model import TableRef
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ from sqlglot import exp
 from acidsql.delta import row_tracking
 from acidsql.sql.build import table_ref
 from acidsql.sql.model import TableRef
+from acidsql.spark.results import StatementError, StatementResult
 from acidsql.spark.scan import scan
 from acidsql.spark.tables import Warehouse
 
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from acidsql.delta.snapshot import Snapshot
-    from acidsql.spark.results import StatementResult
 
 DIALECT = "spark"
 TABLE_CHANGES = "table_changes"
@@ -46,8 +46,6 @@ def timestamp_ms(value: exp.Expression) -> int:
         else:
             t = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        from acidsql.spark.execute import StatementError
-
         raise StatementError(f"TIMESTAMP AS OF {value.sql()}: not a timestamp (expected e.g. '2024-01-31 12:00:00')",
                              "DELTA_TIME_TRAVEL_INVALID_TIMESTAMP") from None
     if t.tzinfo is None:
@@ -126,8 +124,6 @@ class ViewCatalog:
         import json
 
         from acidsql.sql import model as m
-        from acidsql.spark.execute import StatementError
-        from acidsql.spark.results import StatementResult
 
         ref = statement.target
         shown = ref.key if ref is not None else "?"
@@ -288,8 +284,6 @@ class TableViews:
         with_metadata = [(t, ref) for t, ref in replaced if t.name in self.metadata_views]
         if not with_metadata:
             names = ", ".join(sorted({str(ref) for _t, ref in replaced})) or "the queried tables"
-            from acidsql.spark.execute import StatementError
-
             raise StatementError(
                 f"_metadata.row_id and _metadata.row_commit_version need row tracking: {names} do(es) not have it "
                 f"enabled (ALTER TABLE ... SET TBLPROPERTIES ({row_tracking.ENABLED_PROPERTY} = true))",
@@ -323,7 +317,6 @@ class TableViews:
         between two versions (or timestamps), with _change_type, _commit_version and
         _commit_timestamp. The changes are read by the engine (acidsql.delta.change_data)."""
         from acidsql.delta.change_data import read_changes, resolve_version
-        from acidsql.spark.execute import StatementError
         from acidsql.spark.tables import table_ref_from_text
 
         args = list(call.expressions)
@@ -362,8 +355,6 @@ def expand_views(tree: exp.Expression, catalog: Optional[ViewCatalog], ctes: fro
     if catalog is None:
         return tree
     if depth > 32:
-        from acidsql.spark.execute import StatementError
-
         raise StatementError("views nest more than 32 deep (does a view read itself?)", "RECURSIVE_VIEW")
     for table in list(tree.find_all(exp.Table)):
         if not table.name or (not table.args.get("db") and table.name.lower() in ctes):

@@ -180,7 +180,7 @@ class FileRoller:
     def __init__(self, storage: Union["Storage", str], data_schema: "pa.Schema", partition_cols: Sequence[str],
                  target_size: int, task_id: int = 0, codec: str = DEFAULT_PARQUET_CODEC,
                  subdir: str = "", file_prefix: str = "part", stats_schema: Optional["pa.Schema"] = None):
-        from acidsql.delta.storage import storage_for
+        from acidsql.delta.stores import storage_for
 
         self.storage = storage_for(storage) if isinstance(storage, str) else storage
         self.subdir = subdir  # "_change_data" for change data files

@@ -12,7 +12,8 @@ import pytest
 from acidsql.delta import DeltaTable
 from acidsql.delta.errors import CommitFileExists, StorageError, UnsafeStorageError, UnsupportedStorageError
 from acidsql.delta.object_store import ObjectStorage, StorageOptions, redact, store_config
-from acidsql.delta.storage import LocalStorage, normalize_location, storage_for
+from acidsql.delta.storage import LocalStorage, normalize_location
+from acidsql.delta.stores import storage_for
 from tests.s3server import ACCESS_KEY, SECRET_KEY, FaultProxy, FaultRules, MotoServer, s3_env
 
 

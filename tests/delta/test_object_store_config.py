@@ -16,7 +16,7 @@ import pytest
 
 from acidsql.delta.errors import StorageError
 from acidsql.delta.object_store import ObjectStorage, resolved_options, store_config
-from acidsql.delta.storage import storage_for
+from acidsql.delta.stores import storage_for
 
 AZURE_KEY = base64.b64encode(b"acidsql-test-account-key-32bytes").decode()
 

@@ -11,7 +11,7 @@ import pytest
 from acidsql.delta import DeltaTable
 from acidsql.delta.checkpoint import write_checkpoint
 from acidsql.delta.actions import AddFile, CommitInfo
-from acidsql.delta.storage import storage_for
+from acidsql.delta.stores import storage_for
 from tests.s3server import FaultProxy, FaultRules
 
 

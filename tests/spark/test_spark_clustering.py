@@ -13,7 +13,7 @@ from acidsql.delta import DeltaTable
 from acidsql.delta.clustering import CLUSTERING_PROVIDER
 from acidsql.delta.features import CLUSTERING_DOMAIN
 from acidsql.delta.log import DeltaLog
-from acidsql.spark.execute import StatementError
+from acidsql.spark.results import StatementError
 
 
 def _fill(db, name: str, files: int, rows: int, seed: int = 1) -> None:

@@ -84,7 +84,7 @@ def test_rename_and_drop_column_are_metadata_only_and_readable_by_deltalake(db, 
 
 def test_rename_and_drop_need_column_mapping(db):
     from acidsql.delta.log import DeltaLog
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE t (id BIGINT, v STRING) USING DELTA")
     version = DeltaLog(db.table_location("t")).latest_version()

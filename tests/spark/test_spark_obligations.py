@@ -142,7 +142,7 @@ def test_change_data_feed_per_dml_kind(db, dv):
 
 
 def test_table_changes_errors_are_clear(db):
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
     from acidsql.delta.change_data import ChangeDataError
 
     db.sql("CREATE TABLE t (id BIGINT) USING delta")
@@ -195,7 +195,7 @@ def test_row_tracking_through_every_dml_kind(db, table_rows, dv):
 
 
 def test_metadata_row_id_needs_row_tracking(db):
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE t (id BIGINT) USING delta")
     with pytest.raises(StatementError, match=r"row tracking.*delta.enableRowTracking"):

@@ -101,7 +101,7 @@ def test_merge_inserts_only_source_rows_that_matched_nothing(db, table_rows):
 
 
 def test_merge_several_matches_over_two_clauses_fail_but_a_lone_delete_may_match_several(db, table_rows):
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE t (id BIGINT, v INT) USING DELTA")
     db.sql("INSERT INTO t VALUES (1, 1), (2, 2)")
@@ -115,7 +115,7 @@ def test_merge_several_matches_over_two_clauses_fail_but_a_lone_delete_may_match
 
 
 def test_replace_where_rejects_rows_outside_the_predicate(db):
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE t (id BIGINT, p STRING) USING DELTA")
     with pytest.raises(StatementError, match="DELTA_REPLACE_WHERE_MISMATCH"):
@@ -124,7 +124,7 @@ def test_replace_where_rejects_rows_outside_the_predicate(db):
 
 def test_merge_with_several_source_rows_per_target_row_fails_and_commits_nothing(db):
     from acidsql.delta.log import DeltaLog
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE t (id BIGINT, v INT) USING DELTA")
     db.sql("INSERT INTO t VALUES (1, 1)")
@@ -216,14 +216,14 @@ def test_path_tables_outside_the_warehouse_need_the_switch(spark, db, warehouse,
 
 
 def test_missing_table_is_a_clear_error(db):
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     with pytest.raises(StatementError, match="does not exist"):
         db.sql("DELETE FROM nowhere WHERE id = 1")
 
 
 def test_identity_columns_number_rows_after_the_high_water_mark(db, table_rows):
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE ids (id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING) USING DELTA")
     db.sql("INSERT INTO ids (v) VALUES ('a'), ('b')")
@@ -244,7 +244,7 @@ def test_select_timestamp_as_of_reads_the_version_committed_by_then(db, table_ro
 
     from acidsql.delta.errors import DeltaError
     from acidsql.delta.log import DeltaLog
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE t (id BIGINT) USING DELTA")
     db.sql("INSERT INTO t VALUES (1)")

@@ -23,7 +23,7 @@ def _commit_info(warehouse, table: str, version: int):
 
 
 def test_truncate_removes_every_file_in_one_truncate_commit(db, warehouse):
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE t (id BIGINT, p STRING) USING DELTA PARTITIONED BY (p)")
     db.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'b')")
@@ -110,7 +110,7 @@ def test_convert_to_delta_turns_a_spark_parquet_folder_into_a_table_with_stats(d
 
 
 def test_create_or_replace_as_select_is_one_commit_reading_the_replaced_snapshot(db, warehouse, table_rows):
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE t (id BIGINT, v STRING) USING DELTA")
     db.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
@@ -149,7 +149,7 @@ def test_insert_with_schema_evolution_adds_the_new_columns(db, warehouse, table_
 
 
 def test_views_are_expanded_and_a_view_over_the_target_is_a_read_of_it(db, warehouse, table_rows):
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
 
     db.sql("CREATE TABLE t (id BIGINT, v STRING) USING DELTA")
     db.sql("INSERT INTO t VALUES (1, 'a'), (2, 'b')")

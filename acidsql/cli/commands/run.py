@@ -69,7 +69,7 @@ def run(args) -> int:
 def _run_one(db, statement, args) -> tuple[dict, bool]:
     from acidsql.delta.errors import DeltaError
     from acidsql.delta.exceptions import DeltaConcurrentModificationException
-    from acidsql.spark.execute import StatementError
+    from acidsql.spark.results import StatementError
     from acidsql.spark.results import StatementResult
     from acidsql.spark.tables import TableLocationError
 
