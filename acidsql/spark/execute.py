@@ -512,7 +512,7 @@ class Executor:
     def _check_replace_where(self, rows: "DataFrame", s: m.Insert, snapshot: "Snapshot", views: TableViews) -> None:
         view = views.register(rows, "replace")
         alias = target_alias(s.target)
-        cond = _spark_condition(s.replace_where.sql(dialect="databricks"))
+        cond = s.replace_where.sql(dialect="spark")
         bad = self.spark.sql(f"SELECT count(*) AS n FROM {view} AS `{alias}` WHERE NOT coalesce({cond}, false)").first()["n"]
         if bad:
             raise StatementError(
@@ -948,19 +948,6 @@ def _other_qualifier(condition: Optional[exp.Expression], target: str) -> Option
     names = {c.table for c in condition.find_all(exp.Column) if c.table} if condition is not None else set()
     names.discard(target)
     return next(iter(names)) if len(names) == 1 else None
-
-
-def _parse_condition(text: Optional[str]) -> Optional[exp.Expression]:
-    if text is None:
-        return None
-    import sqlglot
-
-    return sqlglot.parse_one(text, read="databricks")
-
-
-def _spark_condition(text: Optional[str]) -> str:
-    tree = _parse_condition(text)
-    return tree.sql(dialect="spark") if tree is not None else "TRUE"
 
 
 def _struct(schema_json: Mapping[str, Any]):

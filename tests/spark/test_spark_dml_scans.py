@@ -40,7 +40,12 @@ def test_dv_dml_records_its_matched_rows_without_a_second_scan(db, table_rows, m
 def test_dv_delete_with_a_differently_written_read_condition_still_records_the_read_rows(db, monkeypatch):
     """A WHERE that is not exactly the read condition (here: a subquery, row level falls back)
     keeps the general path; a plain WHERE is recorded from the match."""
-    from acidsql.spark.execute import _matches_its_read_condition, _parse_condition
+    import sqlglot
+
+    from acidsql.spark.execute import _matches_its_read_condition
+
+    def _parse_condition(text):
+        return sqlglot.parse_one(text, read="databricks")
 
     delete = db.statements("DELETE FROM t WHERE v = 3")[0]
     assert _matches_its_read_condition(delete, _parse_condition("v = 3"))
