@@ -20,7 +20,8 @@ from acidsql.delta.exceptions import (
 from acidsql.delta.log import DeltaLog
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.storage import LocalStorage, Storage, storage_for
-from acidsql.delta.table import DeltaTable, PreparedCommit, TableDetail
+from acidsql.delta.operations import PreparedCommit
+from acidsql.delta.table import DeltaTable, TableDetail
 from acidsql.delta.transaction import CommitResult, CompactionSource, OptimisticTransaction, operation_kind
 
 __all__ = [
