@@ -66,11 +66,11 @@ class TableDetail:
         }
 
 
-
 class DeltaTable:
     """A Delta table at `root`: a directory, or an object-store URI (`s3://bucket/path`, `gs://`,
     `az://`, `abfss://`) configured by `storage_options` and the store's environment variables.
-    Operations commit through OptimisticTransaction."""
+    Its operations are those of `acidsql.delta.operations`, each committed in one
+    OptimisticTransaction (DROP FEATURE and UPGRADE UNIFORM in several)."""
 
     def __init__(self, root: str, storage: Optional[Storage] = None, *, max_retries: int = DEFAULT_MAX_RETRIES,
                  dv_storage: str = "file", name: Optional[str] = None,
