@@ -12,7 +12,7 @@ layouts of the same rows, each with the same delta.targetFileSize (the table's s
   files packed in path order up to the target size); a packed file's min/max is the union of
   its inputs', so its statistics follow from theirs without rewriting the rows;
 - clustered: the table clustered by (x, y) (ALTER TABLE ... CLUSTER BY) and optimized by the
-  engine's OPTIMIZE (acidsql/delta/table.py, the Hilbert order of acidsql/delta/clustering.py),
+  engine's OPTIMIZE (acidsql/delta/operations/optimize.py, the Hilbert order of acidsql/delta/clustering.py),
   and the same by x alone (a plain sort).
 
 For 200 point predicates (`x = v`, and `y = v` on the (x, y) layout) it reports the largest and

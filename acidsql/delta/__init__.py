@@ -21,7 +21,8 @@ from acidsql.delta.log import DeltaLog
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.storage import LocalStorage, Storage
 from acidsql.delta.stores import storage_for
-from acidsql.delta.table import DeltaTable, PreparedCommit, TableDetail
+from acidsql.delta.operations import PreparedCommit
+from acidsql.delta.table import DeltaTable, TableDetail
 from acidsql.delta.transaction import CommitResult, CompactionSource, OptimisticTransaction, operation_kind
 
 __all__ = [

@@ -1,25 +1,25 @@
 """Table-level statements: CREATE TABLE, ALTER TABLE, OPTIMIZE, REORG, VACUUM, RESTORE, DESCRIBE.
 
-Metadata operations are the engine's (`acidsql.delta.table.DeltaTable`). So that `acidsql
-race` can hold any of them in flight, they run against a transaction created when the
-statement is prepared, and that transaction's commit is deferred until `commit()`.
+ALTER TABLE and RESTORE are the engine's operations (`acidsql.delta.operations`): preparing
+the statement runs the operation's read phase and returns its `PreparedCommit`, which commits
+when the statement does, so that `acidsql race` can hold any of them in flight.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.analysis.adapters import to_partition_callable
 from acidsql.conflict import OpKind
-from acidsql.conflict.operations import kind_of
 from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.clustering import MIN_CUBE_SIZE, clustering_candidates
 from acidsql.delta.datafiles import parse_size
 from acidsql.delta.constraints import GENERATION_EXPRESSION_KEY
 from acidsql.delta.exceptions import DeltaTableError
+from acidsql.delta.operations import PreparedCommit, columns, metadata, restore
 from acidsql.delta.table import DeltaTable
-from acidsql.delta.transaction import CommitResult, OptimisticTransaction
+from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.sql import model as m
 from acidsql.spark.changes import select_files, target_file_size
 from acidsql.spark.compaction import Bin, compact, plan_bins
@@ -31,48 +31,25 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-class DeferredTransaction(OptimisticTransaction):
-    """A transaction whose first `commit` call only records its arguments; `release()` commits."""
-
-    _deferred: Optional[tuple[tuple, dict]] = None
-
-    def commit(self, *args: Any, **kwargs: Any) -> CommitResult:  # type: ignore[override]
-        if self._deferred is None and not getattr(self, "_released", False):
-            self._deferred = (args, kwargs)
-            return CommitResult(version=-1, retries=0, isolation_level=self.isolation_level, is_blind_append=False)
-        return super().commit(*args, **kwargs)
-
-    def release(self) -> CommitResult:
-        self._released = True
-        if self._deferred is None:
-            raise DeltaTableError("nothing to commit")
-        args, kwargs = self._deferred
-        return super().commit(*args, **kwargs)
-
-
-class _HeldTable(DeltaTable):
-    """A DeltaTable whose next transaction is the deferred one, so the operation's read phase
-    happens now and its commit later."""
-
-    def __init__(self, root: str, name: str, storage=None, row_level_concurrency: bool = True):
-        super().__init__(root, storage, name=name, row_level_concurrency=row_level_concurrency)
-        self.held = DeferredTransaction(self.log, table_name=name, row_level_concurrency=row_level_concurrency)
-        self._given = False
-
-    def begin(self) -> OptimisticTransaction:
-        if not self._given:
-            self._given = True
-            return self.held
-        return super().begin()
-
-
+@dataclass
 class PreparedTableOperation(PreparedWrite):
-    """A DeltaTable operation whose transaction is deferred."""
+    """An engine operation (ALTER TABLE, RESTORE) whose read phase ran when it was prepared:
+    `prepared` is in flight until `commit()`."""
+
+    prepared: Optional[PreparedCommit] = None
+
+    @classmethod
+    def of(cls, s: m.AnyStatement, name: str, prepared: PreparedCommit) -> "PreparedTableOperation":
+        txn = prepared.txn
+        result = _result(s, prepared.operation, name, files_added=len(txn.staged_adds),
+                         files_removed=len(txn.staged_removes))
+        return cls(s, name, txn, prepared.operation, prepared.kind, parameters=prepared.parameters,
+                   metrics=prepared.metrics, changes_data=prepared.changes_data, zorder=prepared.zorder,
+                   result=result, prepared=prepared)
 
     def commit(self) -> StatementResult:
-        txn = self.txn
-        assert isinstance(txn, DeferredTransaction)
-        outcome = txn.release()
+        assert self.prepared is not None
+        outcome = self.prepared.commit()
         return replace(self.result, version=outcome.version, retries=outcome.retries,
                        isolation_level=outcome.isolation_level.value)
 
@@ -132,36 +109,30 @@ def prepare_alter(ex: RunContext, s: m.AlterTable):
     location, name = _existing(ex, s)
     if commits_in_steps(s):  # DROP FEATURE: remove traces, barriers, then the change, run now
         return NoCommit(_multi_commit(ex, s, location, name))
-    table = _HeldTable(location, name, ex.warehouse.storage(location), ex.row_level_concurrency)
-    operation = _alter(ex, table, s)
-    if not operation:
+    prepared = _alter(ex, _table(ex, location, name), s)
+    if not prepared.operation:  # CLUSTER BY NONE on a table that is not clustered: Delta commits nothing
         return NoCommit(_result(s, "CLUSTER BY", name,
                                 notes=(f"{name} is not clustered: CLUSTER BY NONE changes nothing",)))
-    return _held(s, name, table, operation)
+    return PreparedTableOperation.of(s, name, prepared)
 
 
 def prepare_restore(ex: RunContext, s: m.Restore):
     location, name = _existing(ex, s)
-    table = _HeldTable(location, name, ex.warehouse.storage(location), ex.row_level_concurrency)
     ts = timestamp_ms(s.timestamp) if s.timestamp is not None else None
-    table.restore(s.version, ts)
-    return _held(s, name, table, "RESTORE")
+    return PreparedTableOperation.of(s, name, restore.restore(_table(ex, location, name), s.version, ts))
 
 
-def _held(s: m.AnyStatement, name: str, table: "_HeldTable", operation: str) -> "PreparedTableOperation":
-    txn = table.held
-    result = _result(s, operation, name, files_added=len(txn.staged_adds), files_removed=len(txn.staged_removes))
-    return PreparedTableOperation(s, name, txn, operation, kind_of(operation), result=result)
+def _table(ex: RunContext, location: str, name: str) -> DeltaTable:
+    """The table whose operation runs its read phase now; its commit waits for the statement's commit()."""
+    return DeltaTable(location, ex.warehouse.storage(location), name=name, row_level_concurrency=ex.row_level_concurrency)
 
 
-def _alter(ex: RunContext, table: DeltaTable, s: m.AlterTable) -> str:
+def _alter(ex: RunContext, table: DeltaTable, s: m.AlterTable) -> PreparedCommit:
     a = s.action
     if a is m.AlterAction.SET_PROPERTIES:
-        table.set_properties(dict(s.properties))
-        return "SET TBLPROPERTIES"
+        return metadata.set_properties(table, dict(s.properties))
     if a is m.AlterAction.UNSET_PROPERTIES:
-        table.unset_properties(list(s.property_keys), if_exists=s.if_exists)
-        return "UNSET TBLPROPERTIES"
+        return metadata.unset_properties(table, list(s.property_keys), if_exists=s.if_exists)
     if a is m.AlterAction.CHANGE_COLUMN and s.column_change is not None:
         change = s.column_change
         if change.type is not None:
@@ -171,11 +142,10 @@ def _alter(ex: RunContext, table: DeltaTable, s: m.AlterTable) -> str:
                 raise StatementError(f"CHANGE COLUMN {change.column}: acidsql changes a column's comment, position or "
                                      "nullability, not its type", "DELTA_UNSUPPORTED_ALTER_TABLE_CHANGE_COL_OP")
         try:
-            table.change_column(change.column, comment=change.comment, drop_not_null=change.drop_not_null,
-                                position=change.position)
+            return columns.change_column(table, change.column, comment=change.comment,
+                                         drop_not_null=change.drop_not_null, position=change.position)
         except DeltaTableError as e:
             raise StatementError(str(e)) from None
-        return "CHANGE COLUMN"
     if a is m.AlterAction.ADD_COLUMNS:
         placed = [c.name for c in s.columns if c.default is not None or c.position is not None]
         if placed:  # the engine appends plain columns: it would drop the default or the place
@@ -189,38 +159,28 @@ def _alter(ex: RunContext, table: DeltaTable, s: m.AlterTable) -> str:
         for c in s.columns:
             dtype = ex.spark.createDataFrame([], f"`{c.name}` {c.type}").schema.fields[0].dataType
             cols.append((c.name, json.loads(dtype.json()), c.nullable))
-        table.add_columns(cols)
-        return "ADD COLUMNS"
+        return columns.add_columns(table, cols)
     if a is m.AlterAction.RENAME_COLUMN and s.rename_to is not None:
-        table.rename_column(s.column_names[0], s.rename_to)
-        return "RENAME COLUMN"
+        return columns.rename_column(table, s.column_names[0], s.rename_to)
     if a is m.AlterAction.DROP_COLUMNS:
-        table.drop_columns(list(s.column_names), if_exists=s.if_exists)
-        return "DROP COLUMNS"
+        return columns.drop_columns(table, list(s.column_names), if_exists=s.if_exists)
     if a is m.AlterAction.CHANGE_COLUMN_TYPE and s.column_type is not None:
         dtype = ex.spark.createDataFrame([], f"`x` {s.column_type}").schema.fields[0].dataType
-        table.change_column_type(s.column_names[0], json.loads(dtype.json()))
-        return "CHANGE COLUMN"
+        return columns.change_column_type(table, s.column_names[0], json.loads(dtype.json()))
     if a is m.AlterAction.ADD_CONSTRAINT:
         from acidsql.spark.constraints import count_violations
 
         expression = s.check.sql(dialect="spark") if s.check is not None else ""
         _check_boolean_expression(ex, table, expression, f"CHECK constraint {s.constraint}")
-        table.add_constraint(s.constraint or "", expression,
-                             count_violations=lambda snap, rule: count_violations(ex.spark, snap, rule))
-        return "ADD CONSTRAINT"
+        return metadata.add_constraint(table, s.constraint or "", expression,
+                                       count_violations=lambda snap, rule: count_violations(ex.spark, snap, rule))
     if a is m.AlterAction.DROP_CONSTRAINT:
-        table.drop_constraint(s.constraint or "", if_exists=s.if_exists)
-        return "DROP CONSTRAINT"
+        return metadata.drop_constraint(table, s.constraint or "", if_exists=s.if_exists)
     if a is m.AlterAction.CLUSTER_BY:
         try:
-            prepared = table.start_cluster_by(() if s.cluster_none else s.cluster_by)
+            return metadata.cluster_by(table, () if s.cluster_none else s.cluster_by)
         except DeltaTableError as e:
             raise StatementError(str(e)) from None
-        if not prepared.operation:
-            return ""  # CLUSTER BY NONE on a table that is not clustered: Delta commits nothing
-        prepared.commit()  # held: the statement's commit releases it
-        return "CLUSTER BY"
     raise StatementError(f"acidsql does not run this ALTER TABLE: {s.text}")
 
 

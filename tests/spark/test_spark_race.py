@@ -72,3 +72,30 @@ def test_a_statement_of_several_commits_cannot_be_the_in_flight_transaction(spar
     # Refused before it ran: the feature is still there, and no winner ran either.
     snapshot = DeltaLog(str(tmp_path / "default" / "t")).snapshot()
     assert "deletionVectors" in snapshot.protocol.writer_features and snapshot.version == 0
+
+
+@pytest.mark.parametrize("current,winner,expect,rows", [
+    # RESTORE reads the whole table when it is prepared: the rows the winner adds conflict (a
+    # blind INSERT would not: under WriteSerializable a blind append conflicts with no read).
+    ("RESTORE TABLE t TO VERSION AS OF 1", "INSERT INTO t SELECT id + 10 FROM t", "ConcurrentAppendException",
+     [[1], [2], [11], [12]]),
+    # ADD CONSTRAINT reads every file when it is prepared: the winner deletes one it checked.
+    ("ALTER TABLE t ADD CONSTRAINT positive CHECK (id > 0)", "DELETE FROM t WHERE id = 2",
+     "ConcurrentDeleteReadException", [[1]]),
+    ("ALTER TABLE t SET TBLPROPERTIES ('delta.appendOnly' = 'false')",
+     "ALTER TABLE t SET TBLPROPERTIES ('delta.logRetentionDuration' = 'interval 7 days')",
+     "MetadataChangedException", [[1], [2]]),
+])
+def test_a_table_operation_is_held_in_flight_and_loses_to_a_conflicting_winner(spark, tmp_path, current, winner,
+                                                                              expect, rows):
+    """ALTER TABLE and RESTORE run their read phase when prepared and commit only when the
+    statement commits: the winner lands in between, and the held commit loses to it."""
+    from acidsql.analysis.predict import Scenario
+    from acidsql.spark.race import run_scenario
+
+    scenario = Scenario(
+        name="table-operation-in-flight",
+        setup=("CREATE TABLE t (id BIGINT) USING DELTA", "INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)"),
+        current=current, winners=(winner,), expect=expect, after="SELECT id FROM t", rows=tuple(rows))
+    outcome = run_scenario(spark, scenario, warehouse=str(tmp_path))
+    assert (outcome.outcome, outcome.rows_match) == (expect, True), outcome

@@ -1,0 +1,70 @@
+"""The table operations, one module a family: `create` (CREATE / REPLACE, CONVERT TO DELTA),
+`metadata` (table properties, CHECK constraints, CLUSTER BY), `columns` (ADD / RENAME / DROP /
+ALTER COLUMN), `write` (append, overwrite), `dml` (DELETE, UPDATE, scans inside a transaction),
+`optimize` (OPTIMIZE, ZORDER BY, REORG ... PURGE), `restore` (RESTORE) and `features` (DROP
+FEATURE, REORG ... UPGRADE UNIFORM).
+
+Each operation is a function of the table (`acidsql.delta.table.DeltaTable`: its log, name and
+settings) and the operation's arguments. It begins a transaction, runs the operation's read
+phase (recording what it read) and writes its new files, and returns a `PreparedCommit`: the
+transaction is then in flight, and nothing is in the log until `PreparedCommit.commit()`
+validates it against the commits that landed meanwhile and commits. So a caller can hold any
+operation in flight (`acidsql race`, the Spark layer's prepared statements, tests that
+interleave writers), and `DeltaTable`'s methods are the operation followed by its commit.
+The operations that are several commits by nature (DROP FEATURE, UPGRADE UNIFORM) commit as
+they go and say so.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional
+
+from acidsql.conflict import OpKind
+from acidsql.delta.actions import AddFile
+from acidsql.delta.errors import TableNotFoundError
+from acidsql.delta.transaction import CommitResult, OptimisticTransaction
+from acidsql.protocol.features import WriteKind
+
+if TYPE_CHECKING:
+    from acidsql.delta.table import DeltaTable
+
+
+@dataclass
+class PreparedCommit:
+    """A transaction whose reads and file writes are done; `commit()` validates and commits.
+    An empty `operation` means the operation found nothing to commit (CLUSTER BY NONE on a
+    table that is not clustered)."""
+
+    txn: OptimisticTransaction
+    operation: str
+    kind: OpKind
+    parameters: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
+    statement: str = ""
+    zorder: bool = False
+    changes_data: Optional[bool] = None
+
+    def commit(self) -> CommitResult:
+        return self.txn.commit(self.operation, self.kind, self.parameters, self.metrics, self.statement,
+                               changes_data=self.changes_data, zorder=self.zorder)
+
+
+def begin_write(table: "DeltaTable", write: WriteKind) -> OptimisticTransaction:
+    """A transaction on the existing table that means to make a `write`; refused here,
+    before anything is written, when a table feature does not allow it (appendOnly) or
+    acidsql does not perform it correctly."""
+    txn = table.begin()
+    if txn.snapshot is None:
+        raise TableNotFoundError(f"no Delta table at {table.root}")
+    txn.check_write(write)
+    return txn
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def raw_partition(add: AddFile) -> dict[str, Optional[str]]:
+    """A file's partition values as partition predicates take them (an empty string is null)."""
+    return {k: (v if v != "" else None) for k, v in add.partition_values}
