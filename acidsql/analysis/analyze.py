@@ -55,7 +55,7 @@ def analyze(statement: m.AnyStatement, catalog: Optional[Catalog] = None, *,
 
 def target_info(statement: m.AnyStatement, catalog: Catalog) -> TableInfo:
     """The catalog's description of the statement's target (what `analyze` judges against)."""
-    return catalog.lookup(statement.target) if statement.target is not None else TableInfo.unknown("")
+    return catalog.target_info(statement)
 
 
 def analyze_sql(text: str, catalog: Optional[Catalog] = None) -> Analysis:

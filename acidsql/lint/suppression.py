@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from acidsql.sql._frozen import frozen_dataclass
 
 _NOQA = re.compile(r"--\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9_,\s-]+))?", re.IGNORECASE)
 _TOGGLE = re.compile(r"--\s*acidsql\s*:\s*(?P<verb>disable|enable)\s*=\s*(?P<codes>[A-Za-z0-9_,\s-]+)", re.IGNORECASE)
@@ -23,7 +24,7 @@ def _codes(text: str) -> frozenset[str]:
     return frozenset({ALL} if not codes or "ALL" in codes else codes)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Suppressions:
     noqa: tuple[tuple[int, frozenset[str]], ...]  # line -> codes silenced on that line
     toggles: tuple[tuple[int, str, frozenset[str]], ...]  # (line, "disable"|"enable", codes) in order
