@@ -24,7 +24,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 from acidsql.conflict import IsolationLevel, TableLayout
 from acidsql.protocol import FEATURE_PROPERTY_PREFIX, known_feature
 from acidsql.sql import model as m
@@ -337,6 +337,6 @@ def table_from_config(name: str, spec: Mapping, source: str = "config") -> Table
 
 
 # Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+from acidsql._frozen import fast_frozen_inits  # noqa: E402
 
 fast_frozen_inits(globals())

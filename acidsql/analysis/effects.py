@@ -9,7 +9,7 @@ from typing import Any, Mapping, Optional
 
 from sqlglot import exp
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
 from acidsql.analysis.evaluate import condition_holds, evaluate_expression

@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence
 
 from sqlglot import exp
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.values import type_category
 from acidsql.analysis.region import Region, split_conjuncts
@@ -582,6 +582,6 @@ def read_set_for_condition(condition: Optional[exp.Expression], info: TableInfo,
 
 
 # Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+from acidsql._frozen import fast_frozen_inits  # noqa: E402
 
 fast_frozen_inits(globals())

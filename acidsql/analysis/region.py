@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from sqlglot import exp
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 from acidsql.sql.build import tree_nodes
 from acidsql.analysis.values import UNKNOWN_VALUE, Unknown, _cmp, coerce, literal_value, show_value, type_category
 from acidsql.analysis.evaluate import _FUNCTIONS, _OPERATORS, condition_holds, default_resolve

@@ -5,7 +5,7 @@ from dataclasses import field
 from functools import cached_property
 from typing import Callable, Optional
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.readsets import ReadSet, WriteSet
 from acidsql.conflict import OpKind, Overlap, ProtocolChange, TableLayout

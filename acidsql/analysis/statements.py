@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from typing import Optional
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 from acidsql.conflict import OpKind
 from acidsql.conflict.operations import kind_of
 from acidsql.sql import model as m

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable, Optional
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.values import show_value
 from acidsql.analysis.region import Region

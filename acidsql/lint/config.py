@@ -23,7 +23,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Optional
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import Catalog, TableInfo, table_from_config
 
 

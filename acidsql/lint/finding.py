@@ -4,7 +4,7 @@ from __future__ import annotations
 import enum
 from typing import Optional
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 
 
 class Severity(str, enum.Enum):

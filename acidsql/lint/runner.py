@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 from acidsql.lint.config import LintConfig
 from acidsql.lint.context import LintContext
 from acidsql.lint.finding import Finding, LintError

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 
 _NOQA = re.compile(r"--\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9_,\s-]+))?", re.IGNORECASE)
 _TOGGLE = re.compile(r"--\s*acidsql\s*:\s*(?P<verb>disable|enable)\s*=\s*(?P<codes>[A-Za-z0-9_,\s-]+)", re.IGNORECASE)

@@ -16,8 +16,9 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Optional
+
+from acidsql._frozen import frozen_dataclass
 
 
 class FeatureKind(str, enum.Enum):
@@ -63,7 +64,7 @@ class UnknownFeatureError(KeyError):
     """A feature name the registry does not hold."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableFeature:
     name: str
     kind: FeatureKind

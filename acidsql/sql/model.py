@@ -13,7 +13,7 @@ from typing import Optional, Union
 
 from sqlglot import exp
 
-from acidsql.sql._frozen import frozen_dataclass
+from acidsql._frozen import frozen_dataclass
 
 
 @frozen_dataclass
@@ -414,6 +414,6 @@ class Script:
 
 
 # Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+from acidsql._frozen import fast_frozen_inits  # noqa: E402
 
 fast_frozen_inits(globals())

@@ -11,11 +11,11 @@ theirs.
 `frozen_dataclass` is `@dataclass(frozen=True)` for the classes that a lint run's start-up
 builds (the statement model and what the linter reads): the same class (`__init__`,
 `__repr__`, `__eq__`, `__hash__`, frozen, `fields()`, `replace()`, `__match_args__`,
-`__dataclass_params__`), made with 3 compiled functions instead of 7. Python 3.11's dataclass
+`__dataclass_params__`), made without compiling anything but `__init__`. Python 3.11's dataclass
 compiles each generated method with its own `exec` (~60 us each, ~0.5 ms a class: ~30 ms of a
-lint run's ~100 ms start-up for its ~60 classes); `__repr__`, `__eq__` and `__hash__` here are
-closures over the field names (nothing to compile), and `__init__` is compiled once (the fast
-one above), not twice.
+lint run's ~100 ms start-up for its ~60 classes); `__repr__`, `__eq__`, `__hash__` and the
+frozen `__setattr__` / `__delattr__` here are closures over the field names (nothing to
+compile), and `__init__` is compiled once (the fast one above), not twice.
 """
 from __future__ import annotations
 
@@ -144,18 +144,70 @@ def _hash_of(cls: type, names: tuple[str, ...]) -> Callable:
     return _method(cls, __hash__)
 
 
+# `__setattr__`s made here (frozen_dataclass recognizes its own bases by them).
+_FROZEN_SETATTRS: set = set()
+_building_lock = threading.Lock()
+
+
+def _frozen_setattr(cls: type, names: frozenset) -> Callable:
+    # dataclass's frozen __setattr__ / __delattr__: fields (and anything, on the class itself)
+    # cannot be set or deleted; a subclass's own non-field attributes can
+    def __setattr__(self, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    _FROZEN_SETATTRS.add(__setattr__)
+    return _method(cls, __setattr__)
+
+
+def _frozen_delattr(cls: type, names: frozenset) -> Callable:
+    def __delattr__(self, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return _method(cls, __delattr__)
+
+
 def frozen_dataclass(cls: type) -> type:
     """`@dataclass(frozen=True)`, built faster (see the module's doc). Plain classes only: no
     keyword-only fields, InitVars or slots (use `@dataclass(frozen=True)` for those)."""
     own = dict(cls.__dict__)
+    if "__setattr__" in own or "__delattr__" in own:
+        raise TypeError(f"{cls.__qualname__}: a frozen dataclass cannot define __setattr__ or __delattr__")
     if not own.get("__doc__"):
         cls.__doc__ = " "  # dataclass would compute one from a signature that is not final yet
-    # frozen (its __setattr__ / __delattr__) and the fields from dataclass itself; the rest here
-    cls = dataclasses.dataclass(cls, frozen=True, init=False, repr=False, eq=False)
+    # The fields from dataclass itself, told to generate nothing: every method comes from here.
+    # dataclass refuses a non-frozen class with frozen dataclass bases, so the bases built here
+    # say "not frozen" for that moment (all of them are: their __setattr__ is _frozen_setattr's).
+    bases = [b for b in cls.__mro__[1:] if b.__dict__.get("__init__") in _FAST_INITS
+             and "__dataclass_params__" in b.__dict__ and b.__dict__.get("__setattr__") in _FROZEN_SETATTRS]
+    other_frozen = any(getattr(b.__dict__.get("__dataclass_params__"), "frozen", False)
+                       for b in cls.__mro__[1:] if b not in bases)
+    if other_frozen:  # a base from @dataclass(frozen=True): let dataclass make it frozen too
+        cls = dataclasses.dataclass(cls, frozen=True, init=False, repr=False, eq=False)
+    else:
+        with _building_lock:
+            for base in bases:
+                base.__dataclass_params__.frozen = False
+            try:
+                cls = dataclasses.dataclass(cls, frozen=False, init=False, repr=False, eq=False)
+            finally:
+                for base in bases:
+                    base.__dataclass_params__.frozen = True
     fields = [f for f in cls.__dataclass_fields__.values() if f._field_type is dataclasses._FIELD]
     if any(f._field_type is dataclasses._FIELD_INITVAR for f in cls.__dataclass_fields__.values()) or any(
             f.kw_only for f in fields):
         raise TypeError(f"{cls.__qualname__}: frozen_dataclass takes plain fields; use @dataclass(frozen=True)")
+    if not other_frozen:
+        names = frozenset(f.name for f in fields)
+        cls.__setattr__ = _frozen_setattr(cls, names)
+        cls.__delattr__ = _frozen_delattr(cls, names)
+    params = copy.copy(cls.__dataclass_params__)
+    # what the class has (below), as dataclass records it
+    params.init = params.repr = params.eq = params.frozen = True
+    cls.__dataclass_params__ = params
     if "__init__" not in own:
         fast_frozen_init(cls)
         cls.__init__.__doc__ = None  # as dataclass's
@@ -168,12 +220,27 @@ def frozen_dataclass(cls: type) -> type:
     class_hash = own.get("__hash__", MISSING)
     if class_hash is MISSING or (class_hash is None and "__eq__" in own):
         cls.__hash__ = _hash_of(cls, tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash)))
-    params = copy.copy(cls.__dataclass_params__)
-    params.init = params.repr = params.eq = True  # what the class now has, as dataclass records it
-    cls.__dataclass_params__ = params
     if not own.get("__doc__"):
-        try:
-            cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
-        except (TypeError, ValueError):
-            cls.__doc__ = cls.__name__
+        cls.__doc__ = _signature_doc(cls, fields)
     return cls
+
+
+def _signature_doc(cls: type, fields: list) -> str:
+    """The doc dataclass gives a class without one, `Name(a: 'str', b: 'int' = 1)`: written
+    here from the fields when every annotation is a string (`from __future__ import
+    annotations`), as inspect would show it; else by inspect (which formats annotations slowly)."""
+    init_fields = [f for f in fields if f.init]
+    if all(isinstance(f.type, str) for f in init_fields):
+        parts = []
+        for f in init_fields:
+            part = f"{f.name}: {f.type!r}"
+            if f.default is not MISSING:
+                part += f" = {f.default!r}"
+            elif f.default_factory is not MISSING:
+                part += " = <factory>"
+            parts.append(part)
+        return f"{cls.__name__}({', '.join(parts)})"
+    try:
+        return cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
+    except (TypeError, ValueError):
+        return cls.__name__
