@@ -15,7 +15,7 @@ builds (the statement model and what the linter reads): the same class (`__init_
 compiles each generated method with its own `exec` (~60 us each, ~0.5 ms a class: ~30 ms of a
 lint run's ~100 ms start-up for its ~60 classes); `__repr__`, `__eq__`, `__hash__` and the
 frozen `__setattr__` / `__delattr__` here are closures over the field names (nothing to
-compile), and `__init__` is compiled once (the fast one above), not twice.
+compile), and `__init__` (the fast one above) is compiled once, when first used (`_LazyInit`).
 """
 from __future__ import annotations
 
@@ -42,6 +42,15 @@ def fast_frozen_init(cls: type) -> type:
             f._field_type is not dataclasses._FIELD and f._field_type is not dataclasses._FIELD_CLASSVAR
             for f in cls.__dataclass_fields__.values()):
         return cls  # keyword-only fields or InitVars: keep the generated __init__
+    init = _init_function(cls, fields)
+    init.__doc__ = cls.__init__.__doc__
+    cls.__init__ = init
+    _FAST_INITS.add(init)
+    return cls
+
+
+def _init_function(cls: type, fields: tuple) -> Callable:
+    """The fast `__init__` of a frozen dataclass with these fields, compiled."""
     # the sentinel dataclass gives parameters with a default factory (shown as `<factory>`)
     namespace: dict = {"_MISSING": getattr(dataclasses, "_HAS_DEFAULT_FACTORY", MISSING)}
     args, lines = [], []
@@ -75,11 +84,28 @@ def fast_frozen_init(cls: type) -> type:
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    init.__doc__ = cls.__init__.__doc__
     init.__annotations__ = {**annotations, "return": None}  # the signature dataclass's __init__ shows
-    cls.__init__ = init
-    _FAST_INITS.add(init)
-    return cls
+    return init
+
+
+class _LazyInit:
+    """A frozen_dataclass's `__init__` until something uses it: compiled then, in place of
+    this. Most classes a lint run builds make no instance in it (the model's statement kinds
+    the script does not hold, the analyzer's classes), and compiling an `__init__` is most of
+    what building a class costs. Whatever looks `__init__` up (a call of the class, super(),
+    inspect.signature, help) gets the compiled function."""
+
+    def __init__(self, cls: type):
+        self._cls = cls
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        cls = self._cls
+        init = cls.__dict__.get("__init__")
+        if init is self:
+            init = _init_function(cls, dataclasses.fields(cls))
+            _FAST_INITS.add(init)
+            cls.__init__ = init
+        return init.__get__(obj, owner)
 
 
 def fast_frozen_inits(namespace: dict) -> None:
@@ -209,8 +235,9 @@ def frozen_dataclass(cls: type) -> type:
     params.init = params.repr = params.eq = params.frozen = True
     cls.__dataclass_params__ = params
     if "__init__" not in own:
-        fast_frozen_init(cls)
-        cls.__init__.__doc__ = None  # as dataclass's
+        lazy = _LazyInit(cls)
+        _FAST_INITS.add(lazy)
+        cls.__init__ = lazy
     if "__repr__" not in own:
         cls.__repr__ = _repr_of(cls, tuple(f.name for f in fields if f.repr))
     compared = tuple(f.name for f in fields if f.compare)
