@@ -1,7 +1,6 @@
 """Run the rules over scripts: `lint_text` for one script, `lint_paths` for files and folders."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
@@ -75,6 +74,8 @@ class LintReport:
         }
 
     def to_json(self) -> str:
+        import json  # here, not at the top: text output (most runs) needs none (start-up)
+
         return json.dumps(self.to_dict(), indent=2, sort_keys=False)
 
     def __add__(self, other: "LintReport") -> "LintReport":

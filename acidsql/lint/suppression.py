@@ -11,8 +11,10 @@ import re
 
 from acidsql._frozen import frozen_dataclass
 
-_NOQA = re.compile(r"--\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9_,\s-]+))?", re.IGNORECASE)
-_TOGGLE = re.compile(r"--\s*acidsql\s*:\s*(?P<verb>disable|enable)\s*=\s*(?P<codes>[A-Za-z0-9_,\s-]+)", re.IGNORECASE)
+# Pattern sources, compiled (and cached) by `re` when a script first has a comment like them:
+# most have none, and compiling costs more than the check (start-up of lint runs).
+_NOQA = r"--\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9_,\s-]+))?"
+_TOGGLE = r"--\s*acidsql\s*:\s*(?P<verb>disable|enable)\s*=\s*(?P<codes>[A-Za-z0-9_,\s-]+)"
 # Where either could start: most scripts have none, and then no line needs looking at.
 _ANY = re.compile(r"--\s*(?:noqa|acidsql)", re.IGNORECASE)
 
@@ -37,11 +39,11 @@ class Suppressions:
         for number, line in enumerate(text.splitlines(), start=1):
             if "--" not in line:
                 continue
-            m = _TOGGLE.search(line)
+            m = re.search(_TOGGLE, line, re.IGNORECASE)
             if m:
                 toggles.append((number, m.group("verb").lower(), _codes(m.group("codes"))))
                 continue
-            m = _NOQA.search(line)
+            m = re.search(_NOQA, line, re.IGNORECASE)
             if m:
                 noqa.append((number, _codes(m.group("codes") or "")))
         return cls(tuple(noqa), tuple(toggles))

@@ -14,7 +14,6 @@ feature's section) and Delta's TableFeature.scala, at the commits listed in
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional
 
@@ -419,6 +418,8 @@ def describe(name: str) -> str:
 
 def registry_json() -> str:
     """The registry as JSON (for tools and the CLI)."""
+    import json  # here, not at the top: a lint run never asks for it (start-up)
+
     return json.dumps([{
         "name": f.name, "kind": f.kind.value, "min_reader_version": f.min_reader_version,
         "min_writer_version": f.min_writer_version, "property": f.enabling_property, "activation": f.activation.value,
