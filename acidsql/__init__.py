@@ -15,6 +15,7 @@ Every result has `to_dict()` giving stable, JSON-serializable output.
 """
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from pathlib import Path
@@ -113,14 +114,48 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'acidsql' has no attribute {name!r}")
 
 
+class _PackageFunction:
+    """A facade function named like a subpackage (`acidsql.lint`, `acidsql.rewrite`): calling
+    it calls the function; its other attributes are the subpackage's, so that what looks a
+    name up through this module finds the subpackage's members too (`import acidsql.lint.config
+    as config` looks up `lint` here, then `config` on it). Nothing is imported until used."""
+
+    def __init__(self, function: Any, package: str):
+        functools.update_wrapper(self, function)  # name, doc, signature (inspect follows __wrapped__)
+        self._package = package
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__wrapped__(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # what introspection asks of any object (__signature__, ...)
+            raise AttributeError(name)
+        import importlib
+
+        package = importlib.import_module(self._package)
+        try:
+            return getattr(package, name)
+        except AttributeError:
+            pass
+        try:
+            return importlib.import_module(f"{self._package}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{self._package}.{name}":
+                raise
+        raise AttributeError(f"module {self._package!r} has no attribute {name!r}")
+
+    def __repr__(self) -> str:
+        return f"<function {self.__module__}.{self.__qualname__}>"
+
+
 class _Facade(types.ModuleType):
     """`acidsql.lint` and `acidsql.rewrite` are both functions of this facade and subpackages.
     Importing a subpackage makes Python set it as an attribute of its parent, which would
     replace the function after its first call (which imports the subpackage). The names stay
-    the functions; the subpackages stay importable by their full names (`from acidsql.lint
-    import lint_text`, `from acidsql.lint import runner`; not `import acidsql.lint.runner as
-    runner`, which looks the name up on this module). Eager imports would also fix it, but
-    cost every `import acidsql` about half a second of sqlglot."""
+    the functions (`_PackageFunction`s, whose attributes are the subpackages'); the subpackages
+    stay importable by their full names (`from acidsql.lint import lint_text`, `import
+    acidsql.lint.config as config`). Eager imports would also fix it, but cost every `import
+    acidsql` the import of sqlglot."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _FUNCTIONS_SHADOWING_PACKAGES and isinstance(value, types.ModuleType):
@@ -129,4 +164,6 @@ class _Facade(types.ModuleType):
 
 
 _FUNCTIONS_SHADOWING_PACKAGES = frozenset({"lint", "rewrite"})
+lint = _PackageFunction(lint, "acidsql.lint")
+rewrite = _PackageFunction(rewrite, "acidsql.rewrite")
 sys.modules[__name__].__class__ = _Facade

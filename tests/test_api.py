@@ -3,6 +3,8 @@ JSON. (That none of it imports pyspark is tests/test_layers.py's job, in a fresh
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import acidsql
@@ -67,3 +69,36 @@ def test_facade_functions_survive_the_import_of_their_subpackages():
     from acidsql.lint import lint_text
 
     assert lint_text("UPDATE t SET v = 1;", "x.sql").files == ("x.sql",)
+
+
+def test_subpackages_named_like_facade_functions_import_by_their_full_names():
+    # `import a.b.c as x` looks `b` up on `a`: the facade function answers with its subpackage's members
+    code = (
+        "import acidsql\n"
+        "import acidsql.lint.config as config\n"
+        "import acidsql.rewrite.rewriter as rewriter\n"
+        "assert config.LintConfig().enabled('DL001') and rewriter.rewrite\n"
+        "assert acidsql.lint.lint_text is acidsql.lint.runner.lint_text\n"
+        "assert acidsql.lint('UPDATE t SET v = 1;').statements == 1\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_linter_imports_the_analyzer_only_when_a_rule_asks():
+    code = (
+        "import sys\n"
+        "from acidsql.lint import lint_text\n"
+        "from acidsql.lint.rules import all_rules\n"
+        "all_rules()\n"
+        "assert 'acidsql.analysis.analyze' not in sys.modules\n"
+        "lint_text('UPDATE t SET v = 1;\\nSELECT 1;\\n', 'x.sql')\n"
+        "assert 'acidsql.analysis.analyze' not in sys.modules\n"
+        "import acidsql.analysis\n"
+        "from acidsql.analysis import analyze\n"
+        "assert callable(analyze) and not isinstance(analyze, type(sys))\n"
+        "import acidsql.analysis.analyze\n"
+        "assert acidsql.analysis.analyze is analyze  # the function, not the submodule of the same name\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -180,6 +180,6 @@ def to_arrow_filter(condition: Optional[exp.Expression], schema: Any) -> Optiona
 
 
 # Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+from acidsql._frozen import fast_frozen_inits  # noqa: E402
 
 fast_frozen_inits(globals())

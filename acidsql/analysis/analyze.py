@@ -55,7 +55,7 @@ def analyze(statement: m.AnyStatement, catalog: Optional[Catalog] = None, *,
 
 def target_info(statement: m.AnyStatement, catalog: Catalog) -> TableInfo:
     """The catalog's description of the statement's target (what `analyze` judges against)."""
-    return catalog.lookup(statement.target) if statement.target is not None else TableInfo.unknown("")
+    return catalog.target_info(statement)
 
 
 def analyze_sql(text: str, catalog: Optional[Catalog] = None) -> Analysis:
@@ -598,6 +598,6 @@ def _keep_unassigned(region: Region, assigned: set[str]) -> Region:
 
 
 # Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+from acidsql._frozen import fast_frozen_inits  # noqa: E402
 
 fast_frozen_inits(globals())

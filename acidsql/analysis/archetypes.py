@@ -6,12 +6,14 @@ statement conflicts with all run the real rules (`acidsql.conflict`) against the
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.region import Region
-from acidsql.analysis.result import Analysis
 from acidsql.analysis.symbolic import SymbolicFileFilter, SymbolicFiles, SymbolicRows
 from acidsql.conflict import Footprint, OpKind, ProtocolChange, TableLayout, Verdict, check, possible_conflicts
+
+if TYPE_CHECKING:
+    from acidsql.analysis.result import Analysis
 
 INSERT = "INSERT"
 DML = "UPDATE/DELETE/MERGE"
@@ -55,6 +57,10 @@ def archetype(kind: str, layout: TableLayout) -> Footprint:
 def error_classes(analysis: Analysis) -> tuple[str, ...]:
     """Every error class the analyzed statement can meet: each conflict the rules find for
     its footprint against each archetype winner, in ALL's order."""
+    # footprints.py (with the effects model) is imported here, not at the top: the lint rules
+    # that ask for archetypes alone (DL006 on a table set to Serializable) do without it
+    from acidsql.analysis.footprints import footprint_of
+
     current = footprint_of(analysis)
     found = (c.error_class for kind in ALL for c in possible_conflicts(current, archetype(kind, current.table)))
     return tuple(dict.fromkeys(found))

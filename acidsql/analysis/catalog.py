@@ -19,11 +19,12 @@ A table nobody described is still analyzed, with the defaults written in `assump
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
+from acidsql._frozen import frozen_dataclass
 from acidsql.conflict import IsolationLevel, TableLayout
 from acidsql.protocol import FEATURE_PROPERTY_PREFIX, known_feature
 from acidsql.sql import model as m
@@ -32,7 +33,7 @@ UNKNOWN_TABLE_ASSUMPTIONS = (
     "unknown table: assumed unpartitioned, not clustered, deletion vectors off, WriteSerializable, no identity columns",
 )
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableInfo:
     """One table as the analyzer sees it. `known` is False when nothing described it."""
 
@@ -236,6 +237,11 @@ class Catalog:
                 return info
         return TableInfo.unknown(key)
 
+    def target_info(self, statement: m.Statement) -> TableInfo:
+        """The description of the statement's target (what `analyze` and the lint rules judge
+        against); `unknown` for a statement without one."""
+        return self.lookup(statement.target) if statement.target is not None else TableInfo.unknown("")
+
     def put(self, info: TableInfo) -> None:
         self._tables[info.name.lower()] = info
 
@@ -331,6 +337,6 @@ def table_from_config(name: str, spec: Mapping, source: str = "config") -> Table
 
 
 # Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+from acidsql._frozen import fast_frozen_inits  # noqa: E402
 
 fast_frozen_inits(globals())

@@ -9,11 +9,12 @@ Reads are described at Delta's three levels:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Optional, Sequence
 
 from sqlglot import exp
 
+from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.values import type_category
 from acidsql.analysis.region import Region, split_conjuncts
@@ -33,7 +34,7 @@ _NON_DETERMINISTIC_NODES = tuple(
 )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ReadSet:
     """What a statement reads of its target. `reads` is False for a blind append."""
 
@@ -123,7 +124,7 @@ class ReadSet:
         return ReadSet.union(mine) if mine else ReadSet(False, why="only reads through queries inside the statement")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WriteSet:
     """Where a statement writes. `rewrite` says how existing rows change: "none" (it only
     adds files), "copy-on-write" (files are rewritten), "deletion vectors", "whole files"
@@ -332,7 +333,7 @@ def _is_correlated(select: exp.Select, resolver: TargetColumns) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TargetScan:
     """One scan of a statement's own target table by a query inside it: its source, a
     subquery, or a CTE it uses. `condition` holds the conjuncts that filter this scan, over the
@@ -581,6 +582,6 @@ def read_set_for_condition(condition: Optional[exp.Expression], info: TableInfo,
 
 
 # Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+from acidsql._frozen import fast_frozen_inits  # noqa: E402
 
 fast_frozen_inits(globals())

@@ -14,11 +14,12 @@ a conjunct for conflict detection only when it references nothing but partition 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from sqlglot import exp
 
+from acidsql._frozen import frozen_dataclass
 from acidsql.sql.build import tree_nodes
 from acidsql.analysis.values import UNKNOWN_VALUE, Unknown, _cmp, coerce, literal_value, show_value, type_category
 from acidsql.analysis.evaluate import _FUNCTIONS, _OPERATORS, condition_holds, default_resolve
@@ -30,7 +31,7 @@ from acidsql.analysis.evaluate import _FUNCTIONS, _OPERATORS, condition_holds, d
 _NO_BOUND = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ColumnConstraint:
     """The values one column may take: NULL if `nulls`, and every non-null value v with
     (points is None or v in points) and lo <(=) v <(=) hi and v not in excluded."""
@@ -182,7 +183,7 @@ def _product(xs: Sequence[Conjunction], ys: Sequence[Conjunction]) -> Optional[t
     return tuple(out)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Clause:
     """One top-level conjunct: OR of conjunctions. `columns` are every column it references
     (also inside parts it could not express); `exact` is False when it over-approximates."""
@@ -265,7 +266,7 @@ class Clause:
 TRUE_CLAUSE = Clause(((),), frozenset(), True, "TRUE")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Region:
     """AND of clauses. Region() is TRUE (unconstrained: the whole table)."""
 

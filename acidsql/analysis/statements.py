@@ -13,9 +13,9 @@ executor function it names.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Optional
 
+from acidsql._frozen import frozen_dataclass
 from acidsql.conflict import OpKind
 from acidsql.conflict.operations import kind_of
 from acidsql.sql import model as m
@@ -28,7 +28,7 @@ class Runner(str, enum.Enum):
     MAINTENANCE = "acidsql.spark.maintenance"  # table operations of the engine: DDL, OPTIMIZE, VACUUM, RESTORE
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class StatementSpec:
     model: type
     handler: str  # the name of the `_Analyzer` method that analyzes it

@@ -22,10 +22,35 @@ from acidsql.conflict.footprint import (
     RowSet,
     TableLayout,
 )
-from acidsql.conflict.rules import (
-    Conflict, ConflictKind, Rebase, Verdict, check, check_winner, effective_isolation, possible_conflicts,
-    row_level_applies,
-)
+from typing import TYPE_CHECKING, Any
+
+# The rules are imported on first use of one of their names (PEP 562): the linter reads table
+# layouts (footprint.py) on every run, but asks the rules only about some statements.
+_RULES = frozenset({
+    "Conflict", "ConflictKind", "Rebase", "Verdict", "check", "check_winner", "effective_isolation",
+    "possible_conflicts", "row_level_applies",
+})
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _RULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from acidsql.conflict import rules
+
+    value = getattr(rules, name)
+    globals()[name] = value  # later lookups do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs see
+    from acidsql.conflict.rules import (
+        Conflict, ConflictKind, Rebase, Verdict, check, check_winner, effective_isolation, possible_conflicts,
+        row_level_applies,
+    )
 
 __all__ = [
     "Conflict", "ConflictKind", "Evidence", "FileFilter", "FileSet", "Footprint", "IsolationLevel", "OpKind",

@@ -19,10 +19,11 @@ properties = { "delta.enableDeletionVectors" = "true" }
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Optional
 
+from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import Catalog, TableInfo, table_from_config
 
 
@@ -30,7 +31,7 @@ class ConfigError(ValueError):
     """A configuration file that cannot be used (a user mistake)."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LintConfig:
     select: tuple[str, ...] = ()  # empty: every rule
     ignore: tuple[str, ...] = ()

@@ -5,14 +5,15 @@ left it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
-from acidsql.analysis.analyze import Analysis, analyze, target_info
 from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.lint.config import LintConfig
 from acidsql.lint.finding import Finding, Severity
 from acidsql.sql import model as m
 
+if TYPE_CHECKING:
+    from acidsql.analysis.analyze import Analysis
 
 # `LintContext` has not analyzed the current statement yet.
 _NOT_ANALYZED = object()
@@ -41,7 +42,7 @@ class LintContext:
         self._statement = statement
         self._analysis = _NOT_ANALYZED
         try:
-            self._table = target_info(statement, self.catalog)
+            self._table = self.catalog.target_info(statement)
         except Exception:  # e.g. a failing loader: no analysis then (the analyzer would fail
             self._table = None  # the same way), and `table` asks the catalog again
             self._analysis = None
@@ -95,6 +96,10 @@ class LintContext:
 
 
 def _analyze(statement: m.Statement, catalog: Catalog, table: Optional[TableInfo] = None) -> Optional[Analysis]:
+    # the analyzer is imported on the first statement a rule asks about (start-up: most lint
+    # runs never ask)
+    from acidsql.analysis.analyze import analyze
+
     try:
         return analyze(statement, catalog, table=table)
     except Exception:  # an analyzer gap must not hide the other rules' findings

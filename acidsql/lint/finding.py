@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Optional
+
+from acidsql._frozen import frozen_dataclass
 
 
 class Severity(str, enum.Enum):
@@ -12,7 +13,7 @@ class Severity(str, enum.Enum):
     INFO = "info"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Finding:
     """One problem at `file:line:col`. `hint` says what to do; `fix`, when present, is the
     whole statement rewritten so the problem is gone (from the rewriter)."""
@@ -52,7 +53,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LintError:
     """A defect of acidsql met while linting one statement (or reading one file), reported
     for that item while the rest is linted. `stage` says where: a rule code, "file" or

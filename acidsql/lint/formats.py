@@ -2,7 +2,6 @@
 workflow annotations."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from acidsql.lint.finding import Severity
@@ -134,6 +133,8 @@ def sarif_log(report: LintReport) -> dict:
 
 
 def format_sarif(report: LintReport) -> str:
+    import json  # here, not at the top: text output (most runs) needs none (start-up)
+
     return json.dumps(sarif_log(report), indent=2) + "\n"
 
 

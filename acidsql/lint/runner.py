@@ -1,11 +1,10 @@
 """Run the rules over scripts: `lint_text` for one script, `lint_paths` for files and folders."""
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
+from acidsql._frozen import frozen_dataclass
 from acidsql.lint.config import LintConfig
 from acidsql.lint.context import LintContext
 from acidsql.lint.finding import Finding, LintError
@@ -17,7 +16,7 @@ from acidsql.sql.model import ParseError
 from acidsql.sql.parser import parse_statements
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LintReport:
     """Findings of a run, sorted by file and position. `exit_code` is 1 when any remain, or
     when acidsql failed on some statement (`errors`). `unseen_statements` counts the writes to
@@ -75,6 +74,8 @@ class LintReport:
         }
 
     def to_json(self) -> str:
+        import json  # here, not at the top: text output (most runs) needs none (start-up)
+
         return json.dumps(self.to_dict(), indent=2, sort_keys=False)
 
     def __add__(self, other: "LintReport") -> "LintReport":
@@ -90,7 +91,7 @@ class LintReport:
 
 
 # The statements that write a table: the ones whose table's layout decides what rules say.
-_WRITES = (m.Merge, m.Update, m.Delete, m.Insert, m.AlterTable, m.Optimize, m.Reorg, m.Vacuum, m.Restore)
+_WRITES = (m.Merge, m.Update, m.Delete, m.Insert, m.Truncate, m.AlterTable, m.Optimize, m.Reorg, m.Vacuum, m.Restore)
 
 
 def _internal(file: str, statement, stage: str, bug: Exception) -> LintError:

@@ -8,10 +8,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-_NOQA = re.compile(r"--\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9_,\s-]+))?", re.IGNORECASE)
-_TOGGLE = re.compile(r"--\s*acidsql\s*:\s*(?P<verb>disable|enable)\s*=\s*(?P<codes>[A-Za-z0-9_,\s-]+)", re.IGNORECASE)
+from acidsql._frozen import frozen_dataclass
+
+# Pattern sources, compiled (and cached) by `re` when a script first has a comment like them:
+# most have none, and compiling costs more than the check (start-up of lint runs).
+_NOQA = r"--\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9_,\s-]+))?"
+_TOGGLE = r"--\s*acidsql\s*:\s*(?P<verb>disable|enable)\s*=\s*(?P<codes>[A-Za-z0-9_,\s-]+)"
 # Where either could start: most scripts have none, and then no line needs looking at.
 _ANY = re.compile(r"--\s*(?:noqa|acidsql)", re.IGNORECASE)
 
@@ -23,7 +26,7 @@ def _codes(text: str) -> frozenset[str]:
     return frozenset({ALL} if not codes or "ALL" in codes else codes)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Suppressions:
     noqa: tuple[tuple[int, frozenset[str]], ...]  # line -> codes silenced on that line
     toggles: tuple[tuple[int, str, frozenset[str]], ...]  # (line, "disable"|"enable", codes) in order
@@ -36,11 +39,11 @@ class Suppressions:
         for number, line in enumerate(text.splitlines(), start=1):
             if "--" not in line:
                 continue
-            m = _TOGGLE.search(line)
+            m = re.search(_TOGGLE, line, re.IGNORECASE)
             if m:
                 toggles.append((number, m.group("verb").lower(), _codes(m.group("codes"))))
                 continue
-            m = _NOQA.search(line)
+            m = re.search(_NOQA, line, re.IGNORECASE)
             if m:
                 noqa.append((number, _codes(m.group("codes") or "")))
         return cls(tuple(noqa), tuple(toggles))

@@ -14,10 +14,10 @@ feature's section) and Delta's TableFeature.scala, at the commits listed in
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Optional
+
+from acidsql._frozen import frozen_dataclass
 
 
 class FeatureKind(str, enum.Enum):
@@ -63,7 +63,7 @@ class UnknownFeatureError(KeyError):
     """A feature name the registry does not hold."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableFeature:
     name: str
     kind: FeatureKind
@@ -418,6 +418,8 @@ def describe(name: str) -> str:
 
 def registry_json() -> str:
     """The registry as JSON (for tools and the CLI)."""
+    import json  # here, not at the top: a lint run never asks for it (start-up)
+
     return json.dumps([{
         "name": f.name, "kind": f.kind.value, "min_reader_version": f.min_reader_version,
         "min_writer_version": f.min_writer_version, "property": f.enabling_property, "activation": f.activation.value,

@@ -8,13 +8,15 @@ point at `file:line:col`.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Optional, Union
 
 from sqlglot import exp
 
+from acidsql._frozen import frozen_dataclass
 
-@dataclass(frozen=True)
+
+@frozen_dataclass
 class Span:
     """Where a statement (or part of one) sits in its script. Lines and columns are 1-based."""
 
@@ -50,7 +52,7 @@ class StatementKind(str, enum.Enum):
     OTHER = "OTHER"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableRef:
     """A table named in SQL: by catalog name (`db.t`) or by path (delta.`/p`, or a quoted path)."""
 
@@ -69,7 +71,7 @@ class TableRef:
         return self.key
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ColumnDef:
     name: str
     type: str  # Spark SQL type text, e.g. "BIGINT", "STRUCT<a: INT>", "ARRAY<STRING>"
@@ -81,7 +83,7 @@ class ColumnDef:
     position: Optional[str] = None  # ADD COLUMN ... FIRST / AFTER other: "FIRST" or "AFTER other"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Statement:
     """Base of every statement. `text` is the exact source text, `expression` the sqlglot tree
     when sqlglot parsed it (None when only the Lark grammar could)."""
@@ -120,7 +122,7 @@ class MergeMatch(str, enum.Enum):
     NOT_MATCHED_BY_SOURCE = "NOT MATCHED BY SOURCE"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MergeClause:
     match: MergeMatch
     action: MergeAction
@@ -131,7 +133,7 @@ class MergeClause:
     star_except: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Merge(Statement):
     kind = StatementKind.MERGE
     source: Optional[exp.Expression] = None  # a Table, Subquery, or Values
@@ -142,7 +144,7 @@ class Merge(Statement):
     ctes: tuple[exp.CTE, ...] = ()  # a leading WITH: names the source, the condition and clauses may use
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Update(Statement):
     kind = StatementKind.UPDATE
     assignments: tuple[tuple[str, exp.Expression], ...] = ()
@@ -150,14 +152,14 @@ class Update(Statement):
     ctes: tuple[exp.CTE, ...] = ()  # a leading WITH (subqueries in SET values and WHERE may use them)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Delete(Statement):
     kind = StatementKind.DELETE
     where: Optional[exp.Expression] = None
     ctes: tuple[exp.CTE, ...] = ()  # a leading WITH (subqueries in WHERE may use them)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Truncate(Statement):
     """TRUNCATE TABLE t: removes every file (Delta's operation TRUNCATE). Delta refuses a
     PARTITION clause; `partition_spec` keeps it so `run` can say so."""
@@ -171,7 +173,7 @@ class InsertMode(str, enum.Enum):
     OVERWRITE = "OVERWRITE"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Insert(Statement):
     kind = StatementKind.INSERT
     mode: InsertMode = InsertMode.INTO
@@ -188,7 +190,7 @@ class Insert(Statement):
     source_alias: Optional[str] = None  # REPLACE ON ... (query) AS s: the name the condition gives the query
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MultiInsert(Statement):
     """Spark's multi-insert, `[WITH ...] FROM src INSERT INTO a SELECT ... INSERT INTO b SELECT
     ...`: one write (one transaction) per INSERT, in order. Each of `inserts` is a whole
@@ -202,7 +204,7 @@ class MultiInsert(Statement):
         return self.inserts
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ConvertToDelta(Statement):
     """CONVERT TO DELTA parquet.`/path` [NO STATISTICS] [PARTITIONED BY (col type, ...)]: the
     Parquet folder becomes a Delta table (one commit creating it; `target` is its path)."""
@@ -213,7 +215,7 @@ class ConvertToDelta(Statement):
     no_statistics: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CreateTable(Statement):
     kind = StatementKind.CREATE_TABLE
     or_replace: bool = False
@@ -245,7 +247,7 @@ class AlterAction(str, enum.Enum):
     OTHER = "OTHER"  # recognised ALTER TABLE we do not model in detail (CHANGE COLUMN c c2 ..., ...)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AlterTable(Statement):
     kind = StatementKind.ALTER_TABLE
     action: AlterAction = AlterAction.OTHER
@@ -268,7 +270,7 @@ class AlterTable(Statement):
     column_change: Optional["ColumnChange"] = None  # CHANGE COLUMN
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ColumnChange:
     """What ALTER TABLE t ALTER COLUMN c ... changes of one column (metadata only)."""
 
@@ -284,7 +286,7 @@ class ReorgApply(str, enum.Enum):
     UPGRADE_UNIFORM = "UPGRADE UNIFORM"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Reorg(Statement):
     kind = StatementKind.REORG
     where: Optional[exp.Expression] = None
@@ -292,7 +294,7 @@ class Reorg(Statement):
     iceberg_compat_version: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Optimize(Statement):
     kind = StatementKind.OPTIMIZE
     where: Optional[exp.Expression] = None
@@ -300,7 +302,7 @@ class Optimize(Statement):
     full: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Vacuum(Statement):
     kind = StatementKind.VACUUM
     retain_hours: Optional[float] = None
@@ -314,21 +316,21 @@ class DescribeWhat(str, enum.Enum):
     TABLE = "TABLE"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Describe(Statement):
     kind = StatementKind.DESCRIBE
     what: DescribeWhat = DescribeWhat.TABLE
     limit: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Restore(Statement):
     kind = StatementKind.RESTORE
     version: Optional[int] = None
     timestamp: Optional[exp.Expression] = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Select(Statement):
     """A query. `target` is None; `tables` lists every table it reads (with time travel)."""
 
@@ -336,7 +338,7 @@ class Select(Statement):
     tables: tuple[TableRef, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CreateView(Statement):
     """CREATE [OR REPLACE] [[GLOBAL] TEMP[ORARY]] VIEW [IF NOT EXISTS] v [(cols)] AS query.
     `target` names the view; a view is no Delta table, so no transaction commits."""
@@ -349,13 +351,13 @@ class CreateView(Statement):
     temporary: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DropView(Statement):
     kind = StatementKind.DROP_VIEW
     if_exists: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class OtherStatement(Statement):
     """Parsed but outside what acidsql models: statements that write no Delta table's log
     (SHOW, EXPLAIN, SET, USE, REFRESH, CREATE VIEW, ...), passed through with no conflict
@@ -377,7 +379,7 @@ AnyStatement = Union[
 ]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ParseError:
     """A statement that could not be parsed. Printed as `file:line:col: message`, then the
     source line and a caret under the column."""
@@ -399,7 +401,7 @@ class ParseError:
         return out
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Script:
     """A parsed script: statements in order, and the errors of the ones that did not parse.
     A bad statement never stops the rest from being parsed."""
@@ -412,6 +414,6 @@ class Script:
 
 
 # Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql.sql._frozen import fast_frozen_inits  # noqa: E402
+from acidsql._frozen import fast_frozen_inits  # noqa: E402
 
 fast_frozen_inits(globals())

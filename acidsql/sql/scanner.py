@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+
+from acidsql._frozen import frozen_dataclass
 
 _IDENT_START = re.compile(r"[A-Za-z_]")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ParameterMarker:
     """`:name`, `?`, `${name}` or `{{ name }}` at [start, end) of the script (`?` is named "?")."""
 
@@ -39,7 +40,7 @@ class ParameterMarker:
     style: str  # "colon" | "positional" | "dollar" | "jinja"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LexProblem:
     """Something the lexer cannot take, at `offset`: an unclosed quote or comment."""
 
@@ -48,7 +49,7 @@ class LexProblem:
     note: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ScannedScript:
     text: str
     masked: str

@@ -178,6 +178,12 @@ def test_all_clear_only_when_the_linter_saw_every_table():
     assert invocation["executionSuccessful"] is True
     assert [n["level"] for n in invocation["toolExecutionNotifications"]] == ["note"]
     assert invocation["toolExecutionNotifications"][0]["message"]["text"] == report.notes[0]
+
+
+def test_truncate_of_a_table_the_linter_cannot_see_is_in_the_note():
+    # TRUNCATE commits to its table like a DELETE of everything: unseen, the layout rules said nothing
+    report = lint_text("TRUNCATE TABLE ev;\nCREATE TABLE t (id INT) USING delta;\nTRUNCATE TABLE t;\n", "job.sql")
+    assert (report.unseen_statements, report.unseen_tables) == (1, ("ev",))
     # the same job on a table the script creates (known, with deletion vectors): nothing to say
     known = lint_text("CREATE TABLE ev (id BIGINT, v STRING) USING DELTA TBLPROPERTIES "
                       "('delta.enableDeletionVectors' = true);\n" + UNKNOWN_JOB.split("\n", 1)[1].replace("rand() < 0.1", "id = 1"),

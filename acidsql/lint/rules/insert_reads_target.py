@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 
-from acidsql.analysis.readsets import target_scans
 from acidsql.lint.finding import Finding, Severity
 from acidsql.sql import model as m
 
@@ -22,7 +21,10 @@ def check(statement, context) -> list[Finding]:
     if not isinstance(statement, m.Insert) or statement.target is None:
         return []
     # The analyzer's own answer (one function decides whether a write reads its target): a CTE
-    # named like the target is the CTE, and `other.t` is not `t`.
+    # named like the target is the CTE, and `other.t` is not `t`. Imported on the first INSERT
+    # (start-up of lint runs).
+    from acidsql.analysis.readsets import target_scans
+
     scans = target_scans(statement)
     if not scans:
         return []

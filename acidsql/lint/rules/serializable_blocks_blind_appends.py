@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from acidsql.analysis.archetypes import DML, INSERT, against, archetype
-from acidsql.analysis.footprints import footprint_of
-from acidsql.conflict import Conflict, Footprint, IsolationLevel
+from acidsql.conflict import IsolationLevel
 from acidsql.lint.finding import Finding, Severity
 from acidsql.sql import model as m
 
@@ -24,6 +22,9 @@ CODE = "DL006"
 NAME = "serializable-blocks-blind-appends"
 SUMMARY = "Serializable isolation turns concurrent blind appends into conflicts."
 SEVERITY = Severity.INFO
+
+if TYPE_CHECKING:
+    from acidsql.conflict import Conflict, Footprint
 
 
 def _isolation_set(properties) -> Optional[IsolationLevel]:
@@ -40,6 +41,8 @@ def _isolation_set(properties) -> Optional[IsolationLevel]:
 def _only_serializable_fails(current: Footprint) -> Optional[Conflict]:
     """The conflict a concurrent blind INSERT gives `current` under Serializable, when it
     gives none under WriteSerializable."""
+    from acidsql.analysis.archetypes import INSERT, against  # on first use (start-up of lint runs)
+
     layout = current.table
     serializable = replace(current, table=replace(layout, isolation=IsolationLevel.SERIALIZABLE))
     write_serializable = replace(current, table=replace(layout, isolation=IsolationLevel.WRITE_SERIALIZABLE))
@@ -52,6 +55,8 @@ def _only_serializable_fails(current: Footprint) -> Optional[Conflict]:
 def check(statement, context) -> list[Finding]:
     hint = "keep WriteSerializable unless readers need serial order; then run appends and DML on this table one at a time"
     if isinstance(statement, (m.AlterTable, m.CreateTable)) and _isolation_set(statement.properties) is IsolationLevel.SERIALIZABLE:
+        from acidsql.analysis.archetypes import DML, archetype
+
         dml = archetype(DML, context.table(statement).layout)
         conflict = _only_serializable_fails(dml)
         if conflict is None:
@@ -69,6 +74,8 @@ def check(statement, context) -> list[Finding]:
         analysis = context.analysis(statement)
         if analysis is None:
             return []
+        from acidsql.analysis.footprints import footprint_of
+
         conflict = _only_serializable_fails(footprint_of(analysis))
         if conflict is None:
             return []

@@ -13,8 +13,6 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-from acidsql.analysis.archetypes import DML, against
-from acidsql.analysis.footprints import footprint_of
 from acidsql.conflict import OpKind
 from acidsql.lint.finding import Finding, Severity
 from acidsql.sql import model as m
@@ -32,6 +30,9 @@ def check(statement, context) -> list[Finding]:
     analysis = context.analysis(statement) if table.known else None  # layout rules skip unseen tables
     if analysis is None or analysis.op_kind is not OpKind.ZORDER:
         return []
+    from acidsql.analysis.archetypes import DML, against  # on first use (start-up of lint runs)
+    from acidsql.analysis.footprints import footprint_of
+
     zorder = footprint_of(analysis)
     compaction = replace(zorder, kind=OpKind.COMPACTION, zorder=False)
     conflict = against(zorder, DML).conflict
