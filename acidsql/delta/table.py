@@ -1127,7 +1127,7 @@ class DeltaTable:
                                             codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
             txn.add(replace(add, clustering_provider=CLUSTERING_PROVIDER))
             outputs.append((add.path, chunk.num_rows))
-        if mapping_file is not None:
+        if mapping_file is not None and outputs:
             write_permutation(self.log.storage, mapping_file, files, [p.num_rows for p in parts], outputs,
                               order.to_numpy())
         return {"numRemovedFiles": len(files), "numAddedFiles": len(outputs)}
