@@ -237,3 +237,30 @@ def test_the_mapping_file_round_trips_and_refuses_what_is_not_a_permutation():
         PermutationMapping.deserialize(bytes(data))
     with pytest.raises(RowMappingError, match="not a row mapping"):
         PermutationMapping.deserialize(b"PAR1" + bytes(20))
+
+
+def test_clustering_optimize_carries_the_deletes_of_several_winners(tmp_path):
+    """Two DML winners in a row: the second is ranked against the deletion vectors the OPTIMIZE
+    read, not the ones the first rebase moved its removes to."""
+    t = _table(tmp_path / "t", row_tracking=True)
+    optimize = t.start_optimize()
+    _dml(t, "delete", {0, 41, 200}).commit()
+    _dml(t, "update", {5, 42, 239}).commit()
+    result = optimize.commit()
+    assert [r.kind.name for r in result.rebases] == ["CARRY_DELETES_INTO_COMPACTION"] * 2
+    expected = _expected("delete", {0, 41, 200})
+    expected.update({k: "u" for k in (5, 42, 239)})
+    assert _state(t) == expected
+    assert _deleted_keys(t) == {0, 41, 200, 5, 42, 239}
+    _assert_row_ids_stable(t)
+
+
+def test_dml_rebased_onto_two_clustering_optimizes_in_a_row(tmp_path):
+    """A DELETE prepared before two OPTIMIZE FULLs follows its rows through both permutations."""
+    t = _table(tmp_path / "t", row_tracking=False)
+    mine = _dml(t, "delete", KEYS)
+    t.optimize()
+    t.optimize(full=True)
+    result = mine.commit()
+    assert [r.kind.name for r in result.rebases] == ["REMAP_ONTO_COMPACTION"] * 2
+    assert _state(t) == _expected("delete", KEYS) and _deleted_keys(t) == KEYS
