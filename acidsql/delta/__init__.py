@@ -23,7 +23,8 @@ from acidsql.delta.storage import LocalStorage, Storage
 from acidsql.delta.stores import storage_for
 from acidsql.delta.operations import PreparedCommit
 from acidsql.delta.table import DeltaTable, TableDetail
-from acidsql.delta.transaction import CommitResult, CompactionSource, OptimisticTransaction, operation_kind
+from acidsql.delta.row_mapping import CompactionSource
+from acidsql.delta.transaction import CommitResult, OptimisticTransaction, operation_kind
 
 __all__ = [
     "AddCDCFile", "AddFile", "CommitFileExists", "ConstraintViolationError", "ExpressionEvaluator", "CommitInfo", "CommitResult", "CompactionSource", "ConcurrentAppendException",

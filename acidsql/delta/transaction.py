@@ -17,10 +17,11 @@ import json
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Union
 
+import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap64
 
@@ -45,39 +46,14 @@ from acidsql.delta.footprints import (
     as_bitmap64,
 )
 from acidsql.delta.log import DeltaLog, commit_path
+from acidsql.delta.row_mapping import PermutationMapping, RowMappingError, compaction_sources, row_mapping_file_of
 from acidsql.delta.snapshot import Snapshot
 from acidsql.protocol.features import WriteKind
 
 ENGINE_INFO = "acidsql/0.1.0"
 DEFAULT_MAX_RETRIES = 10
-# Tag on a compaction's output files: which source rows each holds, in order. A JSON list of
-# [source path, source deletion-vector unique id or null, number of live rows taken].
-COMPACTED_FROM_TAG = "acidsql.compactedFrom"
 
 _DATA_KINDS = (OpKind.APPEND, OpKind.OVERWRITE, OpKind.DML, OpKind.CREATE, OpKind.RESTORE)
-
-
-@dataclass(frozen=True)
-class CompactionSource:
-    """One run of rows in a compacted file: `live_rows` consecutive live rows of `path`
-    (as seen with deletion vector `dv_unique_id`), in physical order."""
-
-    path: str
-    dv_unique_id: Optional[str]
-    live_rows: int
-
-
-def compacted_from_tag(sources: Sequence[CompactionSource]) -> tuple[str, str]:
-    """The (key, value) tag recording a compacted file's sources."""
-    return COMPACTED_FROM_TAG, json.dumps([[s.path, s.dv_unique_id, s.live_rows] for s in sources], separators=(",", ":"))
-
-
-def compaction_sources(add: AddFile) -> Optional[list[CompactionSource]]:
-    """The sources recorded on a compacted file, or None when it has no such tag."""
-    raw = dict(add.tags or ()).get(COMPACTED_FROM_TAG)
-    if raw is None:
-        return None
-    return [CompactionSource(p, d, int(n)) for p, d, n in json.loads(raw)]
 
 
 @dataclass(frozen=True)
@@ -280,6 +256,7 @@ class OptimisticTransaction:
         # own deletions there (output path -> output row -> the file and row as this transaction
         # read them): a later winner deleting such a row is carried back through it.
         self._remapped: dict[str, dict[int, tuple[str, int]]] = {}
+        self._row_mapping_files: dict[str, PermutationMapping] = {}
         self._row_filters: list[RowConditionFilter] = []
         self.rlc_fallbacks: list[str] = []
         self._read_app_ids: set[str] = set()
@@ -455,6 +432,13 @@ class OptimisticTransaction:
             return None
         dv = DeletionVector(rows)
         return dv.to_inline_descriptor() if self.dv_storage == "inline" else dv.write_file(self.storage)
+
+    def row_mapping_file(self, rel: str) -> PermutationMapping:
+        """A compaction's row mapping side file (row_mapping.py), read once per transaction;
+        RowMappingError when it is missing or unusable."""
+        if rel not in self._row_mapping_files:
+            self._row_mapping_files[rel] = PermutationMapping.read(self.storage, rel)
+        return self._row_mapping_files[rel]
 
     def _num_records(self, path: str, *candidates: Optional[Union[AddFile, RemoveFile]]) -> int:
         for c in candidates:
@@ -818,15 +802,16 @@ class OptimisticTransaction:
                         continue  # not a row this compaction moved: the merged DV below has it
                     src_path, src_row = source
                     if not mapping.covers(src_path):
-                        raise self._unmappable(winner, winner_fp, path,
-                                               "this compaction did not record where its rows went")
+                        raise self._unmappable(winner, winner_fp, path, mapping.why_not(
+                            src_path, "this compaction did not record where its rows went"))
                     for out_path, rows in mapping.map(src_path, BitMap64([src_row])).items():
                         extra[out_path] = extra.get(out_path, BitMap64()) | rows
                 merged = self.read_deletion_vector(w_add.deletion_vector) | self.read_deletion_vector(
                     self._adds[path].deletion_vector)
                 self._adds[path] = replace(self._adds[path], deletion_vector=self.write_deletion_vector(merged))
             else:
-                raise self._unmappable(winner, winner_fp, path, "this compaction did not record where its rows went")
+                raise self._unmappable(winner, winner_fp, path, mapping.why_not(
+                    path, "this compaction did not record where its rows went"))
             if w_add is not None:
                 self._removes[path] = w_add.to_remove(mine.deletion_timestamp or int(time.time() * 1000), data_change=mine.data_change)
             else:
@@ -863,7 +848,8 @@ class OptimisticTransaction:
             deleted = self._deleted_rows_of(mine, self._adds.get(path), state.file(path))
             if deleted:
                 if not mapping.covers(path):
-                    raise self._unmappable(winner, winner_fp, path, "it did not record where the rows went")
+                    raise self._unmappable(winner, winner_fp, path,
+                                           mapping.why_not(path, "it did not record where the rows went"))
                 # where each moved row came from, as this transaction read it (through earlier remaps)
                 earlier = self._remapped.pop(path, {})
                 for row, out_path, out_row in mapping.map_each(path, deleted):
@@ -886,13 +872,20 @@ class OptimisticTransaction:
 
 
 class _RowMapping:
-    """Where a compaction put each live row of its sources: source (path, row) -> (output, row)."""
+    """Where a compaction put each live row of its sources: source (path, row) -> (output, row),
+    from either form row_mapping.py describes (runs on the outputs' tags, or a permutation
+    in the side file they name)."""
 
     def __init__(self) -> None:
         # source path -> list of (first live-row rank, count, output path, output first row)
         self.runs: dict[str, list[tuple[int, int, str, int]]] = {}
+        # source path -> (output paths, output index by live rank, output row by live rank)
+        self.moved: dict[str, tuple[tuple[str, ...], np.ndarray, np.ndarray]] = {}
         self.read_dv: dict[str, Optional[str]] = {}  # deletion vector the compaction read, by unique id
+        self.counted: dict[str, int] = {}  # live rows of a source the mapping accounts for
         self.live: dict[str, BitMap64] = {}
+        self.problems: dict[str, str] = {}  # source path -> why its mapping cannot be used
+        self.unreadable: list[str] = []  # side files that could not be read (their sources unknown)
 
     @classmethod
     def of(cls, outputs: Iterable[AddFile], removes: Mapping[str, RemoveFile], txn: OptimisticTransaction,
@@ -902,21 +895,32 @@ class _RowMapping:
         it, but a rebase may have moved that remove to a newer vector, so `as_read(path)` gives
         the file as read. A source whose read vector cannot be found is not covered."""
         mapping = cls()
-        cursor: dict[str, int] = {}
+        side_files: dict[str, dict[str, AddFile]] = {}
         for add in outputs:
-            sources = compaction_sources(add)
-            if sources is None or add.path in removes:
+            if add.path in removes:
                 # (a file both removed and added is a deletion-vector update of an existing
                 # file, e.g. an earlier compaction's output a rebase changed: not this one's output)
                 continue
+            side = row_mapping_file_of(add)
+            if side is not None:
+                side_files.setdefault(side, {})[add.path] = add
+                continue
+            sources = compaction_sources(add)
+            if sources is None:
+                continue
             offset = 0
             for src in sources:
-                start = cursor.get(src.path, 0)
+                start = mapping.counted.get(src.path, 0)
                 mapping.runs.setdefault(src.path, []).append((start, src.live_rows, add.path, offset))
                 mapping.read_dv[src.path] = src.dv_unique_id
-                cursor[src.path] = start + src.live_rows
+                mapping.counted[src.path] = start + src.live_rows
                 offset += src.live_rows
-        for path in mapping.runs:
+        for rel, adds in sorted(side_files.items()):
+            try:
+                mapping._add_permutation(txn.row_mapping_file(rel), adds, txn)
+            except RowMappingError as e:
+                mapping.unreadable.append(str(e))
+        for path in list(mapping.runs.keys() | mapping.moved.keys()):
             wanted = mapping.read_dv[path]
             seen = None
             for candidate in (removes.get(path), as_read(path)):
@@ -925,15 +929,51 @@ class _RowMapping:
                     seen = candidate
                     break
             if seen is None:
+                mapping.problems[path] = "the deletion vector it read is no longer known"
                 continue
             live = all_rows(txn._num_records(path, seen)) - txn.read_deletion_vector(seen.deletion_vector)
-            if len(live) != cursor[path]:
-                continue  # the runs do not account for exactly the rows read: do not guess
+            if len(live) != mapping.counted[path]:
+                # the mapping does not account for exactly the rows read: do not guess
+                mapping.problems[path] = f"its row mapping accounts for {mapping.counted[path]} rows, not {len(live)}"
+                continue
             mapping.live[path] = live
         return mapping
 
+    def _add_permutation(self, perm: PermutationMapping, adds: Mapping[str, AddFile], txn: OptimisticTransaction) -> None:
+        """A side file's permutation, once its outputs are exactly the files that name it."""
+        listed = {p for p, _ in perm.outputs}
+        if listed != set(adds):
+            missing = sorted(listed - set(adds)) or sorted(set(adds) - listed)
+            raise RowMappingError(f"the row mapping does not describe the compaction's files ({missing[0]})")
+        for path, rows in perm.outputs:
+            if txn._num_records(path, adds[path]) != rows:
+                raise RowMappingError(f"the row mapping gives output {path} {rows} rows, the file has a different count")
+        outputs = tuple(p for p, _ in perm.outputs)
+        for src in perm.sources:
+            if src.path in self.counted:
+                # another mapping names this source too: neither is used for it
+                self.problems[src.path] = "two row mappings name it"
+                self.runs.pop(src.path, None)
+                self.moved.pop(src.path, None)
+        destinations = perm.destinations()
+        for src in perm.sources:
+            if src.path in self.problems:
+                continue
+            index, rows = destinations[src.path]
+            self.moved[src.path] = (outputs, index, rows)
+            self.read_dv[src.path] = src.dv_unique_id
+            self.counted[src.path] = src.live_rows
+
     def covers(self, path: str) -> bool:
-        return path in self.runs and path in self.live
+        return (path in self.runs or path in self.moved) and path in self.live
+
+    def why_not(self, path: str, default: str) -> str:
+        """Why `path` is not covered, in words for the conflict's reason."""
+        if path in self.problems:
+            return f"{default}: {self.problems[path]}"
+        if self.unreadable and path not in self.runs and path not in self.moved:
+            return f"the row mapping it recorded cannot be used ({'; '.join(self.unreadable)})"
+        return default
 
     def map(self, path: str, rows: BitMap64) -> dict[str, BitMap64]:
         out: dict[str, BitMap64] = {}
@@ -944,6 +984,14 @@ class _RowMapping:
     def map_each(self, path: str, rows: BitMap64) -> Iterator[tuple[int, str, int]]:
         """(source row, output path, output row) for each of `rows` the compaction moved."""
         live = self.live[path]
+        if path in self.moved:
+            outputs, index, out_rows = self.moved[path]
+            wanted = np.asarray((as_bitmap64(rows) & live).to_array(), dtype=np.uint64)
+            # rows already deleted before the compaction read the file are not among `live`
+            ranks = np.searchsorted(np.asarray(live.to_array(), dtype=np.uint64), wanted)
+            for row, i in zip(wanted.tolist(), ranks.tolist()):
+                yield row, outputs[int(index[i])], int(out_rows[i])
+            return
         for row in rows:
             if row not in live:
                 continue  # already deleted before the compaction read the file

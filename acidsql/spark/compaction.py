@@ -9,7 +9,10 @@ carry a concurrent deletion into the compacted files (see acidsql.delta.transact
 On a clustered table one bin holds every file OPTIMIZE reclusters (the engine's choice,
 acidsql.delta.clustering.clustering_candidates); its rows are ordered along the Hilbert curve of
 the clustering columns by the same code as the engine's OPTIMIZE, and the output files carry
-`clusteringProvider` and the ZCube tags.
+`clusteringProvider` and the ZCube tags. On a table with deletion vectors the task also writes
+the permutation it applied to a row mapping side file the outputs' `acidsql.rowMappingFile`
+tag names (acidsql.delta.row_mapping), so a concurrent DELETE/UPDATE/MERGE is rebased through
+it as through a bin-packing compaction's runs.
 
 ZORDER BY sorts each partition's rows by a Z-value (acidsql/delta/clustering.py, shared with
 the engine's own OPTIMIZE): the bits of the columns' ranks interleaved, so rows close in every
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.clustering import CLUSTERING_PROVIDER, clustered_file_tags, clustering_order, split_by_size, z_order
-from acidsql.delta.transaction import COMPACTED_FROM_TAG
+from acidsql.delta.row_mapping import COMPACTED_FROM_TAG, ROW_MAPPING_FILE_TAG, new_row_mapping_path, write_permutation
 from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns
 from acidsql.spark.copy_on_write import RowTracking, data_file_batches
 from acidsql.spark.write import FileRoller, add_files_from_rows
@@ -93,7 +96,7 @@ def _read_live(storage: "Storage", add: AddFile, schema: "pa.Schema",
 def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: bytes, partition_cols: tuple[str, ...],
                   zorder_by: tuple[str, ...], target_size: int, codec: str,
                   tracked: Optional["MaterializedColumns"] = None,
-                  cluster_by: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+                  cluster_by: tuple[str, ...] = (), record_rows: bool = False) -> Iterator[dict[str, Any]]:
     import pyarrow as pa
     from pyspark import TaskContext
 
@@ -108,17 +111,23 @@ def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: byte
             parts.append(live)
             sources.append([add.path, add.deletion_vector.unique_id if add.deletion_vector else None, live.num_rows])
         data = pa.concat_tables(parts) if parts else schema.empty_table()
+        order = None
         if zorder_by and data.num_rows:
             data = data.take(z_order(data, zorder_by))
         if cluster_by and data.num_rows:
-            data = data.take(clustering_order(data, cluster_by))
+            order = clustering_order(data, cluster_by)
+            data = data.take(order)
         if not data.num_rows:
             continue
-        moved = bool(zorder_by or cluster_by)  # rows change places: files of the target size, no row mapping
+        moved = bool(zorder_by or cluster_by)  # rows change places: files of the target size
         roller = FileRoller(storage, schema, partition_cols, target_size if moved else 1 << 62,
                             ctx.partitionId() if ctx else 0, codec, stats_schema=stats_schema)
         values = {k: (v if v != "" else None) for k, v in adds[0].partition_values}
-        tag = "" if moved else json.dumps(sources, separators=(",", ":"))
+        # The row mapping: runs for bin-packing; for clustering the permutation in a side file
+        # (the roller may cut a chunk into several files, so the outputs are listed once
+        # written); ZORDER BY records none (a concurrent change then conflicts, as in Delta).
+        mapping_file = new_row_mapping_path() if cluster_by and record_rows else ""
+        tag = mapping_file if moved else json.dumps(sources, separators=(",", ":"))
         if moved:  # cut where the engine's OPTIMIZE cuts (acidsql.delta.clustering.split_by_size)
             for chunk in split_by_size(data, target_size, adds):
                 roller.write(chunk, values, tag)
@@ -126,13 +135,19 @@ def _compact_task(rows: Iterator[Any], *, storage: "Storage", schema_bytes: byte
         else:
             roller.write(data, values, tag)
         roller.close()
+        if mapping_file:
+            outputs = [(d["path"], json.loads(d["stats"])["numRecords"]) for d in roller.done]
+            write_permutation(storage, mapping_file, adds, [p.num_rows for p in parts], outputs, order.to_numpy())
         yield from roller.done
 
 
 def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *, storage: "Storage",
-            zorder_by: Sequence[str] = (), target_size: int, cluster_by: Sequence[str] = ()) -> list[AddFile]:
+            zorder_by: Sequence[str] = (), target_size: int, cluster_by: Sequence[str] = (),
+            record_rows: bool = False) -> list[AddFile]:
     """Run the bins as Spark tasks; return the output AddFiles (dataChange=false), tagged.
-    `cluster_by`: the table's clustering columns, when the bins are reclustered."""
+    `cluster_by`: the table's clustering columns, when the bins are reclustered; `record_rows`:
+    write the reclustered rows' permutation (the table has deletion vectors, so a concurrent
+    change is rebased through it)."""
     import functools
     import uuid
     from dataclasses import replace
@@ -150,7 +165,7 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
         partition_cols=physical_column_names(snapshot.schema_json, snapshot.partition_columns),
         zorder_by=physical_column_names(snapshot.schema_json, zorder_by), target_size=target_size,
         codec=session_codec(spark, snapshot.configuration), tracked=tracked,
-        cluster_by=physical_column_names(snapshot.schema_json, cluster_by),
+        cluster_by=physical_column_names(snapshot.schema_json, cluster_by), record_rows=record_rows,
     )
     payload = [json.dumps([json.dumps(a.to_json()["add"]) for a in b.files]) for b in bins]
     rows = spark.sparkContext.parallelize(payload, len(payload)).mapPartitions(task).collect()
@@ -158,10 +173,11 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
     out = []
     for r in sorted(rows, key=lambda r: r["path"]):
         add = add_files_from_rows([r], data_change=False)[0]
-        if r["tag"]:
-            add = replace(add, tags=((COMPACTED_FROM_TAG, r["tag"]),))
         if cluster_by:
-            add = replace(add, clustering_provider=CLUSTERING_PROVIDER, tags=tuple(cube.items()))
+            tags = {**cube, ROW_MAPPING_FILE_TAG: r["tag"]} if r["tag"] else cube
+            add = replace(add, clustering_provider=CLUSTERING_PROVIDER, tags=tuple(tags.items()))
+        elif r["tag"]:
+            add = replace(add, tags=((COMPACTED_FROM_TAG, r["tag"]),))
         out.append(add)
     return out
 

@@ -415,7 +415,7 @@ def _compaction(ex: RunContext, s: m.AnyStatement, location: str, name: str) -> 
                   else "nothing to compact: no partition has more than one small file")
         return NoCommit(_result(s, operation, name, notes=(reason,)))
     adds = compact(ex.spark, snapshot, bins, storage=txn.storage, zorder_by=zorder_by, target_size=target,
-                   cluster_by=cluster_by)
+                   cluster_by=cluster_by, record_rows=txn.layout.deletion_vectors)
     from acidsql.spark.changes import FileChanges, RowChanges, now_ms
 
     ts = now_ms()

@@ -215,3 +215,33 @@ def row_ids(db, delta, path):
 
 CHECKS = {f.__name__: f for f in (deletion_vectors_in_log, clustering_columns, clustered_by_acidsql, identity_values, checkpoint_written,
                                   constraint_enforced_by_delta_spark, change_feed, row_ids)}
+
+
+def test_delta_spark_reads_and_vacuums_a_clustered_table_with_a_row_mapping(db, delta):
+    """acidsql's clustering OPTIMIZE on a deletion-vector table writes a row mapping side file
+    (acidsql/delta/row_mapping.py) and a DELETE in flight across it is rebased through it.
+    Delta Spark reads the result row for row (it never looks at the side file), writes on top,
+    and its VACUUM deletes the side file like any file no action names."""
+    from acidsql.delta.log import DeltaLog
+    from acidsql.delta.row_mapping import ROW_MAPPING_FILE_TAG
+    from acidsql.delta.storage import LocalStorage
+
+    db.sql(f"CREATE TABLE t ({COLUMNS}) USING DELTA CLUSTER BY (p) "
+           "TBLPROPERTIES ('delta.enableDeletionVectors' = true, 'delta.targetFileSize' = '1kb')")
+    for i in range(4):
+        db.sql("INSERT INTO t VALUES " + ", ".join(f"({i * 10 + j}, '{'abc'[(i + j) % 3]}', 'x')" for j in range(10)))
+    (delete,) = db.statements("DELETE FROM t WHERE id IN (1, 12, 25, 39)")
+    prepared = db.prepare(delete)
+    db.sql("OPTIMIZE t")
+    prepared.commit()  # rebased onto the OPTIMIZE's output through the row mapping
+    path = db.table_location("t")
+    snapshot = DeltaLog(path).snapshot()
+    (side,) = {dict(a.tags)[ROW_MAPPING_FILE_TAG] for a in snapshot.files.values()}
+    assert LocalStorage(path).exists(side)
+    expected = sorted((i, "abc"[(i // 10 + i % 10) % 3], "x") for i in range(40) if i not in (1, 12, 25, 39))
+    assert delta.rows(path, columns="id, p, v") == _acidsql_rows(db, "id, p, v") == expected
+    t = delta.ref(path)
+    delta.sql(f"DELETE FROM {t} WHERE id = 2").collect()
+    delta.sql(f"VACUUM {t} RETAIN 0 HOURS").collect()
+    assert not LocalStorage(path).exists(side)
+    assert _acidsql_rows(db, "id, p, v") == delta.rows(path, columns="id, p, v") == [r for r in expected if r[0] != 2]

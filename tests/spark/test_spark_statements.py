@@ -159,7 +159,7 @@ def test_zorder_sorts_by_interleaved_bits(db, table_rows):
 
 def test_optimize_tags_compacted_files_with_their_sources(db):
     from acidsql.delta.log import DeltaLog
-    from acidsql.delta.transaction import compaction_sources
+    from acidsql.delta.row_mapping import compaction_sources
 
     db.sql("CREATE TABLE t (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
     db.sql("INSERT INTO t VALUES (1), (2), (3)")

@@ -22,7 +22,10 @@ from acidsql.delta.clustering import (
 from acidsql.delta.exceptions import DeltaTableError
 from acidsql.delta.footprints import PartitionPredicate
 from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition
-from acidsql.delta.transaction import CompactionSource, OptimisticTransaction, compacted_from_tag
+from acidsql.delta.row_mapping import (
+    ROW_MAPPING_FILE_TAG, CompactionSource, compacted_from_tag, new_row_mapping_path, write_permutation,
+)
+from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 
 if TYPE_CHECKING:
@@ -141,24 +144,32 @@ def _recluster(table: "DeltaTable", txn: OptimisticTransaction, files: Sequence[
                columns: Sequence[str]) -> dict[str, int]:
     """Rewrite `files` into one run of rows ordered along the clustering curve, cut into
     files of the table's target size, each marked `clusteringProvider` and with the tags
-    of one ZCube, as Delta's clustering OPTIMIZE writes them. Rows move between files, so
-    no row mapping is recorded (a concurrent change to these files then conflicts)."""
+    of one ZCube, as Delta's clustering OPTIMIZE writes them. On a table with deletion
+    vectors the permutation goes to a row mapping side file (row_mapping.py), so that a
+    concurrent UPDATE/DELETE/MERGE on these files is rebased instead of failing."""
     snap = txn.snapshot
     schema = snap.arrow_schema()
     tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
     now = now_ms()
     parts = [datafiles.read_data_file(table.log.storage, add, schema, row_tracking=tracked) for add in files]
     data = pa.concat_tables(parts) if parts else schema.empty_table()
-    data = data.take(clustering_order(data, columns))
+    order = clustering_order(data, columns)
+    data = data.take(order)
     for add in files:
         txn.remove(add.to_remove(now, data_change=False))
     tags = clustered_file_tags(columns, str(uuid.uuid4()))
-    added = 0
+    mapping_file = new_row_mapping_path() if txn.layout.deletion_vectors else None
+    if mapping_file is not None:
+        tags[ROW_MAPPING_FILE_TAG] = mapping_file
+    outputs = []
     for chunk in split_by_size(data, datafiles.target_file_size(snap.configuration), files):
         chunk, hidden = row_tracking.materialize(chunk, tracked)
         add = datafiles.write_data_file(table.log.storage, chunk, {}, data_change=False, tags=tags,
                                         schema=schema if snap.column_mapping_mode != "none" else None,
                                         codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
         txn.add(replace(add, clustering_provider=CLUSTERING_PROVIDER))
-        added += 1
-    return {"numRemovedFiles": len(files), "numAddedFiles": added}
+        outputs.append((add.path, chunk.num_rows))
+    if mapping_file is not None and outputs:
+        write_permutation(table.log.storage, mapping_file, files, [p.num_rows for p in parts], outputs,
+                          order.to_numpy())
+    return {"numRemovedFiles": len(files), "numAddedFiles": len(outputs)}
