@@ -653,29 +653,34 @@ class Executor:
             talias = target_alias(s.target)
             salias = s.source_alias or _source_name(s.source) or "source"
             source_sql = self._merge_source_sql(s, views)
-            source_cols = self.spark.sql(source_sql).columns
+            source_df = self.spark.sql(source_sql)
+            source_cols = source_df.columns
             schema_json = snapshot.schema_json
             fields = [f["name"] for f in schema_json["fields"]]
             metadata = None
             if s.schema_evolution and any(c.star for c in s.clauses):
                 extra = [c for c in source_cols if c.lower() not in {f.lower() for f in fields}]
                 if extra:
-                    source_types = {f.name: f.dataType for f in self.spark.sql(source_sql).schema.fields}
+                    source_types = {f.name: f.dataType for f in source_df.schema.fields}
                     schema_json = {**schema_json, "fields": list(schema_json["fields"]) + [
                         {"name": c, "type": json.loads(source_types[c].json()), "nullable": True, "metadata": {}} for c in extra]}
                     fields = fields + extra
                     metadata = replace(snapshot.metadata, schema_string=schema_string(schema_json))
-            target_view = views.register(scan(self.spark, snapshot, files, positions=True, row_tracking=True,
-                                              storage=txn.storage), "target")
-            source = self.spark.sql(source_sql).withColumn(SOURCE_MARK, F.lit(True))
+            source = source_df.withColumn(SOURCE_MARK, F.lit(True))
             has_insert = any(c.match is m.MergeMatch.NOT_MATCHED for c in s.clauses)
             has_by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
+            # On a local session only the target rows whose ON keys are among the source's go
+            # into the join, read on the driver (driver_merge.py); the source is then materialized.
+            target_rows, source, on_driver = self._merge_target(s, snapshot, files, source, talias, salias,
+                                                                has_by_source, txn)
+            target_view = views.register(target_rows, "target")
             # With inserts but no BY SOURCE clauses the join is target RIGHT OUTER JOIN source, and
             # Spark can broadcast only the target side of that: every target row was shuffled.
             # So it is run as an inner join (which can broadcast the source) plus the source rows
             # that matched nothing. Those are found by a row id, so the source is materialized
-            # first: read once, its ids stable (Delta materializes the MERGE source too).
-            split = has_insert and not has_by_source
+            # first: read once, its ids stable (Delta materializes the MERGE source too). A target
+            # reduced to its candidate rows on the driver is small: it is broadcast instead.
+            split = has_insert and not has_by_source and not on_driver
             if split:
                 source = source.withColumn(SOURCE_ROW, F.monotonically_increasing_id()).localCheckpoint(eager=True)
             source_view = views.register(source, "source")
@@ -689,7 +694,9 @@ class Executor:
             pre = "".join(f", {f'`{talias}`.`{f}`' if f in target_fields else 'NULL'} AS {b}" for f, b in zip(fields, before))
             # An updated row keeps its stable row id (inserted rows have none: NULL).
             tracked = f", `{talias}`.{ROW_ID}" if tracks_rows(snapshot) else ""
-            select = (f"SELECT `{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN}, {clause_sql} AS {CLAUSE}, "
+            # A target reduced on the driver is its candidate rows only: small, broadcast.
+            hint = f"/*+ BROADCAST(`{talias}`) */ " if on_driver else ""
+            select = (f"SELECT {hint}`{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN}, {clause_sql} AS {CLAUSE}, "
                       + ", ".join(f"{c} AS `{f}`" for c, f in zip(columns, fields)) + pre + tracked)
             target_rel = f"(SELECT *, true AS {TARGET_MARK} FROM {target_view}) AS `{talias}`"
             if split:
@@ -705,11 +712,17 @@ class Executor:
                 joined = pairs.unionByName(inserts).drop(SOURCE_ROW)
             else:
                 join = {(True, True): "FULL OUTER JOIN", (False, True): "LEFT OUTER JOIN",
-                        (False, False): "INNER JOIN"}[(has_insert, has_by_source)]
+                        (True, False): "RIGHT OUTER JOIN", (False, False): "INNER JOIN"}[(has_insert, has_by_source)]
                 joined = self.spark.sql(f"{select} FROM {target_rel} {join} {source_view} AS `{salias}` ON {on}")
-            joined = joined.where(F.col(CLAUSE).isNotNull()).localCheckpoint(eager=True)
+            joined = joined.where(F.col(CLAUSE).isNotNull())
             kinds = [(i + 1, c) for i, c in enumerate(s.clauses)]
             writing = [i for i, c in kinds if c.action in (m.MergeAction.UPDATE, m.MergeAction.INSERT)]
+            if on_driver and not table_rules(snapshot):
+                changes, file_changes = self._merge_here(s, joined, snapshot, schema_json, fields, before, txn)
+                if metadata is not None:
+                    txn.update_metadata(metadata)
+                return self.prepared(s, txn, analysis, name, file_changes, changes, _merge_parameters(s))
+            joined = joined.localCheckpoint(eager=True)
             counts, touched = self._merge_outcome(s, joined)
             new_rows = written = None
             if writing:
@@ -742,11 +755,95 @@ class Executor:
                 txn.update_metadata(metadata)
         finally:
             views.drop()
-        params = {"predicate": json.dumps([s.on.sql(dialect="databricks")] if s.on is not None else []),
-                  "matchedPredicates": json.dumps([_clause_json(c) for c in s.clauses if c.match is m.MergeMatch.MATCHED]),
-                  "notMatchedPredicates": json.dumps([_clause_json(c) for c in s.clauses if c.match is m.MergeMatch.NOT_MATCHED]),
-                  "notMatchedBySourcePredicates": json.dumps([_clause_json(c) for c in s.clauses if c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE])}
-        return self.prepared(s, txn, analysis, name, file_changes, changes, params)
+        return self.prepared(s, txn, analysis, name, file_changes, changes, _merge_parameters(s))
+
+    def _merge_target(self, s: m.Merge, snapshot: "Snapshot", files: Sequence[AddFile], source: "DataFrame",
+                      talias: str, salias: str, has_by_source: bool, txn: OptimisticTransaction
+                      ) -> tuple["DataFrame", "DataFrame", bool]:
+        """The target rows the MERGE joins, the source it joins them with, and whether the
+        target rows were read on the driver (only those that can match: driver_merge.py).
+        Otherwise the scan of `files` (or of those of them holding a candidate row)."""
+        from acidsql.spark import driver_merge
+        from acidsql.spark.scan import spark_schema
+
+        everything = lambda chosen: scan(self.spark, snapshot, chosen, positions=True, row_tracking=True,
+                                         storage=txn.storage)
+        if not files or not driver_merge.applies(self.spark, snapshot, has_by_source):
+            return everything(files), source, False
+        keys = driver_merge.equi_keys(s.on, talias, salias, spark_schema(snapshot).fields, source.schema.fields)
+        if not keys:
+            return everything(files), source, False
+        size = driver_merge.estimated_bytes(source)
+        # Read once: its keys and the join see the same rows (Delta materializes the source too).
+        source = source.localCheckpoint(eager=True)
+        # Spark cannot size every plan (a scan of a Delta table joins a list of its files): then
+        # the source's rows are counted before its keys come to the driver.
+        if (size is None or size > driver_merge.SOURCE_MAX_BYTES) and source.count() > driver_merge.SOURCE_MAX_ROWS:
+            return everything(files), source, False
+        found = driver_merge.candidates(self.spark, snapshot, files, keys, driver_merge.source_keys(source, keys),
+                                        txn.storage)
+        if found is None:
+            return everything(files), source, False
+        if found.rows is None:
+            return everything(found.files), source, False
+        return found.rows, source, True
+
+    def _merge_here(self, s: m.Merge, joined: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, Any],
+                    fields: Sequence[str], before: Sequence[str], txn: OptimisticTransaction
+                    ) -> tuple[RowChanges, FileChanges]:
+        """The MERGE's outcome from its joined rows collected to the driver in one Spark job
+        (the target was reduced to its candidate rows, so they are few): the counts, the
+        positions and the several-matches check as _merge_outcome does them, the new rows and
+        change data written here (driver_merge.py). Values are cast to the column types in
+        Spark, as write_dataframe casts them."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        from pyspark.sql import functions as F
+
+        from acidsql.spark import driver_merge
+        from acidsql.spark.write import session_codec
+
+        types = {f.name: f.dataType for f in _struct(schema_json).fields}
+        present = {f.name: f.dataType for f in joined.schema.fields}
+
+        def typed(column: str, field: str):
+            c = F.col(f"`{column}`")
+            return (c if present[column] == types[field] else c.cast(types[field])).alias(field if column == field else column)
+
+        tracked = [F.col(ROW_ID)] if tracks_rows(snapshot) else []
+        table = joined.select(F.col(FILE_COLUMN), F.col(ROW_COLUMN), F.col(CLAUSE), *[typed(f, f) for f in fields],
+                              *[typed(b, f) for f, b in zip(fields, before)], *tracked).toArrow()
+        kinds = [(i + 1, c) for i, c in enumerate(s.clauses)]
+        counts, touched = _merge_accounting(s, driver_merge.positions_by_clause(table, FILE_COLUMN, ROW_COLUMN, CLAUSE))
+        by_action = lambda action: sum(counts.get(i, 0) for i, c in kinds if c.action is action)
+        changes = RowChanges(touched, inserted=by_action(m.MergeAction.INSERT), updated=by_action(m.MergeAction.UPDATE),
+                             deleted=by_action(m.MergeAction.DELETE))
+        file_changes = apply_row_changes(self.spark, snapshot, changes, storage=txn.storage,
+                                         deletion_vectors=deletion_vectors_on(snapshot), schema_json=schema_json)
+        codec = session_codec(self.spark, snapshot.configuration)
+        clause = table.column(CLAUSE)
+        of = lambda action: pa.array([i for i, c in kinds if c.action is action], pa.int32())
+        writing = pc.is_in(clause, value_set=pa.concat_arrays([of(m.MergeAction.UPDATE), of(m.MergeAction.INSERT)]))
+        written = table.filter(writing).select(list(fields) + ([ROW_ID] if tracked else []))
+        adds: list[AddFile] = []
+        if written.num_rows:
+            adds = driver_merge.write_rows_here(written, snapshot, schema_json, storage=txn.storage, codec=codec)
+        cdc = []
+        if before:
+            is_update = pc.is_in(clause, value_set=of(m.MergeAction.UPDATE))
+            changing = pc.or_(is_update, pc.is_in(clause, value_set=of(m.MergeAction.DELETE)))
+            old = table.filter(changing)
+            preimages = pa.Table.from_arrays(
+                [old.column(b) for b in before] + [pc.if_else(is_update.filter(changing), UPDATE_PREIMAGE, DELETE)],
+                names=list(fields) + [CHANGE_TYPE_COLUMN])
+            postimages = pa.Table.from_arrays(
+                [written.column(f) for f in fields] + [pc.if_else(is_update.filter(writing), UPDATE_POSTIMAGE, INSERT)],
+                names=list(fields) + [CHANGE_TYPE_COLUMN])
+            change_rows = pa.concat_tables([preimages, postimages])
+            if change_rows.num_rows:
+                cdc = driver_merge.write_change_rows_here(change_rows, snapshot, schema_json, storage=txn.storage,
+                                                          codec=codec)
+        return changes, replace(file_changes, adds=file_changes.adds + tuple(adds), cdc=file_changes.cdc + tuple(cdc))
 
     def _merge_generated_given(self, s: m.Merge, snapshot: "Snapshot", source_cols: Sequence[str],
                                writing: Sequence[int]) -> dict[str, Optional[str]]:
@@ -828,32 +925,40 @@ class Executor:
         each Spark job costs a fixed fraction of a second.)"""
         from pyspark.sql import functions as F
 
-        changing = {i for i, c in enumerate(s.clauses, start=1) if c.action in (m.MergeAction.UPDATE, m.MergeAction.DELETE)}
-        matched = {i for i in changing if s.clauses[i - 1].match is m.MergeMatch.MATCHED}
-        counts: dict[int, int] = {}
-        touched: dict[str, BitMap64] = {}
-        matched_pairs: dict[str, int] = {}  # file -> how many (target row, source row) pairs matched clauses took
-        for r in joined.groupBy(FILE_COLUMN, CLAUSE).agg(
-                F.count(F.lit(1)).alias("n"), F.collect_list(ROW_COLUMN).alias("rows")).collect():
-            clause, path = r[CLAUSE], r[FILE_COLUMN]
-            counts[clause] = counts.get(clause, 0) + r["n"]
-            if clause in changing and path is not None:
-                touched.setdefault(path, BitMap64()).update(r["rows"])
-                if clause in matched:
-                    matched_pairs[path] = matched_pairs.get(path, 0) + r["n"]
-        matched_clauses = [c for c in s.clauses if c.match is m.MergeMatch.MATCHED]
-        # Delta allows several matches when the only matched clause is an unconditional DELETE.
-        only_delete = (len(matched_clauses) == 1 and matched_clauses[0].action is m.MergeAction.DELETE
-                       and matched_clauses[0].condition is None)
-        # Rows of one file taken by matched clauses are disjoint from those BY SOURCE clauses take,
-        # so more pairs than distinct positions means a target row matched several source rows.
-        if not only_delete and any(n > len(touched[path]) for path, n in matched_pairs.items()):
-            raise StatementError(
-                "The MERGE statement attempted to UPDATE or DELETE the same row in the target table multiple times: "
-                "several source rows matched one target row. Make the source unique on the ON columns "
-                "(for example with a GROUP BY or ROW_NUMBER() filter).",
-                "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE")
-        return counts, touched
+        groups = [(r[FILE_COLUMN], r[CLAUSE], r["n"], r["rows"]) for r in joined.groupBy(FILE_COLUMN, CLAUSE).agg(
+            F.count(F.lit(1)).alias("n"), F.collect_list(ROW_COLUMN).alias("rows")).collect()]
+        return _merge_accounting(s, groups)
+
+
+def _merge_accounting(s: m.Merge, groups: Sequence[tuple[Optional[str], int, int, Sequence[int]]]
+                      ) -> tuple[dict[int, int], dict[str, BitMap64]]:
+    """From (file, clause, joined rows, their positions) per file and clause of a MERGE's
+    joined rows: how many rows each clause took, and per file the positions of the target rows
+    updated or deleted. Raises when several source rows update or delete one target row."""
+    changing = {i for i, c in enumerate(s.clauses, start=1) if c.action in (m.MergeAction.UPDATE, m.MergeAction.DELETE)}
+    matched = {i for i in changing if s.clauses[i - 1].match is m.MergeMatch.MATCHED}
+    counts: dict[int, int] = {}
+    touched: dict[str, BitMap64] = {}
+    matched_pairs: dict[str, int] = {}  # file -> how many (target row, source row) pairs matched clauses took
+    for path, clause, n, rows in groups:
+        counts[clause] = counts.get(clause, 0) + n
+        if clause in changing and path is not None:
+            touched.setdefault(path, BitMap64()).update(rows)
+            if clause in matched:
+                matched_pairs[path] = matched_pairs.get(path, 0) + n
+    matched_clauses = [c for c in s.clauses if c.match is m.MergeMatch.MATCHED]
+    # Delta allows several matches when the only matched clause is an unconditional DELETE.
+    only_delete = (len(matched_clauses) == 1 and matched_clauses[0].action is m.MergeAction.DELETE
+                   and matched_clauses[0].condition is None)
+    # Rows of one file taken by matched clauses are disjoint from those BY SOURCE clauses take,
+    # so more pairs than distinct positions means a target row matched several source rows.
+    if not only_delete and any(n > len(touched[path]) for path, n in matched_pairs.items()):
+        raise StatementError(
+            "The MERGE statement attempted to UPDATE or DELETE the same row in the target table multiple times: "
+            "several source rows matched one target row. Make the source unique on the ON columns "
+            "(for example with a GROUP BY or ROW_NUMBER() filter).",
+            "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE")
+    return counts, touched
 
 
 # ---- helpers ------------------------------------------------------------------------------------
@@ -908,6 +1013,15 @@ def _source_name(source: Optional[exp.Expression]) -> Optional[str]:
     if source is not None and source.alias:
         return source.alias
     return None
+
+
+def _merge_parameters(s: m.Merge) -> dict[str, str]:
+    """A MERGE's commitInfo operationParameters, as Delta writes them."""
+    return {"predicate": json.dumps([s.on.sql(dialect="databricks")] if s.on is not None else []),
+            "matchedPredicates": json.dumps([_clause_json(c) for c in s.clauses if c.match is m.MergeMatch.MATCHED]),
+            "notMatchedPredicates": json.dumps([_clause_json(c) for c in s.clauses if c.match is m.MergeMatch.NOT_MATCHED]),
+            "notMatchedBySourcePredicates": json.dumps(
+                [_clause_json(c) for c in s.clauses if c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE])}
 
 
 def _clause_json(c: m.MergeClause) -> dict[str, Any]:

@@ -436,3 +436,29 @@ def session_codec(spark: "SparkSession", configuration: Mapping[str, str]) -> st
     """The codec of a table's new data files: its `delta.parquet.compression.codec`, else the
     session's `spark.sql.parquet.compression.codec` (snappy unless the user set it)."""
     return parquet_codec(configuration, spark.conf.get("spark.sql.parquet.compression.codec", None))
+
+
+def write_table_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapping[str, Any],
+                     partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
+                     data_change: bool = True, codec: str = DEFAULT_PARQUET_CODEC, subdir: str = "",
+                     file_prefix: str = "part", hidden: Sequence[str] = ()) -> list[AddFile]:
+    """`write_dataframe` for rows already on the driver of a local session: `table` holds the
+    table's columns by logical name with their types (Spark computed and cast them; extra
+    columns ignored), and the files come out of the same writer, here, rolled at the target
+    size, without a Spark job. Top-level columns only are renamed to their physical names: for
+    tables without nested columns (driver_scan's flat tables)."""
+    import pyarrow.compute as pc
+
+    fields = [f["name"] for f in schema_json["fields"]]
+    data_schema = data_arrow_schema(schema_json, partition_cols)
+    table = table.select(fields).rename_columns(list(physical_column_names(schema_json, fields)))
+    partition_cols = physical_column_names(schema_json, partition_cols)
+    if partition_cols and table.num_rows:
+        # The writer starts a file per run of equal partition values, as a task of the Spark
+        # path sees them after its sort.
+        table = table.take(pc.sort_indices(table, [(c, "ascending") for c in partition_cols]))
+    batches = _write_task(iter(table.to_batches()), storage=storage, data_schema_bytes=data_schema.serialize().to_pybytes(),
+                          partition_cols=tuple(partition_cols), target_size=target_size, codec=codec, subdir=subdir,
+                          file_prefix=file_prefix, hidden=tuple(hidden))
+    rows = sorted((r for b in batches for r in b.to_pylist()), key=lambda r: r["path"])
+    return add_files_from_rows(rows, data_change=data_change)

@@ -1,0 +1,348 @@
+"""The target rows a MERGE can match, found on the driver; its outcome written from the driver.
+
+A MERGE joins the target with the source on its ON condition. Spark scanned every row of the
+target's candidate files into the join, though with an equality on a key in ON (`t.id = s.id`)
+only the target rows whose key is among the source's keys can match anything: at 10M target rows
+and a 1% upsert, 99% of the scan and of the join's input is rows the MERGE leaves alone.
+
+On a local session (the driver is where the work is, as in driver_scan.py), when the MERGE has
+no NOT MATCHED BY SOURCE clause (those take every target row that matches nothing), this module:
+
+1. collects the source's key values (the source is materialized first, as Delta materializes
+   a MERGE source, so it is read once and the join sees the same rows);
+2. skips the target files whose min/max statistics rule out every source key (deltalake's
+   "early filter"), then reads the key columns of the rest with pyarrow and keeps the rows whose
+   key is one of the source's (`candidates`);
+3. hands Spark only those rows as the target of the join: Spark still evaluates the whole ON
+   condition, the clause conditions and the SET / INSERT expressions (ANSI, casts, NULLs, the
+   several-matches error), over the same pairs it would have found in the full scan.
+
+Exactly the same pairs: a target row left out has, for one conjunct `t.a = s.b` of ON, no source
+row with an equal value, so ON is not true for it with any source row, and without BY SOURCE
+clauses a target row that matches nothing is in no clause. The membership test is exact only
+where pyarrow's equality is Spark's: both sides integers (compared as 64-bit integers, as Spark
+widens them), or both strings without a collation or CHAR/VARCHAR semantics (compared by bytes);
+NULL equals nothing in both. Other conjuncts stay with Spark only.
+
+The read set the transaction records is untouched: it is decided before (Executor.record_read),
+from the statement, as Delta records it; this only narrows which rows are handed to the join.
+
+With the rows of the join small, its result is collected to the driver in the same job that
+computes it (`collect_joined`) and the new rows (and change data) are written here with the
+same writer the executors run (write.write_table_here): no further Spark jobs for the counts,
+the positions and the writes. That is for tables without CHECK constraints, NOT NULL or
+generated columns, whose checks run in Spark (the executor then keeps its Spark path).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from sqlglot import exp
+
+from acidsql.delta.actions import AddFile
+from acidsql.spark.driver_scan import DRIVER_SCAN_MAX_BYTES, _flat_primitive, local_master
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+    from acidsql.delta.snapshot import Snapshot
+    from acidsql.delta.storage import Storage
+
+# The source's estimated size (Spark's plan statistics) up to which its keys are collected;
+# past it, or when Spark cannot estimate it, its rows are counted: up to SOURCE_MAX_ROWS.
+SOURCE_MAX_BYTES = 1 << 30
+SOURCE_MAX_ROWS = 10_000_000
+# Target rows the driver hands Spark at most; with more candidates the MERGE scans (in Spark)
+# only the files that hold one.
+DRIVER_MAX_ROWS = 2_000_000
+
+_CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
+
+
+@dataclass(frozen=True)
+class EquiKey:
+    """A conjunct `target.column = source.column` of a MERGE's ON condition."""
+
+    target: str  # the table's column name
+    source: str  # the source query's column name
+    kind: str  # "int" or "string": how both sides compare
+
+
+def _kind(field: Any) -> Optional[str]:
+    """'int' or 'string' for a Spark field whose equality pyarrow computes exactly, else None."""
+    from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType, StringType
+
+    t = field.dataType
+    if isinstance(t, (ByteType, ShortType, IntegerType, LongType)):
+        return "int"
+    if type(t) is StringType and t == StringType() and _CHAR_VARCHAR not in (field.metadata or {}):
+        return "string"
+    return None
+
+
+def _conjuncts(e: exp.Expression) -> list[exp.Expression]:
+    while isinstance(e, exp.Paren):
+        e = e.this
+    if isinstance(e, exp.And):
+        return _conjuncts(e.this) + _conjuncts(e.expression)
+    return [e]
+
+
+def equi_keys(on: Optional[exp.Expression], target_alias: str, source_alias: str,
+              target_fields: Sequence[Any], source_fields: Sequence[Any]) -> tuple[EquiKey, ...]:
+    """The conjuncts of `on` that equate a target column and a source column of one kind
+    (`_kind`), each column qualified by its side's alias (`s.a` unqualified-looking names could
+    be fields of a struct column; unqualified names are left to Spark). Fields: pyspark
+    StructFields of the target table and of the source query."""
+    if on is None or target_alias.lower() == source_alias.lower():
+        return ()
+    sides = {target_alias.lower(): _by_name(target_fields), source_alias.lower(): _by_name(source_fields)}
+    if any(v is None for v in sides.values()):
+        return ()
+    out: list[EquiKey] = []
+    for c in _conjuncts(on):
+        if not isinstance(c, exp.EQ):
+            continue
+        a, b = c.this, c.expression
+        while isinstance(a, exp.Paren):
+            a = a.this
+        while isinstance(b, exp.Paren):
+            b = b.this
+        if not (isinstance(a, exp.Column) and isinstance(b, exp.Column)):
+            continue
+        if a.args.get("db") is not None or b.args.get("db") is not None:
+            continue
+        qa, qb = a.table.lower(), b.table.lower()
+        if qa == source_alias.lower() and qb == target_alias.lower():
+            a, b, qa, qb = b, a, qb, qa
+        if qa != target_alias.lower() or qb != source_alias.lower():
+            continue
+        tf, sf = sides[qa].get(a.name.lower()), sides[qb].get(b.name.lower())
+        if tf is None or sf is None:
+            continue
+        kind = _kind(tf)
+        if kind is not None and kind == _kind(sf):
+            out.append(EquiKey(tf.name, sf.name, kind))
+    return tuple(dict.fromkeys(out))
+
+
+def _by_name(fields: Sequence[Any]) -> Optional[dict[str, Any]]:
+    """Fields by lower-case name; None when two share one (Spark would call the name ambiguous)."""
+    out: dict[str, Any] = {}
+    for f in fields:
+        if f.name.lower() in out:
+            return None
+        out[f.name.lower()] = f
+    return out
+
+
+def applies(spark: "SparkSession", snapshot: "Snapshot", has_by_source: bool) -> bool:
+    """Whether the driver may look for the MERGE's candidate target rows (before the keys)."""
+    return (not has_by_source and local_master(spark) and _flat_primitive(snapshot.arrow_schema()))
+
+
+def estimated_bytes(df: "DataFrame") -> Optional[int]:
+    """Spark's estimate of `df`'s size (plan statistics), None when unknown."""
+    try:
+        size = df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
+        return int(size) if isinstance(size, int) else int(size.toString())  # py4j hands a BigInt over as int
+    except Exception:
+        return None
+
+
+def source_keys(source: "DataFrame", keys: Sequence[EquiKey]) -> list["pa.Array"]:
+    """Per key, the source's distinct non-null values (int64 or string), from the
+    materialized source (one Spark job)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from pyspark.sql import functions as F
+
+    table = source.select(*[F.col(f"`{k.source}`").alias(f"k{i}") for i, k in enumerate(keys)]).toArrow()
+    out = []
+    for i, k in enumerate(keys):
+        col = table.column(f"k{i}").combine_chunks() if table.num_rows else pa.array([], _arrow_type(k))
+        out.append(pc.unique(pc.drop_null(col.cast(_arrow_type(k)))))
+    return out
+
+
+def _arrow_type(key: EquiKey) -> "pa.DataType":
+    import pyarrow as pa
+
+    return pa.int64() if key.kind == "int" else pa.string()
+
+
+def prune_by_statistics(snapshot: "Snapshot", files: Sequence[AddFile], keys: Sequence[EquiKey],
+                        values: Sequence["pa.Array"]) -> list[AddFile]:
+    """The files whose min/max statistics leave room for a source key value on every integer
+    key (files without statistics stay)."""
+    import numpy as np
+
+    from acidsql.spark.changes import logical_names
+
+    ints = [(k.target, np.sort(v.to_numpy(zero_copy_only=False))) for k, v in zip(keys, values) if k.kind == "int"]
+    if not ints:
+        return list(files)
+    physical = {v: k for k, v in logical_names(snapshot).items()}  # column name -> physical name
+    out = []
+    for add in files:
+        stats = add.stats_json or {}
+        lows, highs = stats.get("minValues") or {}, stats.get("maxValues") or {}
+        keep = True
+        for column, sorted_values in ints:
+            name = physical.get(column, column)
+            lo, hi = lows.get(name), highs.get(name)
+            if not isinstance(lo, int) or not isinstance(hi, int) or isinstance(lo, bool):
+                continue
+            i = int(np.searchsorted(sorted_values, lo))
+            if i >= len(sorted_values) or sorted_values[i] > hi:
+                keep = False
+                break
+        if keep:
+            out.append(add)
+    return out
+
+
+def _hits(rows: "pa.Table", keys: Sequence[EquiKey], values: Sequence["pa.Array"]) -> "pa.Array":
+    """Which rows have, on every key, a value among the source's (NULL: none)."""
+    import pyarrow.compute as pc
+
+    mask = None
+    for k, v in zip(keys, values):
+        m = pc.is_in(rows.column(k.target).cast(_arrow_type(k)), value_set=v, skip_nulls=True)
+        mask = m if mask is None else pc.and_(mask, m)
+    return pc.fill_null(mask, False)
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The target rows a MERGE may match: as a DataFrame like `scan(..., positions=True,
+    row_tracking=True)` gives (rows read on the driver), or, when there are too many to hand
+    over, the files that hold them (for Spark to scan)."""
+
+    rows: Optional["DataFrame"]
+    files: tuple[AddFile, ...]
+
+
+def candidates(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile], keys: Sequence[EquiKey],
+               values: Sequence["pa.Array"], storage: "Storage") -> Optional[Candidates]:
+    """The target rows of `files` whose keys are all among the source's `values` (see the
+    module doc); None when the files are too large to read here."""
+    import numpy as np
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    from acidsql.delta import row_tracking as rt
+    from acidsql.delta.datafiles import ROW_INDEX_COLUMN, read_data_file
+    from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, spark_schema
+
+    files = prune_by_statistics(snapshot, files, keys, values)
+    if sum(a.size or 0 for a in files) > DRIVER_SCAN_MAX_BYTES:
+        return None
+    if any(len(v) == 0 for v in values):
+        files = []
+    schema = snapshot.arrow_schema()
+    key_columns = sorted({k.target for k in keys})
+    threads = max(1, spark.sparkContext.defaultParallelism)
+
+    def positions(add: AddFile) -> "np.ndarray":
+        rows = read_data_file(storage, add, schema, columns=key_columns, with_row_index=True)
+        return rows.column(ROW_INDEX_COLUMN).filter(_hits(rows, keys, values)).to_numpy()
+
+    found = _each(files, positions, threads)
+    hit = [(add, p) for add, p in zip(files, found) if len(p)]
+    if sum(len(p) for _a, p in hit) > DRIVER_MAX_ROWS:
+        return Candidates(None, tuple(a for a, _p in hit))
+
+    tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration)
+    out_schema = StructType(
+        list(spark_schema(snapshot).fields)
+        + [StructField(FILE_COLUMN, StringType(), False), StructField(ROW_COLUMN, LongType(), False)]
+        + ([StructField(rt.ROW_ID, LongType(), True), StructField(rt.ROW_COMMIT_VERSION, LongType(), True)]
+           if tracked else []))
+    target = to_arrow_schema(out_schema)
+    names = list(schema.names)
+
+    def rows_of(item: tuple[AddFile, "np.ndarray"]) -> "pa.Table":
+        add, wanted = item
+        rows = read_data_file(storage, add, schema, with_row_index=True, row_tracking=tracked)
+        index = rows.column(ROW_INDEX_COLUMN).to_numpy()
+        rows = rows.filter(pa.array(np.isin(index, wanted, assume_unique=True)))
+        arrays = [rows.column(n) for n in names]
+        arrays += [pa.array(np.full(rows.num_rows, add.path, dtype=object), pa.string()), rows.column(ROW_INDEX_COLUMN)]
+        if tracked is not None:
+            arrays += [rows.column(rt.ROW_ID), rows.column(rt.ROW_COMMIT_VERSION)]
+        return pa.Table.from_arrays(arrays, names=target.names).cast(target)
+
+    parts = _each(hit, rows_of, threads)
+    table = pa.concat_tables(parts) if parts else target.empty_table()
+    return Candidates(spark.createDataFrame(table, schema=out_schema), tuple(a for a, _p in hit))
+
+
+def _each(items: Sequence[Any], fn: Any, threads: int) -> list[Any]:
+    """`fn` over `items` in order, on up to `threads` threads (pyarrow reads without the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if len(items) <= 1 or threads <= 1:
+        return [fn(i) for i in items]
+    with ThreadPoolExecutor(max_workers=min(len(items), threads)) as pool:
+        return list(pool.map(fn, items))
+
+
+# ---- the outcome, on the driver ----------------------------------------------------------------
+
+def positions_by_clause(joined: "pa.Table", file_column: str, row_column: str,
+                        clause_column: str) -> list[tuple[Optional[str], int, int, Sequence[int]]]:
+    """(file, clause, rows, positions) per file and clause of the joined rows, as the Spark
+    aggregation of Executor._merge_outcome gives them."""
+    if not joined.num_rows:
+        return []
+    groups = joined.select([file_column, clause_column, row_column]).group_by(
+        [file_column, clause_column], use_threads=False).aggregate([(row_column, "list")])
+    lists = groups.column(f"{row_column}_list")
+    out = []
+    for path, clause, rows in zip(groups.column(file_column).to_pylist(), groups.column(clause_column).to_pylist(),
+                                  lists.to_pylist()):
+        present = [r for r in rows if r is not None]
+        out.append((path, clause, len(rows), present))
+    return out
+
+
+def write_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
+                    storage: "Storage", codec: str) -> list[AddFile]:
+    """changes.write_rows for rows on the driver (Arrow, the table's column types): updated
+    rows carrying row_tracking.ROW_ID keep it in the materialized row-id column."""
+    from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
+    from acidsql.spark.changes import target_file_size
+    from acidsql.spark.write import write_table_here
+
+    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    hidden: list[str] = []
+    if tracked is not None:
+        for internal, stored in ((ROW_ID, tracked.row_id), (ROW_COMMIT_VERSION, tracked.row_commit_version)):
+            if internal in table.column_names:
+                table = table.rename_columns([stored if n == internal else n for n in table.column_names])
+                hidden.append(stored)
+        if hidden:
+            schema_json = {**schema_json, "fields": list(schema_json["fields"]) + [
+                {"name": h, "type": "long", "nullable": True, "metadata": {}} for h in hidden]}
+    return write_table_here(table, storage=storage, schema_json=schema_json, partition_cols=snapshot.partition_columns,
+                            target_size=target_file_size(snapshot), codec=codec, hidden=hidden)
+
+
+def write_change_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
+                           storage: "Storage", codec: str) -> list[Any]:
+    """changes.write_change_rows for rows on the driver (the table's columns and _change_type)."""
+    from acidsql.delta.change_data import CHANGE_DATA_DIR, CHANGE_TYPE_COLUMN, cdc_file_of
+    from acidsql.spark.changes import target_file_size
+    from acidsql.spark.write import write_table_here
+
+    fields = list(schema_json["fields"]) + [{"name": CHANGE_TYPE_COLUMN, "type": "string", "nullable": True, "metadata": {}}]
+    adds = write_table_here(table, storage=storage, schema_json={**schema_json, "fields": fields},
+                            partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
+                            data_change=False, codec=codec, subdir=CHANGE_DATA_DIR, file_prefix="cdc")
+    return [cdc_file_of(a) for a in adds]
