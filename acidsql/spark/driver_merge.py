@@ -144,15 +144,6 @@ def applies(spark: "SparkSession", snapshot: "Snapshot", has_by_source: bool) ->
     return (not has_by_source and local_master(spark) and _flat_primitive(snapshot.arrow_schema()))
 
 
-def estimated_bytes(df: "DataFrame") -> Optional[int]:
-    """Spark's estimate of `df`'s size (plan statistics), None when unknown."""
-    try:
-        size = df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
-        return int(size) if isinstance(size, int) else int(size.toString())  # py4j hands a BigInt over as int
-    except Exception:
-        return None
-
-
 def source_keys(source: "DataFrame", keys: Sequence[EquiKey]) -> list["pa.Array"]:
     """Per key, the source's distinct non-null values (int64 or string), from the
     materialized source (one Spark job)."""

@@ -764,6 +764,7 @@ class Executor:
         target rows were read on the driver (only those that can match: driver_merge.py).
         Otherwise the scan of `files` (or of those of them holding a candidate row)."""
         from acidsql.spark import driver_merge
+        from acidsql.spark.write import estimated_bytes
         from acidsql.spark.scan import spark_schema
 
         everything = lambda chosen: scan(self.spark, snapshot, chosen, positions=True, row_tracking=True,
@@ -773,7 +774,7 @@ class Executor:
         keys = driver_merge.equi_keys(s.on, talias, salias, spark_schema(snapshot).fields, source.schema.fields)
         if not keys:
             return everything(files), source, False
-        size = driver_merge.estimated_bytes(source)
+        size = estimated_bytes(source)
         # Read once: its keys and the join see the same rows (Delta materializes the source too).
         source = source.localCheckpoint(eager=True)
         # Spark cannot size every plan (a scan of a Delta table joins a list of its files): then

@@ -423,13 +423,19 @@ def write_dataframe(df: "DataFrame", *, storage: "Storage", schema_json: Mapping
     return add_files_from_rows(rows, data_change=data_change)
 
 
+def estimated_bytes(df: "DataFrame") -> Optional[int]:
+    """Spark's estimate of `df`'s size (plan statistics), None when unknown."""
+    try:
+        size = df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()
+        return int(size) if isinstance(size, int) else int(size.toString())  # py4j hands a BigInt over as int
+    except Exception:
+        return None
+
+
 def estimated_small(df: "DataFrame", limit: int = DEFAULT_TARGET_FILE_SIZE) -> bool:
     """Whether Spark's size estimate of `df` fits one file (unknown counts as small)."""
-    try:
-        size = int(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString())
-        return size <= limit
-    except Exception:
-        return True
+    size = estimated_bytes(df)
+    return size is None or size <= limit
 
 
 def session_codec(spark: "SparkSession", configuration: Mapping[str, str]) -> str:
