@@ -423,6 +423,53 @@ def write_dataframe(df: "DataFrame", *, storage: "Storage", schema_json: Mapping
     return add_files_from_rows(rows, data_change=data_change)
 
 
+def stored_types(df: "DataFrame", schema_json: Mapping[str, Any], keep: Sequence[str] = ()) -> "DataFrame":
+    """`df`'s columns of the table (`schema_json`), each cast to its column's type where it
+    differs (store assignment, as write_dataframe does it in Spark), under their column names;
+    then the `keep` columns as they are. What `write_arrow_here` expects, collected."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    fields = StructType.fromJson(dict(schema_json)).fields
+    return df.select(*[
+        (F.col(f"`{f.name}`") if df.schema[f.name].dataType == f.dataType
+         else F.col(f"`{f.name}`").cast(f.dataType)).alias(f.name)
+        for f in fields
+    ], *[F.col(f"`{k}`") for k in keep])
+
+
+def write_arrow_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapping[str, Any],
+                     partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
+                     data_change: bool = True, codec: str = DEFAULT_PARQUET_CODEC, subdir: str = "",
+                     file_prefix: str = "part", hidden: Sequence[str] = ()) -> list[AddFile]:
+    """The files write_dataframe writes, written in this process (no Spark job) from rows
+    already on the driver: `table` holds `schema_json`'s columns under their column names with
+    values already of their types (a `stored_types` frame, collected). The same task code
+    (_write_task) writes them; a partitioned table's rows are grouped by partition first, as
+    the Spark path's shuffle does. Top-level columns only are renamed to their column-mapping
+    physical names, so a table with nested columns under column mapping is refused."""
+    import pyarrow as pa
+
+    fields = list(schema_json["fields"])
+    mapped = has_physical_names(schema_json)
+    if mapped and any(isinstance(f["type"], dict) for f in fields):
+        raise ValueError("internal error: write_arrow_here cannot rename nested fields to their physical names")
+    names = [f["name"] for f in fields]
+    table = table.select(names)
+    data_schema = data_arrow_schema(schema_json, partition_cols)  # by column names, as write_dataframe
+    partition_cols = physical_column_names(schema_json, partition_cols)
+    if mapped:
+        table = table.rename_columns(list(physical_column_names(schema_json, names)))
+    if partition_cols and table.num_rows:
+        table = table.sort_by([(c, "ascending") for c in partition_cols])
+    batches = iter(table.to_batches())
+    rows = [r for batch in _write_task(
+        batches, storage=storage, data_schema_bytes=data_schema.serialize().to_pybytes(),
+        partition_cols=tuple(partition_cols), target_size=target_size, codec=codec, subdir=subdir,
+        file_prefix=file_prefix, hidden=tuple(hidden)) for r in pa.Table.from_batches([batch]).to_pylist()]
+    return add_files_from_rows(sorted(rows, key=lambda r: r["path"]), data_change=data_change)
+
+
 def estimated_small(df: "DataFrame", limit: int = DEFAULT_TARGET_FILE_SIZE) -> bool:
     """Whether Spark's size estimate of `df` fits one file (unknown counts as small)."""
     try:
