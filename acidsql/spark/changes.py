@@ -27,9 +27,10 @@ from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
 from acidsql.delta.datafiles import target_file_size as datafiles_target_file_size
-from acidsql.spark.write import estimated_small, session_codec, write_dataframe
+from acidsql.spark.write import estimated_small, session_codec, write_arrow_here, write_dataframe
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
     from acidsql.delta.snapshot import Snapshot
@@ -49,6 +50,11 @@ class RowChanges:
     # The rows changed, with their _change_type, for the change data feed (None when the table
     # does not record it): deleted rows, update pre- and post-images, inserted rows.
     change_rows: Optional["DataFrame"] = None
+    # The same two, already collected to the driver (a local session, few rows): written here
+    # with pyarrow instead of by a Spark job (write.write_arrow_here). `new_table`: the table's
+    # columns (write.stored_types) and ROW_ID where kept; `change_table`: those and _change_type.
+    new_table: Optional["pa.Table"] = None
+    change_table: Optional["pa.Table"] = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,47 @@ def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, 
                            partition_cols=partition_cols, target_size=target, data_change=data_change,
                            single_file=not partition_cols and estimated_small(df, target),
                            codec=session_codec(df.sparkSession, snapshot.configuration), hidden=hidden)
+
+
+def _kept_row_tracking(names: Sequence[str], snapshot: "Snapshot",
+                       schema_json: Mapping[str, Any]) -> tuple[dict[str, str], list[str], Mapping[str, Any]]:
+    """For rows with columns `names` written to `snapshot`'s table: the renames of the row
+    tracking values they carry (ROW_ID, ROW_COMMIT_VERSION) to the materialized columns, those
+    columns (hidden from statistics), and `schema_json` with them."""
+    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    renames: dict[str, str] = {}
+    if tracked is not None:
+        for internal, stored in ((ROW_ID, tracked.row_id), (ROW_COMMIT_VERSION, tracked.row_commit_version)):
+            if internal in names:
+                renames[internal] = stored
+    hidden = list(renames.values())
+    if hidden:
+        schema_json = {**schema_json, "fields": list(schema_json["fields"]) + [
+            {"name": h, "type": "long", "nullable": True, "metadata": {}} for h in hidden]}
+    return renames, hidden, schema_json
+
+
+def write_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
+                    storage: "Storage", codec: str) -> list[AddFile]:
+    """write_rows for rows already collected to the driver (see RowChanges.new_table), written
+    in this process."""
+    renames, hidden, schema_json = _kept_row_tracking(table.column_names, snapshot, schema_json)
+    if renames:
+        table = table.rename_columns([renames.get(c, c) for c in table.column_names])
+    return write_arrow_here(table, storage=storage, schema_json=schema_json,
+                            partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
+                            codec=codec, hidden=hidden)
+
+
+def write_change_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
+                           storage: "Storage", codec: str) -> list[AddCDCFile]:
+    """write_change_rows for change rows already collected to the driver, written in this
+    process."""
+    fields = list(schema_json["fields"]) + [{"name": CHANGE_TYPE_COLUMN, "type": "string", "nullable": True, "metadata": {}}]
+    adds = write_arrow_here(table, storage=storage, schema_json={**schema_json, "fields": fields},
+                            partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
+                            data_change=False, codec=codec, subdir=CHANGE_DATA_DIR, file_prefix="cdc")
+    return [cdc_file_of(a) for a in adds]
 
 
 def records_changes(snapshot: "Snapshot") -> bool:
@@ -177,6 +224,12 @@ def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowC
         adds.extend(write_rows(new_rows, snapshot, schema_json, storage=storage))
     cdc = (write_change_rows(changes.change_rows, snapshot, schema_json, storage=storage)
            if changes.change_rows is not None else [])
+    if changes.new_table is not None or changes.change_table is not None:
+        codec = session_codec(spark, snapshot.configuration)
+        if changes.new_table is not None:
+            adds.extend(write_rows_here(changes.new_table, snapshot, schema_json, storage=storage, codec=codec))
+        if changes.change_table is not None:
+            cdc = cdc + write_change_rows_here(changes.change_table, snapshot, schema_json, storage=storage, codec=codec)
     return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied, cdc=tuple(cdc))
 
 

@@ -29,7 +29,7 @@ from the statement, as Delta records it; this only narrows which rows are handed
 
 With the rows of the join small, its result is collected to the driver in the same job that
 computes it (`collect_joined`) and the new rows (and change data) are written here with the
-same writer the executors run (write.write_table_here): no further Spark jobs for the counts,
+same writer the executors run (changes.write_rows_here, write.write_arrow_here): no further Spark jobs for the counts,
 the positions and the writes. That is for tables without CHECK constraints, NOT NULL or
 generated columns, whose checks run in Spark (the executor then keeps its Spark path).
 """
@@ -301,39 +301,3 @@ def positions_by_clause(joined: "pa.Table", file_column: str, row_column: str,
         present = [r for r in rows if r is not None]
         out.append((path, clause, len(rows), present))
     return out
-
-
-def write_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
-                    storage: "Storage", codec: str) -> list[AddFile]:
-    """changes.write_rows for rows on the driver (Arrow, the table's column types): updated
-    rows carrying row_tracking.ROW_ID keep it in the materialized row-id column."""
-    from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
-    from acidsql.spark.changes import target_file_size
-    from acidsql.spark.write import write_table_here
-
-    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
-    hidden: list[str] = []
-    if tracked is not None:
-        for internal, stored in ((ROW_ID, tracked.row_id), (ROW_COMMIT_VERSION, tracked.row_commit_version)):
-            if internal in table.column_names:
-                table = table.rename_columns([stored if n == internal else n for n in table.column_names])
-                hidden.append(stored)
-        if hidden:
-            schema_json = {**schema_json, "fields": list(schema_json["fields"]) + [
-                {"name": h, "type": "long", "nullable": True, "metadata": {}} for h in hidden]}
-    return write_table_here(table, storage=storage, schema_json=schema_json, partition_cols=snapshot.partition_columns,
-                            target_size=target_file_size(snapshot), codec=codec, hidden=hidden)
-
-
-def write_change_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
-                           storage: "Storage", codec: str) -> list[Any]:
-    """changes.write_change_rows for rows on the driver (the table's columns and _change_type)."""
-    from acidsql.delta.change_data import CHANGE_DATA_DIR, CHANGE_TYPE_COLUMN, cdc_file_of
-    from acidsql.spark.changes import target_file_size
-    from acidsql.spark.write import write_table_here
-
-    fields = list(schema_json["fields"]) + [{"name": CHANGE_TYPE_COLUMN, "type": "string", "nullable": True, "metadata": {}}]
-    adds = write_table_here(table, storage=storage, schema_json={**schema_json, "fields": fields},
-                            partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
-                            data_change=False, codec=codec, subdir=CHANGE_DATA_DIR, file_prefix="cdc")
-    return [cdc_file_of(a) for a in adds]

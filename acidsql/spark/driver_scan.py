@@ -165,12 +165,13 @@ def _flat_primitive(schema: Any) -> bool:
 
 def matching_rows_frame(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
                         condition: Optional[exp.Expression], storage: "Storage", *,
-                        qualifiers: Sequence[str] = (), row_tracking: bool = False) -> Optional[tuple[Any, dict[str, BitMap64]]]:
+                        qualifiers: Sequence[str] = (), row_tracking: bool = False) -> Optional[tuple[Any, dict[str, BitMap64], Any]]:
     """The live rows of `files` that `condition` selects, as the DataFrame `scan(...,
     positions=True, row_tracking=...)` would give filtered by it (same columns, same values), read
     on the driver so that Spark only sees the matched rows (an UPDATE then computes its new
-    values over those, not over every row of the files), and their positions per file. None
-    when the driver path does not apply
+    values over those, not over every row of the files), their positions per file, and the
+    same rows as the Arrow table the DataFrame was made from. None when the driver path does
+    not apply
     (see matching_positions) or the table has column types this path does not carry."""
     import numpy as np
     import pyarrow as pa
@@ -213,4 +214,4 @@ def matching_rows_frame(spark: "SparkSession", snapshot: "Snapshot", files: Sequ
         parts.append(pa.Table.from_arrays(arrays, names=target.names).cast(target))
         touched[add.path] = BitMap64(rows.column(ROW_INDEX_COLUMN).to_pylist())
     table = pa.concat_tables(parts) if parts else target.empty_table()
-    return spark.createDataFrame(table, schema=out_schema), touched
+    return spark.createDataFrame(table, schema=out_schema), touched, table

@@ -33,7 +33,7 @@ from acidsql.delta.change_data import (
 )
 from acidsql.spark.changes import (
     FileChanges, RowChanges, apply_row_changes, by_column_names, collect_positions, now_ms, records_changes,
-    select_files, with_change_type, write_change_rows, write_rows,
+    select_files, with_change_type, write_change_rows, write_change_rows_here, write_rows, write_rows_here,
 )
 from acidsql.spark.driver_scan import matching_positions, matching_rows_frame
 from acidsql.spark.constraints import check_new_rows, table_rules, with_generated_columns
@@ -43,6 +43,7 @@ from acidsql.spark import maintenance
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.tables import Warehouse, table_info
 from acidsql.spark.views import TableViews, ViewCatalog, expand_views
+from acidsql.spark.write import stored_types
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -600,26 +601,59 @@ class Executor:
                 pre = "".join(f", `{alias}`.`{f}` AS {b}" for f, b in zip(fields, before))
                 where = f" WHERE {views.sql(s.where)}" if s.where is not None else ""
                 df = self.spark.sql(
-                    f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols}{pre} FROM {view} AS `{alias}`{where}"
-                ).localCheckpoint(eager=True)
+                    f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols}{pre} FROM {view} AS `{alias}`{where}")
+                if matched is None:
+                    # Read twice (the positions, then the new rows and pre-images): materialized
+                    # once so that both see the same rows and values.
+                    df = df.localCheckpoint(eager=True)
                 # The driver already knows the positions of the rows it handed Spark, all matched.
                 touched = matched[1] if matched is not None else collect_positions(df)
                 self.record_matched_rows(txn, files, touched)
                 # Generated columns the UPDATE does not set are recomputed from the new values.
                 new_rows = self._apply_rules(df.drop(FILE_COLUMN, ROW_COLUMN, *before), snapshot, list(assigned), name)
                 change_rows = None
-                if cdf:
+                if matched is not None:
+                    # The matched rows are on the driver already (a local session; see
+                    # driver_scan): Spark computes the new values (its semantics: ANSI, casts,
+                    # overflow) in one job that hands them back, and they are written here with
+                    # pyarrow, not by a second Spark job; they are read once, so nothing needs
+                    # a checkpoint. The pre-images are the driver's rows themselves.
+                    changes = self._updated_rows_here(snapshot, touched, new_rows, matched[2], fields, cdf)
+                elif cdf:
                     preimage = df.select(*[F.col(b).alias(f) for f, b in zip(fields, before)])
                     postimage = new_rows.select(*[F.col(f"`{f}`") for f in fields])
                     change_rows = with_change_type(preimage, UPDATE_PREIMAGE).unionByName(
                         with_change_type(postimage, UPDATE_POSTIMAGE))
-                changes = RowChanges(touched, new_rows, updated=sum(len(b) for b in touched.values()),
-                                     change_rows=change_rows)
+                if matched is None:
+                    changes = RowChanges(touched, new_rows, updated=sum(len(b) for b in touched.values()),
+                                         change_rows=change_rows)
                 file_changes = apply_row_changes(self.spark, snapshot, changes, storage=txn.storage, deletion_vectors=deletion_vectors_on(snapshot))
         finally:
             views.drop()
         params = {"predicate": json.dumps([s.where.sql(dialect="databricks")] if s.where is not None else [])}
         return self.prepared(s, txn, analysis, name, file_changes, changes, params)
+
+    @staticmethod
+    def _updated_rows_here(snapshot: "Snapshot", touched: Mapping[str, BitMap64], new_rows: "DataFrame",
+                           matched: Any, fields: Sequence[str], cdf: bool) -> RowChanges:
+        """An UPDATE's RowChanges with its new rows (and change rows) collected to the driver:
+        `new_rows` (Spark's computation over the matched rows) in one Spark job; `matched`, the
+        Arrow table the matched rows came from, gives the pre-images."""
+        import pyarrow as pa
+
+        keep = [ROW_ID] if ROW_ID in new_rows.columns else []
+        new_table = stored_types(new_rows, snapshot.schema_json, keep).toArrow()
+        change_table = None
+        if cdf:
+            post = new_table.select(list(fields))
+            kinds = pa.schema([pa.field(f.name, f.type) for f in post.schema])
+            pre = pa.Table.from_arrays([matched.column(f).cast(t.type) for f, t in zip(fields, kinds)], schema=kinds)
+            change_table = pa.concat_tables([
+                pre.append_column(CHANGE_TYPE_COLUMN, pa.array([UPDATE_PREIMAGE] * pre.num_rows, pa.string())),
+                post.cast(kinds).append_column(CHANGE_TYPE_COLUMN, pa.array([UPDATE_POSTIMAGE] * post.num_rows, pa.string())),
+            ])
+        return RowChanges(touched, updated=sum(len(b) for b in touched.values()),
+                          new_table=new_table, change_table=change_table)
 
     # ---- TRUNCATE -----------------------------------------------------------------------------
     def _truncate(self, s: m.Truncate) -> Prepared:
@@ -828,7 +862,7 @@ class Executor:
         written = table.filter(writing).select(list(fields) + ([ROW_ID] if tracked else []))
         adds: list[AddFile] = []
         if written.num_rows:
-            adds = driver_merge.write_rows_here(written, snapshot, schema_json, storage=txn.storage, codec=codec)
+            adds = write_rows_here(written, snapshot, schema_json, storage=txn.storage, codec=codec)
         cdc = []
         if before:
             is_update = pc.is_in(clause, value_set=of(m.MergeAction.UPDATE))
@@ -842,7 +876,7 @@ class Executor:
                 names=list(fields) + [CHANGE_TYPE_COLUMN])
             change_rows = pa.concat_tables([preimages, postimages])
             if change_rows.num_rows:
-                cdc = driver_merge.write_change_rows_here(change_rows, snapshot, schema_json, storage=txn.storage,
+                cdc = write_change_rows_here(change_rows, snapshot, schema_json, storage=txn.storage,
                                                           codec=codec)
         return changes, replace(file_changes, adds=file_changes.adds + tuple(adds), cdc=file_changes.cdc + tuple(cdc))
 

@@ -432,6 +432,53 @@ def estimated_bytes(df: "DataFrame") -> Optional[int]:
         return None
 
 
+def stored_types(df: "DataFrame", schema_json: Mapping[str, Any], keep: Sequence[str] = ()) -> "DataFrame":
+    """`df`'s columns of the table (`schema_json`), each cast to its column's type where it
+    differs (store assignment, as write_dataframe does it in Spark), under their column names;
+    then the `keep` columns as they are. What `write_arrow_here` expects, collected."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    fields = StructType.fromJson(dict(schema_json)).fields
+    return df.select(*[
+        (F.col(f"`{f.name}`") if df.schema[f.name].dataType == f.dataType
+         else F.col(f"`{f.name}`").cast(f.dataType)).alias(f.name)
+        for f in fields
+    ], *[F.col(f"`{k}`") for k in keep])
+
+
+def write_arrow_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapping[str, Any],
+                     partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
+                     data_change: bool = True, codec: str = DEFAULT_PARQUET_CODEC, subdir: str = "",
+                     file_prefix: str = "part", hidden: Sequence[str] = ()) -> list[AddFile]:
+    """The files write_dataframe writes, written in this process (no Spark job) from rows
+    already on the driver: `table` holds `schema_json`'s columns under their column names with
+    values already of their types (a `stored_types` frame, collected). The same task code
+    (_write_task) writes them; a partitioned table's rows are grouped by partition first, as
+    the Spark path's shuffle does. Top-level columns only are renamed to their column-mapping
+    physical names, so a table with nested columns under column mapping is refused."""
+    import pyarrow as pa
+
+    fields = list(schema_json["fields"])
+    mapped = has_physical_names(schema_json)
+    if mapped and any(isinstance(f["type"], dict) for f in fields):
+        raise ValueError("internal error: write_arrow_here cannot rename nested fields to their physical names")
+    names = [f["name"] for f in fields]
+    table = table.select(names)
+    data_schema = data_arrow_schema(schema_json, partition_cols)  # by column names, as write_dataframe
+    partition_cols = physical_column_names(schema_json, partition_cols)
+    if mapped:
+        table = table.rename_columns(list(physical_column_names(schema_json, names)))
+    if partition_cols and table.num_rows:
+        table = table.sort_by([(c, "ascending") for c in partition_cols])
+    batches = iter(table.to_batches())
+    rows = [r for batch in _write_task(
+        batches, storage=storage, data_schema_bytes=data_schema.serialize().to_pybytes(),
+        partition_cols=tuple(partition_cols), target_size=target_size, codec=codec, subdir=subdir,
+        file_prefix=file_prefix, hidden=tuple(hidden)) for r in pa.Table.from_batches([batch]).to_pylist()]
+    return add_files_from_rows(sorted(rows, key=lambda r: r["path"]), data_change=data_change)
+
+
 def estimated_small(df: "DataFrame", limit: int = DEFAULT_TARGET_FILE_SIZE) -> bool:
     """Whether Spark's size estimate of `df` fits one file (unknown counts as small)."""
     size = estimated_bytes(df)
@@ -442,29 +489,3 @@ def session_codec(spark: "SparkSession", configuration: Mapping[str, str]) -> st
     """The codec of a table's new data files: its `delta.parquet.compression.codec`, else the
     session's `spark.sql.parquet.compression.codec` (snappy unless the user set it)."""
     return parquet_codec(configuration, spark.conf.get("spark.sql.parquet.compression.codec", None))
-
-
-def write_table_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapping[str, Any],
-                     partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
-                     data_change: bool = True, codec: str = DEFAULT_PARQUET_CODEC, subdir: str = "",
-                     file_prefix: str = "part", hidden: Sequence[str] = ()) -> list[AddFile]:
-    """`write_dataframe` for rows already on the driver of a local session: `table` holds the
-    table's columns by logical name with their types (Spark computed and cast them; extra
-    columns ignored), and the files come out of the same writer, here, rolled at the target
-    size, without a Spark job. Top-level columns only are renamed to their physical names: for
-    tables without nested columns (driver_scan's flat tables)."""
-    import pyarrow.compute as pc
-
-    fields = [f["name"] for f in schema_json["fields"]]
-    data_schema = data_arrow_schema(schema_json, partition_cols)
-    table = table.select(fields).rename_columns(list(physical_column_names(schema_json, fields)))
-    partition_cols = physical_column_names(schema_json, partition_cols)
-    if partition_cols and table.num_rows:
-        # The writer starts a file per run of equal partition values, as a task of the Spark
-        # path sees them after its sort.
-        table = table.take(pc.sort_indices(table, [(c, "ascending") for c in partition_cols]))
-    batches = _write_task(iter(table.to_batches()), storage=storage, data_schema_bytes=data_schema.serialize().to_pybytes(),
-                          partition_cols=tuple(partition_cols), target_size=target_size, codec=codec, subdir=subdir,
-                          file_prefix=file_prefix, hidden=tuple(hidden))
-    rows = sorted((r for b in batches for r in b.to_pylist()), key=lambda r: r["path"])
-    return add_files_from_rows(rows, data_change=data_change)

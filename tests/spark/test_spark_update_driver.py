@@ -1,0 +1,148 @@
+"""UPDATE on a local session whose matched rows the driver reads (acidsql/spark/driver_scan.py):
+Spark computes the new values in one job that hands them back, and the driver writes them with
+pyarrow (write.write_arrow_here), no localCheckpoint and no Spark write job. Differential: every
+case runs on two copies of the same table, once this way and once through the Spark path (the
+driver match turned off), and everything a reader can see must agree: the rows, the counts, the
+change data feed, the stable row ids and commit versions, the files' partition values, and the
+errors."""
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+_COLUMNS = "id BIGINT, k INT, s STRING, f DOUBLE, d DATE, b BOOLEAN"
+_ROWS = ("SELECT id, CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 5 AS INT) END, "
+         "CASE WHEN id % 6 = 0 THEN NULL ELSE concat('s', id % 4) END, "
+         "CASE WHEN id % 9 = 0 THEN double('NaN') WHEN id % 11 = 0 THEN NULL ELSE id / 2.0 END, "
+         "date_add(DATE'2024-01-01', CAST(id % 3 AS INT)), id % 2 = 0 FROM range({lo}, {hi})")
+
+_UPDATES = [
+    "UPDATE {t} SET k = k * 2, s = concat(s, '!'), f = f + 1 WHERE k IN (1, 2) OR s IS NULL",
+    "UPDATE {t} SET k = NULL, b = NOT b WHERE s = 's1' AND id >= 10",
+    "UPDATE {t} SET k = 1.7, d = date_add(d, 40) WHERE k IS NULL",  # store assignment casts
+    "UPDATE {t} SET s = NULL WHERE id BETWEEN 5 AND 44",
+]
+
+_TABLES = {
+    "dv": "TBLPROPERTIES ('delta.enableDeletionVectors' = true)",
+    "cow": "TBLPROPERTIES ('delta.enableDeletionVectors' = false)",
+    "partitioned": "PARTITIONED BY (k) TBLPROPERTIES ('delta.enableDeletionVectors' = true)",
+    "partitioned_cow": "PARTITIONED BY (d) TBLPROPERTIES ('delta.enableDeletionVectors' = false)",
+    "column_mapping": "PARTITIONED BY (b) TBLPROPERTIES ('delta.enableDeletionVectors' = true, "
+                      "'delta.columnMapping.mode' = 'name')",
+    "row_tracking": "TBLPROPERTIES ('delta.enableDeletionVectors' = true, 'delta.enableRowTracking' = true)",
+    "cdf": "PARTITIONED BY (k) TBLPROPERTIES ('delta.enableDeletionVectors' = true, "
+           "'delta.enableChangeDataFeed' = true)",
+    "cdf_cow_row_tracking": "TBLPROPERTIES ('delta.enableDeletionVectors' = false, "
+                            "'delta.enableChangeDataFeed' = true, 'delta.enableRowTracking' = true)",
+}
+
+
+def _create(db, name: str, kind: str, columns: str = _COLUMNS) -> None:
+    db.sql(f"CREATE TABLE {name} ({columns}) USING DELTA {_TABLES[kind]}")
+    for lo in range(0, 60, 20):  # three files (per partition)
+        db.sql(f"INSERT INTO {name} {_ROWS.format(lo=lo, hi=lo + 20)}")
+
+
+def _spark_path(monkeypatch):
+    """Turn the driver match off for UPDATE: the Spark path as before."""
+    from acidsql.spark import execute
+
+    monkeypatch.setattr(execute, "matching_rows_frame", lambda *a, **k: None)
+
+
+def _counting_driver_writes(monkeypatch) -> list[int]:
+    from acidsql.spark import changes
+
+    calls: list[int] = []
+    real = changes.write_arrow_here
+    monkeypatch.setattr(changes, "write_arrow_here", lambda table, **k: calls.append(table.num_rows) or real(table, **k))
+    return calls
+
+
+def _seen(db, table_rows, name: str, kind: str, version: int) -> dict[str, object]:
+    """Everything readers see of `name` after the UPDATE committed as `version`."""
+    # f as text: NaN is not equal to itself in a Python tuple.
+    out: dict[str, object] = {"rows": table_rows(db.sql(f"SELECT * EXCEPT (f), CAST(f AS STRING) FROM {name}"))}
+    if "row_tracking" in kind:
+        out["row_ids"] = table_rows(db.sql(
+            f"SELECT id, _metadata.row_id, _metadata.row_commit_version FROM {name}"))
+    if "cdf" in kind:
+        out["changes"] = table_rows(db.sql(
+            f"SELECT _change_type, _commit_version, CAST(f AS STRING), "
+            f"* EXCEPT (f, _change_type, _commit_version, _commit_timestamp) "
+            f"FROM table_changes('{name}', {version}, {version})"))
+    prepared = db.prepare(db.statements(f"DELETE FROM {name} WHERE id = -1")[0])
+    files = prepared.txn.snapshot.files.values()
+    out["partitions"] = sorted({tuple(a.partition_values) for a in files}, key=repr)
+    out["stats_rows"] = sum(a.num_records or 0 for a in files)
+    return out
+
+
+def _version(db, name: str) -> int:
+    return db.prepare(db.statements(f"DELETE FROM {name} WHERE id = -1")[0]).txn.snapshot.version
+
+
+@pytest.mark.parametrize("kind", list(_TABLES))
+@pytest.mark.parametrize("update", _UPDATES)
+def test_driver_written_update_equals_the_spark_path(db, table_rows, monkeypatch, kind, update):
+    _create(db, "fast", kind)
+    _create(db, "slow", kind)
+    writes = _counting_driver_writes(monkeypatch)
+    fast = db.sql(update.format(t="fast"))
+    assert writes and writes[0] == fast.rows_updated  # the new rows were written on the driver
+    with monkeypatch.context() as m:
+        _spark_path(m)
+        del writes[:]
+        slow = db.sql(update.format(t="slow"))
+        assert not writes
+    counts = lambda r: (r.rows_updated, r.rows_copied, r.files_rewritten, r.deletion_vectors_written)
+    assert counts(fast) == counts(slow) and fast.rows_updated > 0
+    assert _seen(db, table_rows, "fast", kind, _version(db, "fast")) == _seen(db, table_rows, "slow", kind, _version(db, "slow"))
+
+
+def test_generated_columns_are_recomputed_and_checked_on_the_driver_path(db, table_rows, monkeypatch):
+    columns = "id BIGINT, k INT, g INT GENERATED ALWAYS AS (k * 2), s STRING"
+    for name in ("fast", "slow"):
+        db.sql(f"CREATE TABLE {name} ({columns}) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
+        db.sql(f"ALTER TABLE {name} ADD CONSTRAINT small CHECK (k < 100)")
+        db.sql(f"INSERT INTO {name} (id, k, s) SELECT id, CAST(id % 5 AS INT), concat('s', id) FROM range(30)")
+    writes = _counting_driver_writes(monkeypatch)
+    db.sql("UPDATE fast SET k = k + 10 WHERE k < 2")
+    assert writes == [12]
+    with monkeypatch.context() as m:
+        _spark_path(m)
+        db.sql("UPDATE slow SET k = k + 10 WHERE k < 2")
+    assert table_rows(db.sql("SELECT * FROM fast")) == table_rows(db.sql("SELECT * FROM slow"))
+    assert (30, 12) == (db.sql("SELECT count(*) FROM fast").collect()[0][0],
+                        db.sql("SELECT count(*) FROM fast WHERE g = k * 2 AND k >= 10").collect()[0][0])
+    from acidsql.spark.execute import StatementError  # noqa: F401  (the error type users see)
+
+    errors = []
+    for name, ctx in (("fast", None), ("slow", _spark_path)):
+        with monkeypatch.context() as m:
+            if ctx:
+                ctx(m)
+            with pytest.raises(Exception) as e:
+                db.sql(f"UPDATE {name} SET k = 500 WHERE id = 3")
+            errors.append(type(e.value).__name__)
+    assert errors[0] == errors[1]
+    assert table_rows(db.sql("SELECT * FROM fast")) == table_rows(db.sql("SELECT * FROM slow"))
+
+
+def test_overflow_fails_alike_and_writes_nothing(db, table_rows, monkeypatch):
+    """Spark still computes SET values on the driver path: ANSI overflow is an error in both."""
+    outcomes = []
+    for name in ("fast", "slow"):
+        _create(db, name, "dv")
+        with monkeypatch.context() as m:
+            if name == "slow":
+                _spark_path(m)
+            with pytest.raises(Exception) as e:
+                db.sql(f"UPDATE {name} SET k = k + 2147483647 WHERE k = 4")
+            outcomes.append((type(e.value).__name__, "ARITHMETIC_OVERFLOW" in str(e.value)))
+        assert _version(db, name) == 3
+    assert outcomes[0] == outcomes[1] and outcomes[0][1]
+    text = "SELECT * EXCEPT (f), CAST(f AS STRING) FROM {}"  # NaN is not equal to itself in a tuple
+    assert table_rows(db.sql(text.format("fast"))) == table_rows(db.sql(text.format("slow")))
