@@ -35,7 +35,7 @@ generated columns, whose checks run in Spark (the executor then keeps its Spark 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
