@@ -27,7 +27,7 @@ from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
 from acidsql.delta.datafiles import target_file_size as datafiles_target_file_size
-from acidsql.spark.write import estimated_small, session_codec, write_arrow_here, write_dataframe
+from acidsql.spark.write import session_codec, write_arrow_here, write_dataframe
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -110,7 +110,7 @@ def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, 
                 {"name": h, "type": "long", "nullable": True, "metadata": {}} for h in hidden]}
     return write_dataframe(df, storage=storage, schema_json=schema_json,
                            partition_cols=partition_cols, target_size=target, data_change=data_change,
-                           single_file=not partition_cols and estimated_small(df, target),
+                           single_file=not partition_cols,  # one task, files rolled at the target: README, Known limitations
                            codec=session_codec(df.sparkSession, snapshot.configuration), hidden=hidden)
 
 

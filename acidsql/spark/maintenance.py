@@ -281,7 +281,7 @@ def _create(ex: RunContext, s: m.CreateTable):
         adds: list = []
         if query_df is not None:
             from acidsql.delta.datafiles import parse_size
-            from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, estimated_small, session_codec, write_dataframe
+            from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, session_codec, write_dataframe
 
             metadata = txn.metadata  # the new table's, as staged
             config = dict(metadata.config) if metadata is not None else {}
@@ -289,7 +289,7 @@ def _create(ex: RunContext, s: m.CreateTable):
             target = parse_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE
             adds = write_dataframe(query_df, storage=txn.storage, schema_json=json.loads(metadata.schema_string),
                                    partition_cols=parts, target_size=target,
-                                   single_file=not parts and estimated_small(query_df, target),
+                                   single_file=not parts,  # one task, files rolled at the target: README, Known limitations
                                    codec=session_codec(ex.spark, config))
             for add in adds:
                 txn.add(add)

@@ -479,12 +479,6 @@ def write_arrow_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapp
     return add_files_from_rows(sorted(rows, key=lambda r: r["path"]), data_change=data_change)
 
 
-def estimated_small(df: "DataFrame", limit: int = DEFAULT_TARGET_FILE_SIZE) -> bool:
-    """Whether Spark's size estimate of `df` fits one file (unknown counts as small)."""
-    size = estimated_bytes(df)
-    return size is None or size <= limit
-
-
 def session_codec(spark: "SparkSession", configuration: Mapping[str, str]) -> str:
     """The codec of a table's new data files: its `delta.parquet.compression.codec`, else the
     session's `spark.sql.parquet.compression.codec` (snappy unless the user set it)."""
