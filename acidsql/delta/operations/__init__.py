@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Protocol
 
 from acidsql.conflict import OpKind
 from acidsql.delta.actions import AddFile
@@ -27,7 +27,29 @@ from acidsql.delta.transaction import CommitResult, OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 
 if TYPE_CHECKING:
-    from acidsql.delta.table import DeltaTable
+    from acidsql.delta.constraints import ExpressionEvaluator
+    from acidsql.delta.log import DeltaLog
+    from acidsql.delta.snapshot import Snapshot
+
+
+class TableHandle(Protocol):
+    """What an operation uses of its table (`acidsql.delta.table.DeltaTable`, which calls the
+    operations, so they do not import it back)."""
+
+    root: str
+    name: str
+    log: "DeltaLog"
+    row_level_concurrency: bool
+    expression_evaluator: Optional["ExpressionEvaluator"]
+
+    @property
+    def version(self) -> int: ...
+
+    def exists(self) -> bool: ...
+
+    def snapshot(self, version: Optional[int] = None, timestamp_ms: Optional[int] = None) -> "Snapshot": ...
+
+    def begin(self) -> OptimisticTransaction: ...
 
 
 @dataclass
@@ -50,7 +72,7 @@ class PreparedCommit:
                                changes_data=self.changes_data, zorder=self.zorder)
 
 
-def begin_write(table: "DeltaTable", write: WriteKind) -> OptimisticTransaction:
+def begin_write(table: TableHandle, write: WriteKind) -> OptimisticTransaction:
     """A transaction on the existing table that means to make a `write`; refused here,
     before anything is written, when a table feature does not allow it (appendOnly) or
     acidsql does not perform it correctly."""

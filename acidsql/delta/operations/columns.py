@@ -6,22 +6,20 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import Any, Optional, Union
 
 from acidsql.conflict import OpKind
 from acidsql.delta.exceptions import DeltaTableError, UnsupportedFeatureError
-from acidsql.delta.operations import PreparedCommit, begin_write
+from acidsql.delta.operations import PreparedCommit, begin_write, TableHandle
 from acidsql.delta.operations.metadata import stage_metadata
 from acidsql.delta.operations.schema import find_field, max_column_id, with_column_mapping
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.type_widening import TYPE_CHANGES_KEY, widening_allowed
 from acidsql.protocol.features import WriteKind
 
-if TYPE_CHECKING:
-    from acidsql.delta.table import DeltaTable
 
 
-def add_columns(table: "DeltaTable",
+def add_columns(table: TableHandle,
                 columns: Sequence[Union[tuple[str, Any], tuple[str, Any, bool]]]) -> PreparedCommit:
     """ALTER TABLE ADD COLUMNS: (name, Spark type JSON[, nullable]) pairs, appended at the end."""
     txn = begin_write(table, WriteKind.METADATA)
@@ -67,7 +65,7 @@ def _require_column_mapping(snap: Snapshot, what: str) -> None:
             "first, with ALTER TABLE ... SET TBLPROPERTIES")
 
 
-def rename_column(table: "DeltaTable", column: str, new_name: str) -> PreparedCommit:
+def rename_column(table: TableHandle, column: str, new_name: str) -> PreparedCommit:
     """ALTER TABLE RENAME COLUMN column TO new_name (a dotted path renames a struct field).
     A metadata-only change: the column keeps its physical name, so no data file is rewritten.
     Needs column mapping, as in Delta."""
@@ -91,7 +89,7 @@ def rename_column(table: "DeltaTable", column: str, new_name: str) -> PreparedCo
     return PreparedCommit(txn, "RENAME COLUMN", OpKind.METADATA, {"oldColumnPath": column, "newColumnPath": new_name})
 
 
-def drop_columns(table: "DeltaTable", columns: Sequence[str], if_exists: bool = False) -> PreparedCommit:
+def drop_columns(table: TableHandle, columns: Sequence[str], if_exists: bool = False) -> PreparedCommit:
     """ALTER TABLE DROP COLUMN[S] (dotted paths drop struct fields). A metadata-only change:
     the values stay in the data files, unread. Needs column mapping, as in Delta; partition
     and clustering columns, and the last column, cannot be dropped."""
@@ -123,7 +121,7 @@ def drop_columns(table: "DeltaTable", columns: Sequence[str], if_exists: bool = 
     return PreparedCommit(txn, "DROP COLUMNS", OpKind.METADATA, {"columns": json.dumps(dropped)})
 
 
-def change_column_type(table: "DeltaTable", column: str, new_type: Any) -> PreparedCommit:
+def change_column_type(table: TableHandle, column: str, new_type: Any) -> PreparedCommit:
     """ALTER TABLE ALTER COLUMN column TYPE new_type: a type widening (PROTOCOL.md, "Type
     Widening"), a metadata-only change recorded in the field's `delta.typeChanges`; files
     written before keep the narrower type and are read as the wider one. Needs
@@ -161,7 +159,7 @@ def change_column_type(table: "DeltaTable", column: str, new_type: Any) -> Prepa
                           {"column": json.dumps({"name": column, "type": new_type})})
 
 
-def change_column(table: "DeltaTable", column: str, *, comment: Optional[str] = None, drop_not_null: bool = False,
+def change_column(table: TableHandle, column: str, *, comment: Optional[str] = None, drop_not_null: bool = False,
                   position: Optional[str] = None) -> PreparedCommit:
     """ALTER TABLE ... ALTER | CHANGE COLUMN c: its comment, DROP NOT NULL, or its position
     (FIRST, AFTER x). Metadata only (operation CHANGE COLUMN): every concurrent write fails."""

@@ -6,7 +6,7 @@ import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import pyarrow as pa
 
@@ -17,18 +17,16 @@ from acidsql.delta.clustering import clustering_domain_configuration
 from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.exceptions import DeltaTableError, TableAlreadyExistsError
 from acidsql.delta.features import CLUSTERING_DOMAIN, protocol_for, required_features, validate_properties
-from acidsql.delta.operations import PreparedCommit, now_ms
+from acidsql.delta.operations import PreparedCommit, now_ms, TableHandle
 from acidsql.delta.operations.metadata import check_property_combination, with_row_tracking_names
 from acidsql.delta.operations.schema import SchemaLike, as_schema_json, with_column_mapping
 from acidsql.delta.snapshot import spark_schema_from_arrow
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 
-if TYPE_CHECKING:
-    from acidsql.delta.table import DeltaTable
 
 
-def create(table: "DeltaTable", schema: SchemaLike, partition_columns: Sequence[str] = (),
+def create(table: TableHandle, schema: SchemaLike, partition_columns: Sequence[str] = (),
            clustering_columns: Sequence[str] = (), properties: Optional[Mapping[str, Any]] = None,
            or_replace: bool = False, if_not_exists: bool = False, *, name: Optional[str] = None,
            description: Optional[str] = None, replace_only: bool = False,
@@ -97,7 +95,7 @@ def create(table: "DeltaTable", schema: SchemaLike, partition_columns: Sequence[
     return PreparedCommit(txn, operation, OpKind.CREATE, params, {}, changes_data=True if as_select else None)
 
 
-def convert_parquet(table: "DeltaTable", partition_schema: Sequence[Mapping[str, Any]] = (), *,
+def convert_parquet(table: TableHandle, partition_schema: Sequence[Mapping[str, Any]] = (), *,
                     collect_stats: bool = True, name: Optional[str] = None,
                     source_format: str = "parquet") -> Optional[PreparedCommit]:
     """CONVERT TO DELTA parquet.`root` [PARTITIONED BY (...)]: the Parquet files under the

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -18,17 +18,15 @@ from acidsql.delta import change_data, datafiles, row_tracking
 from acidsql.delta.actions import AddFile
 from acidsql.delta.features import protocol_features
 from acidsql.delta.footprints import PartitionPredicate, RowCondition
-from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition
+from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition, TableHandle
 from acidsql.delta.operations.write import new_rows, record_changes, write_rows
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 
-if TYPE_CHECKING:
-    from acidsql.delta.table import DeltaTable
 
 
-def delete(table: "DeltaTable", condition: Optional[RowCondition] = None,
+def delete(table: TableHandle, condition: Optional[RowCondition] = None,
            partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
            statement: str = "", txn: Optional[OptimisticTransaction] = None) -> PreparedCommit:
     """DELETE FROM t [WHERE ...]: `condition` selects rows (pyarrow table -> boolean array);
@@ -50,7 +48,7 @@ def delete(table: "DeltaTable", condition: Optional[RowCondition] = None,
     return PreparedCommit(txn, "DELETE", OpKind.DML, params, metrics, statement)
 
 
-def update(table: "DeltaTable", condition: Optional[RowCondition],
+def update(table: TableHandle, condition: Optional[RowCondition],
            assignments: Mapping[str, Callable[[pa.Table], Any]],
            partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
            statement: str = "", txn: Optional[OptimisticTransaction] = None) -> PreparedCommit:
@@ -100,7 +98,7 @@ def update(table: "DeltaTable", condition: Optional[RowCondition],
     return PreparedCommit(txn, "UPDATE", OpKind.DML, params, metrics, statement)
 
 
-def scan(table: "DeltaTable", txn: OptimisticTransaction, condition: Optional[RowCondition] = None,
+def scan(table: TableHandle, txn: OptimisticTransaction, condition: Optional[RowCondition] = None,
          partition_predicate: Optional[PartitionPredicate] = None, description: str = "") -> pa.Table:
     """A query inside transaction `txn` reads the table (a MERGE source, a subquery, a CTE
     over the table the transaction writes): the rows `condition` selects in the partitions
@@ -114,7 +112,7 @@ def scan(table: "DeltaTable", txn: OptimisticTransaction, condition: Optional[Ro
     return pa.concat_tables(out) if out else schema.empty_table()
 
 
-def _scan(table: "DeltaTable", txn: OptimisticTransaction, condition: Optional[RowCondition],
+def _scan(table: TableHandle, txn: OptimisticTransaction, condition: Optional[RowCondition],
           partition_predicate: Optional[PartitionPredicate], description: str):
     """Files in the selected partitions and, per file, its rows with the positions the
     condition selects. Records the reads the way Delta's DML commands do."""
@@ -142,7 +140,7 @@ def _scan(table: "DeltaTable", txn: OptimisticTransaction, condition: Optional[R
     return out
 
 
-def _delete_rows(table: "DeltaTable", txn: OptimisticTransaction, add: AddFile, rows: pa.Table, mask: pa.Array,
+def _delete_rows(table: TableHandle, txn: OptimisticTransaction, add: AddFile, rows: pa.Table, mask: pa.Array,
                  positions: BitMap64, use_dv: bool, metrics: dict[str, int]) -> None:
     now = now_ms()
     if use_dv and positions.__len__() < rows.num_rows:

@@ -6,26 +6,24 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from acidsql.conflict import OpKind
 from acidsql.delta.checkpoint import write_checkpoint
 from acidsql.delta.exceptions import DeltaTableError, UnsupportedFeatureError
 from acidsql.delta.features import protocol_features, protocol_without
-from acidsql.delta.operations import begin_write, metadata, optimize
+from acidsql.delta.operations import begin_write, metadata, optimize, TableHandle
 from acidsql.delta.operations import now_ms as clock_ms
 from acidsql.delta.operations.schema import with_column_mapping
 from acidsql.delta.transaction import CommitResult
 from acidsql.protocol.features import FEATURES, Droppable, WriteKind, known_feature
 
-if TYPE_CHECKING:
-    from acidsql.delta.table import DeltaTable
 
 # The tag of the files REORG ... UPGRADE UNIFORM rewrites (as Delta tags them).
 ICEBERG_COMPAT_TAG = "ICEBERG_COMPAT_VERSION"
 
 
-def drop_feature(table: "DeltaTable", name: str, truncate_history: bool = False, *, now_ms: Optional[int] = None,
+def drop_feature(table: TableHandle, name: str, truncate_history: bool = False, *, now_ms: Optional[int] = None,
                  history_retention_hours: float = 24.0) -> CommitResult:
     """ALTER TABLE DROP FEATURE name [TRUNCATE HISTORY] (research notes §3.6). Several commits,
     made here as they go (there is no single transaction to hold in flight).
@@ -65,7 +63,7 @@ def drop_feature(table: "DeltaTable", name: str, truncate_history: bool = False,
     return _commit_drop(table, name, truncate_history=False)
 
 
-def _remove_feature_traces(table: "DeltaTable", name: str) -> bool:
+def _remove_feature_traces(table: TableHandle, name: str) -> bool:
     """Commits that take the feature out of use; True when any was needed."""
     snap = table.snapshot()
     did = False
@@ -93,7 +91,7 @@ def _remove_feature_traces(table: "DeltaTable", name: str) -> bool:
     return did
 
 
-def _last_trace_ms(table: "DeltaTable", name: str) -> Optional[int]:
+def _last_trace_ms(table: TableHandle, name: str) -> Optional[int]:
     """When the barrier commit of an earlier DROP FEATURE ... TRUNCATE HISTORY was written."""
     for _version, info in table.log.history():
         if info.operation == "Empty Commit" and (info.operation_parameters or {}).get("featureName") == name:
@@ -101,7 +99,7 @@ def _last_trace_ms(table: "DeltaTable", name: str) -> Optional[int]:
     return None
 
 
-def _empty_commit_with_checkpoint(table: "DeltaTable", feature: Optional[str] = None) -> int:
+def _empty_commit_with_checkpoint(table: TableHandle, feature: Optional[str] = None) -> int:
     txn = begin_write(table, WriteKind.METADATA)
     result = txn.commit("Empty Commit", OpKind.OTHER, {"featureName": feature} if feature else {}, {},
                         changes_data=False)
@@ -109,7 +107,7 @@ def _empty_commit_with_checkpoint(table: "DeltaTable", feature: Optional[str] = 
     return result.version
 
 
-def _commit_drop(table: "DeltaTable", name: str, truncate_history: bool,
+def _commit_drop(table: TableHandle, name: str, truncate_history: bool,
                  truncate_before: Optional[int] = None) -> CommitResult:
     txn = begin_write(table, WriteKind.METADATA)
     snap = txn.snapshot
@@ -129,7 +127,7 @@ def _commit_drop(table: "DeltaTable", name: str, truncate_history: bool,
     return txn.commit("DROP FEATURE", OpKind.METADATA, {"featureName": name, "truncateHistory": truncate_history}, {})
 
 
-def _truncate_history(table: "DeltaTable", keep_from: int) -> None:
+def _truncate_history(table: TableHandle, keep_from: int) -> None:
     """Delete log entries before the newest checkpoint at or below `keep_from` (the history
     that still references the dropped feature)."""
     cps = [c for c in table.log.checkpoint_versions() if c <= keep_from]
@@ -144,7 +142,7 @@ def _truncate_history(table: "DeltaTable", keep_from: int) -> None:
             storage.delete(f"_delta_log/{name}")
 
 
-def upgrade_uniform(table: "DeltaTable", iceberg_compat_version: int = 2) -> CommitResult:
+def upgrade_uniform(table: TableHandle, iceberg_compat_version: int = 2) -> CommitResult:
     """REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)): column mapping
     'name', deletion vectors off and purged, IcebergCompatV2 on, UniForm Iceberg enabled. Two
     commits when files carry deletion vectors (the change, then the purge), made here."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from acidsql.conflict import OpKind
 from acidsql.delta import datafiles, row_tracking
@@ -18,19 +18,17 @@ from acidsql.delta.features import (
     CLUSTERING_DOMAIN, LEGACY_CLUSTERING_PROPERTY, LIQUID_DOMAIN, protocol_features, protocol_for, required_features,
     validate_properties,
 )
-from acidsql.delta.operations import PreparedCommit, begin_write
+from acidsql.delta.operations import PreparedCommit, begin_write, TableHandle
 from acidsql.delta.operations.schema import with_column_mapping
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 
-if TYPE_CHECKING:
-    from acidsql.delta.table import DeltaTable
 
 ViolationCounter = Callable[[Snapshot, RowRule], tuple[int, Optional[dict]]]
 
 
-def set_properties(table: "DeltaTable", properties: Mapping[str, Any]) -> PreparedCommit:
+def set_properties(table: TableHandle, properties: Mapping[str, Any]) -> PreparedCommit:
     """ALTER TABLE SET TBLPROPERTIES. Enabling a feature (e.g. delta.enableDeletionVectors)
     upgrades the protocol in the same commit. `delta.feature.<name>` and the minimum
     version properties are protocol requests: they change the protocol and are not stored
@@ -68,7 +66,7 @@ def set_properties(table: "DeltaTable", properties: Mapping[str, Any]) -> Prepar
                           {"properties": json.dumps({str(k): str(v) for k, v in properties.items()})})
 
 
-def unset_properties(table: "DeltaTable", keys: Iterable[str], if_exists: bool = False) -> PreparedCommit:
+def unset_properties(table: TableHandle, keys: Iterable[str], if_exists: bool = False) -> PreparedCommit:
     """ALTER TABLE UNSET TBLPROPERTIES [IF EXISTS]."""
     keys = list(keys)
     txn = begin_write(table, WriteKind.METADATA)
@@ -87,7 +85,7 @@ def unset_properties(table: "DeltaTable", keys: Iterable[str], if_exists: bool =
                           {"propertyKeys": json.dumps(keys), "ifExists": if_exists})
 
 
-def add_constraint(table: "DeltaTable", name: str, expression: str, *,
+def add_constraint(table: TableHandle, name: str, expression: str, *,
                    count_violations: Optional[ViolationCounter] = None) -> PreparedCommit:
     """ALTER TABLE ADD CONSTRAINT name CHECK (expression). Like Delta, it reads every live row
     (recorded as a read of all files) and fails when any violates the new constraint, naming
@@ -121,7 +119,7 @@ def add_constraint(table: "DeltaTable", name: str, expression: str, *,
     return PreparedCommit(txn, "ADD CONSTRAINT", OpKind.METADATA, {"name": name, "expr": expression})
 
 
-def _count_violations(table: "DeltaTable", snap: Snapshot, rule: RowRule) -> tuple[int, Optional[dict]]:
+def _count_violations(table: TableHandle, snap: Snapshot, rule: RowRule) -> tuple[int, Optional[dict]]:
     schema = snap.arrow_schema()
     count, example = 0, None
     for add in sorted(snap.files.values(), key=lambda a: a.path):
@@ -132,7 +130,7 @@ def _count_violations(table: "DeltaTable", snap: Snapshot, rule: RowRule) -> tup
     return count, example
 
 
-def drop_constraint(table: "DeltaTable", name: str, if_exists: bool = False) -> PreparedCommit:
+def drop_constraint(table: TableHandle, name: str, if_exists: bool = False) -> PreparedCommit:
     """ALTER TABLE DROP CONSTRAINT [IF EXISTS] name."""
     txn = begin_write(table, WriteKind.METADATA)
     snap = txn.snapshot
@@ -149,7 +147,7 @@ def drop_constraint(table: "DeltaTable", name: str, if_exists: bool = False) -> 
     return PreparedCommit(txn, "DROP CONSTRAINT", OpKind.METADATA, {"name": name, "expr": expression})
 
 
-def cluster_by(table: "DeltaTable", columns: Sequence[str]) -> PreparedCommit:
+def cluster_by(table: TableHandle, columns: Sequence[str]) -> PreparedCommit:
     """ALTER TABLE ... CLUSTER BY (columns), or CLUSTER BY NONE when `columns` is empty, as
     Delta's AlterTableClusterByDeltaCommand does it: the new columns go to the
     `delta.clustering` domain (physical-name paths); a table not yet clustered becomes

@@ -8,7 +8,7 @@ import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import pyarrow as pa
 
@@ -21,18 +21,16 @@ from acidsql.delta.clustering import (
 )
 from acidsql.delta.exceptions import DeltaTableError
 from acidsql.delta.footprints import PartitionPredicate
-from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition
+from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition, TableHandle
 from acidsql.delta.row_mapping import (
     ROW_MAPPING_FILE_TAG, CompactionSource, compacted_from_tag, new_row_mapping_path, write_permutation,
 )
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 
-if TYPE_CHECKING:
-    from acidsql.delta.table import DeltaTable
 
 
-def optimize(table: "DeltaTable", partition_predicate: Optional[PartitionPredicate] = None, zorder_by: Sequence[str] = (),
+def optimize(table: TableHandle, partition_predicate: Optional[PartitionPredicate] = None, zorder_by: Sequence[str] = (),
              description: str = "", statement: str = "", full: bool = False,
              min_cube_size: int = MIN_CUBE_SIZE) -> PreparedCommit:
     """OPTIMIZE [WHERE ...] [ZORDER BY (...)] [FULL]: per partition, compact files into one
@@ -82,7 +80,7 @@ def optimize(table: "DeltaTable", partition_predicate: Optional[PartitionPredica
                           statement, zorder=bool(zorder_by), changes_data=False)
 
 
-def reorg_purge(table: "DeltaTable", partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
+def reorg_purge(table: TableHandle, partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
                 tags: Optional[Mapping[str, str]] = None, all_files: bool = False) -> PreparedCommit:
     """REORG TABLE ... APPLY (PURGE): rewrite every file with deleted rows, one by one."""
     txn = begin_write(table, WriteKind.REARRANGE)
@@ -96,7 +94,7 @@ def reorg_purge(table: "DeltaTable", partition_predicate: Optional[PartitionPred
     return PreparedCommit(txn, "REORG", OpKind.COMPACTION, params, metrics, changes_data=False)
 
 
-def _rewrite(table: "DeltaTable", txn: OptimisticTransaction, groups: list[list[AddFile]], sort_by: Sequence[str] = (),
+def _rewrite(table: TableHandle, txn: OptimisticTransaction, groups: list[list[AddFile]], sort_by: Sequence[str] = (),
              tags: Optional[Mapping[str, str]] = None) -> dict[str, int]:
     """Rewrite each group of files into one file (dataChange=false), tagging the output with
     the row mapping so concurrent deletions can be carried over (see transaction.py)."""
@@ -140,7 +138,7 @@ def _rewrite(table: "DeltaTable", txn: OptimisticTransaction, groups: list[list[
     return metrics
 
 
-def _recluster(table: "DeltaTable", txn: OptimisticTransaction, files: Sequence[AddFile],
+def _recluster(table: TableHandle, txn: OptimisticTransaction, files: Sequence[AddFile],
                columns: Sequence[str]) -> dict[str, int]:
     """Rewrite `files` into one run of rows ordered along the clustering curve, cut into
     files of the table's target size, each marked `clusteringProvider` and with the tags

@@ -2,21 +2,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from acidsql.conflict import OpKind
 from acidsql.delta import datafiles, row_tracking
 from acidsql.delta.exceptions import DeltaTableError
 from acidsql.delta.features import protocol_features, protocol_for
-from acidsql.delta.operations import PreparedCommit, begin_write, now_ms
+from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, TableHandle
 from acidsql.delta.operations.write import record_whole_file_changes
 from acidsql.protocol.features import WriteKind
 
-if TYPE_CHECKING:
-    from acidsql.delta.table import DeltaTable
 
 
-def restore(table: "DeltaTable", version: Optional[int] = None, timestamp_ms: Optional[int] = None) -> PreparedCommit:
+def restore(table: TableHandle, version: Optional[int] = None, timestamp_ms: Optional[int] = None) -> PreparedCommit:
     """RESTORE TABLE t TO VERSION AS OF v | TIMESTAMP AS OF ts: the files, metadata and
     protocol of that version (the protocol keeps every feature either version has). Reads the
     whole table, so any concurrent change to it conflicts."""

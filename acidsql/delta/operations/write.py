@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import pyarrow as pa
 
@@ -16,17 +16,15 @@ from acidsql.delta.actions import AddFile, RemoveFile
 from acidsql.delta.constraints import TableRules, check_rows, with_generated_columns
 from acidsql.delta.exceptions import DeltaTableError
 from acidsql.delta.footprints import PartitionPredicate
-from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition
+from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition, TableHandle
 from acidsql.delta.partition_values import partition_value_to_string
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 
-if TYPE_CHECKING:
-    from acidsql.delta.table import DeltaTable
 
 
-def append(table: "DeltaTable", data: pa.Table, *, app_id: Optional[str] = None, app_version: Optional[int] = None,
+def append(table: TableHandle, data: pa.Table, *, app_id: Optional[str] = None, app_version: Optional[int] = None,
            statement: str = "", txn: Optional[OptimisticTransaction] = None) -> Optional[PreparedCommit]:
     """INSERT INTO / append write: a blind append, unless `txn` (the transaction to write
     in) already read the table (INSERT ... SELECT from the table itself). With
@@ -47,7 +45,7 @@ def append(table: "DeltaTable", data: pa.Table, *, app_id: Optional[str] = None,
                           {"numFiles": len(adds), "numOutputRows": data.num_rows}, statement)
 
 
-def overwrite(table: "DeltaTable", data: pa.Table, partition_predicate: Optional[PartitionPredicate] = None,
+def overwrite(table: TableHandle, data: pa.Table, partition_predicate: Optional[PartitionPredicate] = None,
               description: str = "", statement: str = "") -> PreparedCommit:
     """INSERT OVERWRITE (whole table) or REPLACE WHERE (partitions `partition_predicate` selects)."""
     txn = begin_write(table, WriteKind.CHANGE)
@@ -71,7 +69,7 @@ def overwrite(table: "DeltaTable", data: pa.Table, partition_predicate: Optional
 
 # ---- what every write of rows does ---------------------------------------------------------------
 
-def new_rows(table: "DeltaTable", snap: Snapshot, data: pa.Table, given: Iterable[str]) -> pa.Table:
+def new_rows(table: TableHandle, snap: Snapshot, data: pa.Table, given: Iterable[str]) -> pa.Table:
     """New rows as the table's rules want them: generated columns the write does not give
     (`given`: the columns it sets) computed, then every rule checked. Raises
     ConstraintViolationError naming the rule before anything is written."""
@@ -90,7 +88,7 @@ def new_rows(table: "DeltaTable", snap: Snapshot, data: pa.Table, given: Iterabl
     return data
 
 
-def write_rows(table: "DeltaTable", txn: OptimisticTransaction, data: pa.Table, data_change: bool = True,
+def write_rows(table: TableHandle, txn: OptimisticTransaction, data: pa.Table, data_change: bool = True,
                tags: Optional[Mapping[str, str]] = None) -> list[AddFile]:
     """Write `data` as one new data file per partition and stage the files in `txn`."""
     snap = txn.snapshot
@@ -126,7 +124,7 @@ def split_by_partition(snap: Snapshot, data: pa.Table,
     return [(dict(zip(cols, k)), data.take(pa.array(idx, type=pa.int64()))) for k, idx in groups.items()]
 
 
-def record_changes(table: "DeltaTable", txn: OptimisticTransaction, changes: Sequence[pa.Table]) -> None:
+def record_changes(table: TableHandle, txn: OptimisticTransaction, changes: Sequence[pa.Table]) -> None:
     """Write the rows a commit changed (each table with its `_change_type`) as change data
     files, when the table records its change data feed. Only changed rows: none of those a
     rewrite merely copies."""
@@ -145,7 +143,7 @@ def record_changes(table: "DeltaTable", txn: OptimisticTransaction, changes: Seq
         txn.add_cdc(cdc)
 
 
-def record_whole_file_changes(table: "DeltaTable", txn: OptimisticTransaction, removed: Sequence[RemoveFile],
+def record_whole_file_changes(table: TableHandle, txn: OptimisticTransaction, removed: Sequence[RemoveFile],
                               added: Sequence[AddFile]) -> None:
     """A commit of whole files (overwrite, RESTORE) needs change files only when one of
     them carries a deletion vector (see change_data.needs_change_files_for_whole_files)."""
