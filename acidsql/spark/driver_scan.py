@@ -176,11 +176,10 @@ def matching_rows_frame(spark: "SparkSession", snapshot: "Snapshot", files: Sequ
     import numpy as np
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import LongType, StringType, StructField, StructType
 
     from acidsql.delta import row_tracking as rt
     from acidsql.delta.datafiles import ROW_INDEX_COLUMN, read_data_file
-    from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, spark_schema
+    from acidsql.spark.scan import scan_schema, spark_schema
 
     if not files or sum(a.size or 0 for a in files) > DRIVER_SCAN_MAX_BYTES or not local_master(spark):
         return None
@@ -191,11 +190,7 @@ def matching_rows_frame(spark: "SparkSession", snapshot: "Snapshot", files: Sequ
     if row_filter is None:
         return None
     tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration) if row_tracking else None
-    out_schema = StructType(
-        list(spark_schema(snapshot).fields)
-        + [StructField(FILE_COLUMN, StringType(), False), StructField(ROW_COLUMN, LongType(), False)]
-        + ([StructField(rt.ROW_ID, LongType(), True), StructField(rt.ROW_COMMIT_VERSION, LongType(), True)]
-           if tracked else []))
+    out_schema = scan_schema(spark_schema(snapshot), positions=True, tracked=tracked is not None)
     target = to_arrow_schema(out_schema)
     names = list(schema.names)
     parts = []

@@ -30,6 +30,7 @@ from acidsql.delta.stores import storage_for
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
     from acidsql.delta.snapshot import Snapshot
     from acidsql.delta.storage import Storage
@@ -47,6 +48,16 @@ def spark_schema(snapshot: "Snapshot"):
     from pyspark.sql.types import StructType
 
     return StructType.fromJson(snapshot.schema_json)
+
+
+def scan_schema(schema: "StructType", positions: bool, tracked: bool) -> "StructType":
+    """The columns of a scan: the table's, then each row's file and position, then its row id
+    and row commit version on a table with row tracking."""
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    position_fields = [StructField(FILE_COLUMN, StringType(), False), StructField(ROW_COLUMN, LongType(), False)]
+    tracking_fields = [StructField(rt.ROW_ID, LongType(), True), StructField(rt.ROW_COMMIT_VERSION, LongType(), True)]
+    return StructType(list(schema.fields) + (position_fields if positions else []) + (tracking_fields if tracked else []))
 
 
 def absolute_file_path(table_root: str, add_path: str) -> str:
@@ -91,10 +102,7 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
     physical_partition = physical_column_names(snapshot.schema_json, partition_cols)
     adds = list(snapshot.files.values()) if files is None else list(files)
     tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration) if row_tracking else None
-    position_fields = [StructField(FILE_COLUMN, StringType(), False), StructField(ROW_COLUMN, LongType(), False)]
-    tracking_fields = [StructField(rt.ROW_ID, LongType(), True), StructField(rt.ROW_COMMIT_VERSION, LongType(), True)]
-    out_schema = StructType(list(schema.fields) + (position_fields if positions else [])
-                            + (tracking_fields if tracked else []))
+    out_schema = scan_schema(schema, positions, tracked is not None)
     if not adds:
         return spark.createDataFrame([], out_schema)
     storage = storage if storage is not None else storage_for(snapshot.table_root)
