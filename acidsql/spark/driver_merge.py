@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING, Any, Optional
 from sqlglot import exp
 
 from acidsql.delta.actions import AddFile
-from acidsql.spark.driver_scan import DRIVER_SCAN_MAX_BYTES, _flat_primitive, local_master
+from acidsql.spark.arrow_values import CHAR_VARCHAR
+from acidsql.spark.driver_scan import DRIVER_SCAN_MAX_BYTES, _flat_primitive, each, local_master
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -59,7 +60,6 @@ SOURCE_MAX_ROWS = 10_000_000
 # only the files that hold one.
 DRIVER_MAX_ROWS = 2_000_000
 
-_CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def _kind(field: Any) -> Optional[str]:
     t = field.dataType
     if isinstance(t, (ByteType, ShortType, IntegerType, LongType)):
         return "int"
-    if type(t) is StringType and t == StringType() and _CHAR_VARCHAR not in (field.metadata or {}):
+    if type(t) is StringType and t == StringType() and CHAR_VARCHAR not in (field.metadata or {}):
         return "string"
     return None
 
@@ -153,9 +153,18 @@ def source_keys(source: "DataFrame", keys: Sequence[EquiKey]) -> list["pa.Array"
     from pyspark.sql import functions as F
 
     table = source.select(*[F.col(f"`{k.source}`").alias(f"k{i}") for i, k in enumerate(keys)]).toArrow()
+    return key_values(table, [f"k{i}" for i in range(len(keys))], keys)
+
+
+def key_values(table: "pa.Table", columns: Sequence[str], keys: Sequence[EquiKey]) -> list["pa.Array"]:
+    """Per key, the distinct non-null values of its column (`columns`, in `keys` order) of
+    `table` (the source's rows), as int64 or string."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     out = []
-    for i, k in enumerate(keys):
-        col = table.column(f"k{i}").combine_chunks() if table.num_rows else pa.array([], _arrow_type(k))
+    for column, k in zip(columns, keys):
+        col = table.column(column).combine_chunks() if table.num_rows else pa.array([], _arrow_type(k))
         out.append(pc.unique(pc.drop_null(col.cast(_arrow_type(k)))))
     return out
 
@@ -210,12 +219,16 @@ def _hits(rows: "pa.Table", keys: Sequence[EquiKey], values: Sequence["pa.Array"
 
 @dataclass(frozen=True)
 class Candidates:
-    """The target rows a MERGE may match: as a DataFrame like `scan(..., positions=True,
-    row_tracking=True)` gives (rows read on the driver), or, when there are too many to hand
-    over, the files that hold them (for Spark to scan)."""
+    """The target rows a MERGE may match, read on the driver, with the columns `scan(...,
+    positions=True, row_tracking=True)` gives (`schema`, Spark's), or, when there are too many
+    to hand over (`rows` None), the files that hold them (for Spark to scan)."""
 
-    rows: Optional["DataFrame"]
+    rows: Optional["pa.Table"]
     files: tuple[AddFile, ...]
+    schema: Any = None  # pyspark StructType of `rows`
+
+    def frame(self, spark: "SparkSession") -> "DataFrame":
+        return spark.createDataFrame(self.rows, schema=self.schema)
 
 
 def candidates(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile], keys: Sequence[EquiKey],
@@ -243,7 +256,7 @@ def candidates(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddF
         rows = read_data_file(storage, add, schema, columns=key_columns, with_row_index=True)
         return rows.column(ROW_INDEX_COLUMN).filter(_hits(rows, keys, values)).to_numpy()
 
-    found = _each(files, positions, threads)
+    found = each(files, positions, threads)
     hit = [(add, p) for add, p in zip(files, found) if len(p)]
     if sum(len(p) for _a, p in hit) > DRIVER_MAX_ROWS:
         return Candidates(None, tuple(a for a, _p in hit))
@@ -264,19 +277,9 @@ def candidates(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddF
             arrays += [rows.column(rt.ROW_ID), rows.column(rt.ROW_COMMIT_VERSION)]
         return pa.Table.from_arrays(arrays, names=target.names).cast(target)
 
-    parts = _each(hit, rows_of, threads)
+    parts = each(hit, rows_of, threads)
     table = pa.concat_tables(parts) if parts else target.empty_table()
-    return Candidates(spark.createDataFrame(table, schema=out_schema), tuple(a for a, _p in hit))
-
-
-def _each(items: Sequence[Any], fn: Any, threads: int) -> list[Any]:
-    """`fn` over `items` in order, on up to `threads` threads (pyarrow reads without the GIL)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    if len(items) <= 1 or threads <= 1:
-        return [fn(i) for i in items]
-    with ThreadPoolExecutor(max_workers=min(len(items), threads)) as pool:
-        return list(pool.map(fn, items))
+    return Candidates(table, tuple(a for a, _p in hit), out_schema)
 
 
 # ---- the outcome, on the driver ----------------------------------------------------------------
@@ -296,3 +299,187 @@ def positions_by_clause(joined: "pa.Table", file_column: str, row_column: str,
         present = [r for r in rows if r is not None]
         out.append((path, clause, len(rows), present))
     return out
+
+
+# ---- the whole MERGE on the driver -------------------------------------------------------------
+#
+# With the candidate target rows on the driver, Spark was left to join them with the source and
+# evaluate the clauses: a Spark job whose input and output cross the Python / JVM boundary
+# (most of a 1% upsert's time at 10M rows, benchmarks/RESULTS.md). When the ON condition is its
+# equi-keys alone and every clause condition and value is one pyarrow computes exactly as Spark
+# (arrow_values.py), the join and the clauses run here, with pyarrow: the source's rows come to
+# the driver in one Spark job, and nothing else runs in Spark. The join is exact: ON is exactly
+# the keys' equalities, pyarrow's hash join matches NULL with nothing, as SQL's `=`, and the
+# candidate target rows are every target row whose keys are all among the source's (above).
+
+@dataclass(frozen=True)
+class _Clause:
+    index: int  # 1-based, as the Spark path numbers clauses
+    matched: bool  # WHEN MATCHED (else WHEN NOT MATCHED)
+    holds: Any  # table -> BooleanArray
+    values: Optional[dict[str, Any]]  # field -> table -> Array (UPDATE / INSERT); None for DELETE
+
+
+@dataclass(frozen=True)
+class HereMerge:
+    """A MERGE computed on the driver (see above): its keys, the joined table's column names for
+    the target's fields and the source's columns, and its clauses in order."""
+
+    keys: tuple[EquiKey, ...]
+    fields: tuple[str, ...]
+    target_names: dict[str, str]  # field -> column of the joined table
+    source_names: dict[str, str]  # source column -> column of the joined table
+    source_schema: Any  # pa.Schema the source's rows are cast to (Spark's types, as Arrow)
+    stored: Any  # pa.Schema of the table's columns (Spark's types, as Arrow)
+    clauses: tuple[_Clause, ...]
+    inserts: bool
+
+    @classmethod
+    def plan(cls, s: Any, talias: str, salias: str, target_fields: Sequence[Any], source_fields: Sequence[Any],
+             schema_json: Any) -> Optional["HereMerge"]:
+        """The driver plan of MERGE `s` (acidsql.sql.model.Merge, no NOT MATCHED BY SOURCE clause),
+        or None when some part of it is left to Spark. Fields: pyspark StructFields of the target
+        table and of the source query."""
+        import pyarrow as pa
+        from pyspark.sql.pandas.types import to_arrow_type
+
+        from acidsql.spark import arrow_values
+        from acidsql.sql.model import MergeAction, MergeMatch
+
+        keys = equi_keys(s.on, talias, salias, target_fields, source_fields)
+        if not keys or len(_conjuncts(s.on)) != len(keys):
+            return None
+        try:
+            stored = pa.schema([pa.field(f.name, to_arrow_type(f.dataType)) for f in target_fields])
+            source_schema = pa.schema([pa.field(f.name, to_arrow_type(f.dataType)) for f in source_fields])
+        except Exception:  # a type Arrow does not carry: Spark's
+            return None
+        if not _flat_primitive(stored) or not _flat_primitive(source_schema) or _by_name(source_fields) is None:
+            return None
+        fields = tuple(f.name for f in target_fields)
+        target_names = {f: f"t{i}" for i, f in enumerate(fields)}
+        source_names = {f.name: f"s{j}" for j, f in enumerate(source_fields)}
+        t_lower = {f.lower(): target_names[f] for f in fields}
+        s_lower = {n.lower(): c for n, c in source_names.items()}
+        types = {target_names[f.name]: stored.field(f.name).type for f in target_fields}
+        types.update({source_names[f.name]: source_schema.field(f.name).type for f in source_fields})
+        joined_schema = pa.schema([pa.field(n, t) for n, t in types.items()])
+        varchar = {f["name"] for f in schema_json["fields"] if arrow_values.CHAR_VARCHAR in (f.get("metadata") or {})}
+        ta, sa = talias.lower(), salias.lower()
+
+        def resolver(with_target: bool):
+            def resolve(c: exp.Column) -> Optional[str]:
+                if c.args.get("db") is not None:
+                    return None
+                q, n = (c.table or "").lower(), c.name.lower()
+                if q == ta:
+                    return t_lower.get(n) if with_target else None
+                if q == sa:
+                    return s_lower.get(n)
+                if q:
+                    return None
+                in_t, in_s = with_target and n in t_lower, n in s_lower
+                if in_t and in_s:
+                    return None  # ambiguous: Spark says so
+                return t_lower.get(n) if in_t else s_lower.get(n)
+            return resolve
+
+        clauses = []
+        for i, c in enumerate(s.clauses, start=1):
+            if c.match is MergeMatch.NOT_MATCHED_BY_SOURCE:
+                return None
+            matched = c.match is MergeMatch.MATCHED
+            resolve = resolver(matched)
+            holds = arrow_values.condition(c.condition, resolve, joined_schema)
+            if holds is None:
+                return None
+            if c.action is MergeAction.DELETE:
+                clauses.append(_Clause(i, matched, holds, None))
+                continue
+            assigned = {k.split(".")[-1].strip("`").lower(): v for k, v in c.assignments}
+            if any(k not in t_lower for k in assigned):
+                return None  # Spark names the unknown column
+            excepted = {e.lower() for e in c.star_except}
+            values: dict[str, Any] = {}
+            for f in fields:
+                node = assigned.get(f.lower())
+                if node is None and c.star and f.lower() not in excepted and f.lower() in s_lower:
+                    node = exp.column(next(n for n in source_names if n.lower() == f.lower()), table=salias, quoted=True)
+                if node is None:
+                    # What the Spark path gives (Executor._merge_column): an UPDATE keeps the
+                    # target's value, an INSERT leaves the column NULL.
+                    node = exp.column(f, table=talias, quoted=True) if c.action is MergeAction.UPDATE else exp.null()
+                fn = arrow_values.value(node, resolve, types, stored.field(f).type,
+                                        char_varchar=f in varchar and (f.lower() in assigned or c.action is MergeAction.INSERT))
+                if fn is None:
+                    return None
+                values[f] = fn
+            clauses.append(_Clause(i, matched, holds, values))
+        inserts = any(not c.matched for c in clauses)
+        return cls(keys, fields, target_names, source_names, source_schema, stored, tuple(clauses), inserts)
+
+    def source_key_values(self, source: "pa.Table") -> list["pa.Array"]:
+        return key_values(source, [k.source for k in self.keys], self.keys)
+
+    def outcome(self, target: "pa.Table", source: "pa.Table", *, file_column: str, row_column: str,
+                clause_column: str, before: Sequence[str], row_id: Optional[str]) -> "pa.Table":
+        """The joined rows as the Spark path collects them (Executor._merge_here): one per
+        (target row, source row) pair or unmatched source row a clause takes, with the target
+        row's file and position (NULL for inserts), the clause's number, the new values of the
+        table's columns, the target's values before (`before`, with the change data feed) and
+        its stable row id (`row_id`). Raises arrow_values.NotHere where pyarrow refuses a value."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from acidsql.spark.arrow_values import NotHere
+
+        carried = [file_column, row_column] + ([row_id] if row_id else [])
+        left_cols = {self.target_names[f]: target.column(f) for f in self.fields}
+        left_cols.update({c: target.column(c) for c in carried})
+        left_cols.update({f"__tk{i}": target.column(k.target).cast(_arrow_type(k)) for i, k in enumerate(self.keys)})
+        left = pa.table(left_cols)
+        source = source.cast(self.source_schema)
+        right_cols = {self.source_names[n]: source.column(n) for n in self.source_schema.names}
+        right_cols.update({f"__sk{i}": source.column(k.source).cast(_arrow_type(k)) for i, k in enumerate(self.keys)})
+        right = pa.table(right_cols)
+        joined = left.join(right, keys=[f"__tk{i}" for i in range(len(self.keys))],
+                           right_keys=[f"__sk{i}" for i in range(len(self.keys))],
+                           join_type="right outer" if self.inserts else "inner", coalesce_keys=False)
+        n = joined.num_rows
+        is_matched = pc.is_valid(joined.column(file_column)).to_numpy(zero_copy_only=False)
+        chosen = np.zeros(n, dtype=np.int32)
+        for c in self.clauses:
+            side = is_matched if c.matched else ~is_matched
+            holds = np.asarray(c.holds(joined).to_numpy(zero_copy_only=False), dtype=bool) if n else np.zeros(0, bool)
+            chosen[(chosen == 0) & side & holds] = c.index
+        parts = []
+        for c in self.clauses:
+            rows = joined.filter(pa.array(chosen == c.index))
+            if not rows.num_rows:
+                continue
+            arrays = [rows.column(file_column), rows.column(row_column),
+                      pa.array(np.full(rows.num_rows, c.index, dtype=np.int32))]
+            names = [file_column, row_column, clause_column]
+            for f in self.fields:
+                t = self.stored.field(f).type
+                try:
+                    v = c.values[f](rows) if c.values is not None else rows.column(self.target_names[f]).cast(t)
+                except NotHere:
+                    raise
+                arrays.append(v)
+                names.append(f)
+            for f, b in zip(self.fields, before):
+                arrays.append(rows.column(self.target_names[f]).cast(self.stored.field(f).type))
+                names.append(b)
+            if row_id:
+                arrays.append(rows.column(row_id))
+                names.append(row_id)
+            parts.append(pa.Table.from_arrays(arrays, names=names))
+        if not parts:
+            empty = [pa.field(file_column, pa.string()), pa.field(row_column, pa.int64()), pa.field(clause_column, pa.int32())]
+            empty += [self.stored.field(f) for f in self.fields]
+            empty += [pa.field(b, self.stored.field(f).type) for f, b in zip(self.fields, before)]
+            empty += [pa.field(row_id, pa.int64())] if row_id else []
+            return pa.schema(empty).empty_table()
+        return pa.concat_tables(parts, promote_options="permissive")

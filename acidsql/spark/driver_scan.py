@@ -20,6 +20,7 @@ candidate files up to DRIVER_SCAN_MAX_BYTES in all.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from pyroaring import BitMap64
@@ -163,16 +164,30 @@ def _flat_primitive(schema: Any) -> bool:
                for f in schema)
 
 
-def matching_rows_frame(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
-                        condition: Optional[exp.Expression], storage: "Storage", *,
-                        qualifiers: Sequence[str] = (), row_tracking: bool = False) -> Optional[tuple[Any, dict[str, BitMap64], Any]]:
-    """The live rows of `files` that `condition` selects, as the DataFrame `scan(...,
-    positions=True, row_tracking=...)` would give filtered by it (same columns, same values), read
-    on the driver so that Spark only sees the matched rows (an UPDATE then computes its new
-    values over those, not over every row of the files), their positions per file, and the
-    same rows as the Arrow table the DataFrame was made from. None when the driver path does
-    not apply
-    (see matching_positions) or the table has column types this path does not carry."""
+@dataclass(frozen=True)
+class MatchedRows:
+    """The live rows of some files a condition selects, read on the driver: `table` has the
+    columns `scan(..., positions=True, row_tracking=...)` gives (`schema`, Spark's), `touched`
+    their positions per file."""
+
+    table: Any  # pyarrow.Table
+    touched: dict[str, BitMap64]
+    schema: Any  # pyspark StructType
+
+    def frame(self, spark: "SparkSession") -> Any:
+        """The rows as a Spark DataFrame (the same columns and values as the scan)."""
+        return spark.createDataFrame(self.table, schema=self.schema)
+
+
+def matching_rows_here(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
+                       condition: Optional[exp.Expression], storage: "Storage", *,
+                       qualifiers: Sequence[str] = (), row_tracking: bool = False) -> Optional[MatchedRows]:
+    """The live rows of `files` that `condition` selects, as `scan(..., positions=True,
+    row_tracking=...)` filtered by it would give them (same columns, same values), read on the
+    driver, so that an UPDATE computes its new values over those (here, arrow_values.py, or in
+    Spark over just those rows), not over every row of the files. None when the driver path
+    does not apply (see matching_positions) or the table has column types this path does not
+    carry."""
     import numpy as np
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
@@ -193,20 +208,35 @@ def matching_rows_frame(spark: "SparkSession", snapshot: "Snapshot", files: Sequ
     out_schema = scan_schema(spark_schema(snapshot), positions=True, tracked=tracked is not None)
     target = to_arrow_schema(out_schema)
     names = list(schema.names)
-    parts = []
-    touched: dict[str, BitMap64] = {}
-    for add in files:
+    lower = {n.lower(): n for n in names}
+    condition_columns = sorted({lower[c.name.lower()] for c in condition.find_all(exp.Column)})
+
+    def one(add: AddFile) -> Optional[tuple[str, "pa.Table", BitMap64]]:
+        # The condition's columns first: a file without a match is not read whole.
+        keys = read_data_file(storage, add, schema, columns=condition_columns, with_row_index=True)
+        hits = keys.column(ROW_INDEX_COLUMN).filter(row_filter(keys.select(condition_columns)))
+        if not len(hits):
+            return None
         rows = read_data_file(storage, add, schema, with_row_index=True, row_tracking=tracked)
-        if not rows.num_rows:
-            continue
-        rows = rows.filter(row_filter(rows.select(names)))
-        if not rows.num_rows:
-            continue
+        index = rows.column(ROW_INDEX_COLUMN).to_numpy()
+        wanted = hits.to_numpy()
+        rows = rows.filter(pa.array(np.isin(index, wanted, assume_unique=True)))
         arrays = [rows.column(n) for n in names]
         arrays += [pa.array(np.full(rows.num_rows, add.path, dtype=object), pa.string()), rows.column(ROW_INDEX_COLUMN)]
         if tracked is not None:
             arrays += [rows.column(rt.ROW_ID), rows.column(rt.ROW_COMMIT_VERSION)]
-        parts.append(pa.Table.from_arrays(arrays, names=target.names).cast(target))
-        touched[add.path] = BitMap64(rows.column(ROW_INDEX_COLUMN).to_pylist())
-    table = pa.concat_tables(parts) if parts else target.empty_table()
-    return spark.createDataFrame(table, schema=out_schema), touched, table
+        return add.path, pa.Table.from_arrays(arrays, names=target.names).cast(target), BitMap64(wanted.tolist())
+
+    found = [r for r in each(files, one, spark.sparkContext.defaultParallelism) if r is not None]
+    table = pa.concat_tables([t for _p, t, _b in found]) if found else target.empty_table()
+    return MatchedRows(table, {path: b for path, _t, b in found}, out_schema)
+
+
+def each(items: Sequence[Any], fn: Any, threads: int) -> list[Any]:
+    """`fn` over `items` in order, on up to `threads` threads (pyarrow reads without the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if len(items) <= 1 or threads <= 1:
+        return [fn(i) for i in items]
+    with ThreadPoolExecutor(max_workers=min(len(items), threads)) as pool:
+        return list(pool.map(fn, items))

@@ -35,7 +35,7 @@ from acidsql.spark.changes import (
     FileChanges, RowChanges, apply_row_changes, by_column_names, collect_positions, now_ms, records_changes,
     select_files, with_change_type, write_change_rows, write_change_rows_here, write_rows, write_rows_here,
 )
-from acidsql.spark.driver_scan import matching_positions, matching_rows_frame
+from acidsql.spark.driver_scan import matching_positions, matching_rows_here
 from acidsql.spark.constraints import check_new_rows, table_rules, with_generated_columns
 from acidsql.spark.prepared import NoCommit, Prepared, PreparedWrite
 from acidsql.spark.results import StatementError, StatementResult
@@ -46,6 +46,7 @@ from acidsql.spark.views import TableViews, ViewCatalog, expand_views
 from acidsql.spark.write import stored_types
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
     from acidsql.delta.snapshot import Snapshot
@@ -584,19 +585,30 @@ class Executor:
                 file_changes = FileChanges()
             else:
                 alias = target_alias(s.target)
-                matched = (matching_rows_frame(self.spark, snapshot, files, s.where, txn.storage,
-                                               qualifiers=_qualifiers(s.target), row_tracking=True)
+                matched = (matching_rows_here(self.spark, snapshot, files, s.where, txn.storage,
+                                              qualifiers=_qualifiers(s.target), row_tracking=True)
                            if not s.ctes else None)
+                cdf = records_changes(snapshot)
+                # The matched rows on the driver and SET values pyarrow computes exactly as Spark
+                # (arrow_values.py): no Spark job at all.
+                new_table = (self._updated_values_here(snapshot, matched.table, assigned, alias, fields)
+                             if matched is not None and not table_rules(snapshot) else None)
+                if new_table is not None:
+                    touched = matched.touched
+                    self.record_matched_rows(txn, files, touched)
+                    changes = self._updated_rows_here(snapshot, touched, new_table, matched.table, fields, cdf)
+                    file_changes = apply_row_changes(self.spark, snapshot, changes, storage=txn.storage,
+                                                     deletion_vectors=deletion_vectors_on(snapshot))
+                    return self.prepared(s, txn, analysis, name, file_changes, changes, _update_parameters(s))
                 # With the matched rows read on the driver Spark sees only those (the WHERE below
                 # then keeps them all), not every row of the candidate files.
-                view = views.register(matched[0] if matched is not None else scan(
+                view = views.register(matched.frame(self.spark) if matched is not None else scan(
                     self.spark, snapshot, files, positions=True, row_tracking=True, storage=txn.storage), "target")
                 with_clause = views.with_clause(s.ctes)
                 cols = ", ".join(
                     f"{views.sql(assigned[f])} AS `{f}`" if f in assigned else f"`{alias}`.`{f}`" for f in fields)
                 if tracks_rows(snapshot):
                     cols += f", `{alias}`.{ROW_ID}"  # an updated row keeps its stable row id
-                cdf = records_changes(snapshot)
                 before = [f"{PRE_IMAGE}{i}" for i in range(len(fields))] if cdf else []
                 pre = "".join(f", `{alias}`.`{f}` AS {b}" for f, b in zip(fields, before))
                 where = f" WHERE {views.sql(s.where)}" if s.where is not None else ""
@@ -607,7 +619,7 @@ class Executor:
                     # once so that both see the same rows and values.
                     df = df.localCheckpoint(eager=True)
                 # The driver already knows the positions of the rows it handed Spark, all matched.
-                touched = matched[1] if matched is not None else collect_positions(df)
+                touched = matched.touched if matched is not None else collect_positions(df)
                 self.record_matched_rows(txn, files, touched)
                 # Generated columns the UPDATE does not set are recomputed from the new values.
                 new_rows = self._apply_rules(df.drop(FILE_COLUMN, ROW_COLUMN, *before), snapshot, list(assigned), name)
@@ -618,7 +630,9 @@ class Executor:
                     # overflow) in one job that hands them back, and they are written here with
                     # pyarrow, not by a second Spark job; they are read once, so nothing needs
                     # a checkpoint. The pre-images are the driver's rows themselves.
-                    changes = self._updated_rows_here(snapshot, touched, new_rows, matched[2], fields, cdf)
+                    keep = [ROW_ID] if ROW_ID in new_rows.columns else []
+                    new_table = stored_types(new_rows, snapshot.schema_json, keep).toArrow()
+                    changes = self._updated_rows_here(snapshot, touched, new_table, matched.table, fields, cdf)
                 elif cdf:
                     preimage = df.select(*[F.col(b).alias(f) for f, b in zip(fields, before)])
                     postimage = new_rows.select(*[F.col(f"`{f}`") for f in fields])
@@ -630,19 +644,55 @@ class Executor:
                 file_changes = apply_row_changes(self.spark, snapshot, changes, storage=txn.storage, deletion_vectors=deletion_vectors_on(snapshot))
         finally:
             views.drop()
-        params = {"predicate": json.dumps([s.where.sql(dialect="databricks")] if s.where is not None else [])}
-        return self.prepared(s, txn, analysis, name, file_changes, changes, params)
+        return self.prepared(s, txn, analysis, name, file_changes, changes, _update_parameters(s))
 
     @staticmethod
-    def _updated_rows_here(snapshot: "Snapshot", touched: Mapping[str, BitMap64], new_rows: "DataFrame",
+    def _updated_values_here(snapshot: "Snapshot", matched: "pa.Table", assigned: Mapping[str, exp.Expression],
+                             alias: str, fields: Sequence[str]) -> Optional["pa.Table"]:
+        """The updated rows (the table's columns, then the stable row id when the table tracks
+        rows), computed with pyarrow from the matched rows when every SET value is one
+        arrow_values computes exactly as Spark; None otherwise (Spark computes them)."""
+        import pyarrow as pa
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        from acidsql.spark import arrow_values
+        from acidsql.spark.scan import spark_schema
+
+        lower = {f.lower(): f for f in fields}
+        types = {n: matched.schema.field(n).type for n in fields}
+
+        def resolve(c: exp.Column) -> Optional[str]:
+            if c.args.get("db") is not None or (c.table and c.table.lower() != alias.lower()):
+                return None
+            return lower.get(c.name.lower())
+
+        stored = to_arrow_schema(spark_schema(snapshot))
+        varchar = {f["name"] for f in snapshot.schema_json["fields"] if arrow_values.CHAR_VARCHAR in (f.get("metadata") or {})}
+        values = {}
+        for f, node in assigned.items():
+            fn = arrow_values.value(node, resolve, types, stored.field(f).type, char_varchar=f in varchar)
+            if fn is None:
+                return None
+            values[f] = fn
+        try:
+            arrays = [values[f](matched) if f in values else matched.column(f).cast(stored.field(f).type)
+                      for f in fields]
+        except arrow_values.NotHere:
+            return None
+        names = list(fields)
+        if tracks_rows(snapshot):
+            arrays.append(matched.column(ROW_ID))
+            names.append(ROW_ID)
+        return pa.Table.from_arrays(arrays, names=names)
+
+    @staticmethod
+    def _updated_rows_here(snapshot: "Snapshot", touched: Mapping[str, BitMap64], new_table: "pa.Table",
                            matched: Any, fields: Sequence[str], cdf: bool) -> RowChanges:
-        """An UPDATE's RowChanges with its new rows (and change rows) collected to the driver:
-        `new_rows` (Spark's computation over the matched rows) in one Spark job; `matched`, the
-        Arrow table the matched rows came from, gives the pre-images."""
+        """An UPDATE's RowChanges with its new rows (and change rows) on the driver: `new_table`
+        (the table's columns, then the stable row id where kept); `matched`, the Arrow table the
+        matched rows came from, gives the pre-images."""
         import pyarrow as pa
 
-        keep = [ROW_ID] if ROW_ID in new_rows.columns else []
-        new_table = stored_types(new_rows, snapshot.schema_json, keep).toArrow()
         change_table = None
         if cdf:
             post = new_table.select(list(fields))
@@ -703,6 +753,14 @@ class Executor:
             source = source_df.withColumn(SOURCE_MARK, F.lit(True))
             has_insert = any(c.match is m.MergeMatch.NOT_MATCHED for c in s.clauses)
             has_by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
+            cdf = records_changes(snapshot)
+            before = [f"{PRE_IMAGE}{i}" for i in range(len(fields))] if cdf else []
+            if metadata is None and not has_by_source and not table_rules(snapshot):
+                # On a local session, the whole MERGE with pyarrow when it can (driver_merge.HereMerge).
+                outcome = self._merge_on_driver(s, snapshot, files, source_df, talias, salias, before, txn)
+                if outcome is not None:
+                    changes, file_changes = self._merge_written_here(s, outcome, snapshot, schema_json, fields, before, txn)
+                    return self.prepared(s, txn, analysis, name, file_changes, changes, _merge_parameters(s))
             # On a local session only the target rows whose ON keys are among the source's go
             # into the join, read on the driver (driver_merge.py); the source is then materialized.
             target_rows, source, on_driver = self._merge_target(s, snapshot, files, source, talias, salias,
@@ -721,10 +779,8 @@ class Executor:
             clause_sql = self._clause_case(s, talias, salias, views)
             columns = [self._merge_column(s, f, talias, salias, source_cols, clause_sql, views, snapshot) for f in fields]
             on = views.sql(s.on) if s.on is not None else "TRUE"
-            cdf = records_changes(snapshot)
             # With the change data feed, each target row's values before the MERGE (pre-images, deletes).
             target_fields = {f["name"] for f in snapshot.schema_json["fields"]}
-            before = [f"{PRE_IMAGE}{i}" for i in range(len(fields))] if cdf else []
             pre = "".join(f", {f'`{talias}`.`{f}`' if f in target_fields else 'NULL'} AS {b}" for f, b in zip(fields, before))
             # An updated row keeps its stable row id (inserted rows have none: NULL).
             tracked = f", `{talias}`.{ROW_ID}" if tracks_rows(snapshot) else ""
@@ -821,7 +877,7 @@ class Executor:
             return everything(files), source, False
         if found.rows is None:
             return everything(found.files), source, False
-        return found.rows, source, True
+        return found.frame(self.spark), source, True
 
     def _merge_here(self, s: m.Merge, joined: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, Any],
                     fields: Sequence[str], before: Sequence[str], txn: OptimisticTransaction
@@ -831,12 +887,7 @@ class Executor:
         positions and the several-matches check as _merge_outcome does them, the new rows and
         change data written here (driver_merge.py). Values are cast to the column types in
         Spark, as write_dataframe casts them."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
         from pyspark.sql import functions as F
-
-        from acidsql.spark import driver_merge
-        from acidsql.spark.write import session_codec
 
         types = {f.name: f.dataType for f in _struct(schema_json).fields}
         present = {f.name: f.dataType for f in joined.schema.fields}
@@ -848,6 +899,57 @@ class Executor:
         tracked = [F.col(ROW_ID)] if tracks_rows(snapshot) else []
         table = joined.select(F.col(FILE_COLUMN), F.col(ROW_COLUMN), F.col(CLAUSE), *[typed(f, f) for f in fields],
                               *[typed(b, f) for f, b in zip(fields, before)], *tracked).toArrow()
+        return self._merge_written_here(s, table, snapshot, schema_json, fields, before, txn)
+
+    def _merge_on_driver(self, s: m.Merge, snapshot: "Snapshot", files: Sequence[AddFile], source: "DataFrame",
+                         talias: str, salias: str, before: Sequence[str], txn: OptimisticTransaction
+                         ) -> Optional["pa.Table"]:
+        """The MERGE's joined rows (as _merge_here collects them from Spark) computed with pyarrow
+        on the driver: the source's rows collected in one Spark job, the candidate target rows
+        read here, the join and the clauses by driver_merge.HereMerge. None when that does not
+        apply (not a local session, a large source, too many candidates, a clause pyarrow would
+        not compute exactly as Spark, or a value it refuses): Spark computes the MERGE."""
+        from acidsql.spark import arrow_values, driver_merge
+        from acidsql.spark.scan import spark_schema
+        from acidsql.spark.write import estimated_bytes
+
+        if not driver_merge.applies(self.spark, snapshot, False):
+            return None
+        plan = driver_merge.HereMerge.plan(s, talias, salias, spark_schema(snapshot).fields, source.schema.fields,
+                                           snapshot.schema_json)
+        if plan is None:
+            return None
+        size = estimated_bytes(source)
+        # Spark cannot size every plan (a scan of a Delta table joins a list of its files): then
+        # the source's rows are counted before they come to the driver (the count only guards
+        # the driver's memory; the rows used are those collected).
+        if (size is None or size > driver_merge.SOURCE_MAX_BYTES) and source.count() > driver_merge.SOURCE_MAX_ROWS:
+            return None
+        rows = source.toArrow()
+        if rows.num_rows > driver_merge.SOURCE_MAX_ROWS:
+            return None
+        found = driver_merge.candidates(self.spark, snapshot, files, plan.keys, plan.source_key_values(rows), txn.storage)
+        if found is None or found.rows is None:
+            return None
+        try:
+            return plan.outcome(found.rows, rows, file_column=FILE_COLUMN, row_column=ROW_COLUMN, clause_column=CLAUSE,
+                                before=before, row_id=ROW_ID if tracks_rows(snapshot) else None)
+        except arrow_values.NotHere:
+            return None
+
+    def _merge_written_here(self, s: m.Merge, table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any],
+                            fields: Sequence[str], before: Sequence[str], txn: OptimisticTransaction
+                            ) -> tuple[RowChanges, FileChanges]:
+        """From the MERGE's joined rows on the driver (FILE, ROW, CLAUSE, the new values, the
+        values before, the row id): the counts, the positions and the several-matches check as
+        _merge_outcome does them, and the new rows and change data written here."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from acidsql.spark import driver_merge
+        from acidsql.spark.write import session_codec
+
+        tracked = tracks_rows(snapshot)
         kinds = [(i + 1, c) for i, c in enumerate(s.clauses)]
         counts, touched = _merge_accounting(s, driver_merge.positions_by_clause(table, FILE_COLUMN, ROW_COLUMN, CLAUSE))
         by_action = lambda action: sum(counts.get(i, 0) for i, c in kinds if c.action is action)
@@ -1048,6 +1150,11 @@ def _source_name(source: Optional[exp.Expression]) -> Optional[str]:
     if source is not None and source.alias:
         return source.alias
     return None
+
+
+def _update_parameters(s: m.Update) -> dict[str, str]:
+    """An UPDATE's commitInfo operationParameters, as Delta writes them."""
+    return {"predicate": json.dumps([s.where.sql(dialect="databricks")] if s.where is not None else [])}
 
 
 def _merge_parameters(s: m.Merge) -> dict[str, str]:

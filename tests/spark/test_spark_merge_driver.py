@@ -82,16 +82,24 @@ def _make(db, name: str, variant: dict, dv: bool) -> None:
 
 
 def _taken(monkeypatch) -> list[bool]:
-    """Records, per MERGE, whether its target rows were read on the driver."""
+    """Records, per MERGE, whether its target rows were read on the driver (for the join in
+    Spark, or for the whole MERGE with pyarrow: test_spark_arrow_values.py)."""
     taken: list[bool] = []
-    real = Executor._merge_target
+    real, real_here = Executor._merge_target, Executor._merge_on_driver
 
     def spy(self, *args, **kwargs):
         out = real(self, *args, **kwargs)
         taken.append(out[2])
         return out
 
+    def spy_here(self, *args, **kwargs):
+        out = real_here(self, *args, **kwargs)
+        if out is not None:
+            taken.append(True)
+        return out
+
     monkeypatch.setattr(Executor, "_merge_target", spy)
+    monkeypatch.setattr(Executor, "_merge_on_driver", spy_here)
     return taken
 
 

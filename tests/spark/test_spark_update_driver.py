@@ -49,7 +49,7 @@ def _spark_path(monkeypatch):
     """Turn the driver match off for UPDATE: the Spark path as before."""
     from acidsql.spark import execute
 
-    monkeypatch.setattr(execute, "matching_rows_frame", lambda *a, **k: None)
+    monkeypatch.setattr(execute, "matching_rows_here", lambda *a, **k: None)
 
 
 def _counting_driver_writes(monkeypatch) -> list[int]:

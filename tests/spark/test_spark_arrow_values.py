@@ -1,0 +1,215 @@
+"""UPDATE and MERGE computed with pyarrow on the driver (acidsql/spark/arrow_values.py and
+driver_merge.HereMerge) against Spark computing the same statement: every form the driver path
+takes, and forms it must leave to Spark, run on two copies of a table, once each way. Rows,
+counts, change data and row ids must come out the same, errors must be Spark's, and each
+statement must take the path it is listed under (a form silently left to Spark would make the
+comparison vacuous)."""
+from __future__ import annotations
+
+import pytest
+
+from acidsql.spark.execute import Executor
+
+pytestmark = pytest.mark.spark
+
+COLUMNS = "id BIGINT, k INT, t TINYINT, s STRING, f DOUBLE, b BOOLEAN, d DATE"
+ROWS = ("SELECT id, CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 5 AS INT) END, CAST(id % 100 AS TINYINT), "
+        "CASE WHEN id % 6 = 0 THEN NULL ELSE concat('s', id % 4) END, "
+        "CASE WHEN id % 9 = 0 THEN double('NaN') WHEN id % 11 = 0 THEN NULL ELSE id / 3.0 END, "
+        "id % 2 = 0, date_add(DATE'2024-01-01', CAST(id % 3 AS INT)) FROM range({lo}, {hi})")
+
+TABLES = {
+    "dv": "TBLPROPERTIES ('delta.enableDeletionVectors' = true)",
+    "cow": "TBLPROPERTIES ('delta.enableDeletionVectors' = false)",
+    "partitioned": "PARTITIONED BY (b) TBLPROPERTIES ('delta.enableDeletionVectors' = true)",
+    "cdf_row_tracking": "TBLPROPERTIES ('delta.enableDeletionVectors' = true, 'delta.enableChangeDataFeed' = true, "
+                        "'delta.enableRowTracking' = true)",
+    "column_mapping_cow": "TBLPROPERTIES ('delta.enableDeletionVectors' = false, 'delta.columnMapping.mode' = 'name')",
+}
+
+# SET lists pyarrow computes as Spark does: the driver path must take them.
+UPDATES_HERE = [
+    "f = f + 1, k = k * 2",
+    "f = -f * 2.5, s = 'x'",
+    "f = f - k, t = t + 1",  # DOUBLE - INT; TINYINT + INT stored back into TINYINT
+    "f = k, k = NULL, s = NULL",  # INT into DOUBLE
+    "f = id * 1000000007, id = id + k",  # BIGINT into DOUBLE, rounding to nearest
+    "k = -3, b = TRUE, f = 1e3",
+    "f = 0.1, d = d",  # a DECIMAL literal into DOUBLE
+    "k = t, t = -t",
+]
+# SET lists left to Spark (functions, DECIMAL arithmetic, casts Spark makes its own way).
+UPDATES_SPARK = [
+    "k = k / 2",
+    "s = concat(s, '!')",
+    "f = 1.5 * 2",
+    "k = 1.7",
+    "d = date_add(d, 1)",
+    "b = NOT b",
+    "k = 10L",
+]
+
+
+def _create(db, name: str, kind: str) -> None:
+    db.sql(f"CREATE TABLE {name} ({COLUMNS}) USING DELTA {TABLES[kind]}")
+    for lo in range(0, 60, 20):
+        db.sql(f"INSERT INTO {name} {ROWS.format(lo=lo, hi=lo + 20)}")
+
+
+def _paths(monkeypatch) -> list[str]:
+    """Per UPDATE or MERGE, "here" when pyarrow computed it on the driver, else "spark"."""
+    taken: list[str] = []
+    update, merge = Executor._updated_values_here, Executor._merge_on_driver
+
+    def spy_update(*a, **k):
+        out = update(*a, **k)
+        taken.append("here" if out is not None else "spark")
+        return out
+
+    def spy_merge(self, *a, **k):
+        out = merge(self, *a, **k)
+        taken.append("here" if out is not None else "spark")
+        return out
+
+    monkeypatch.setattr(Executor, "_updated_values_here", staticmethod(spy_update))
+    monkeypatch.setattr(Executor, "_merge_on_driver", spy_merge)
+    return taken
+
+
+def _in_spark(monkeypatch) -> None:
+    monkeypatch.setattr(Executor, "_updated_values_here", staticmethod(lambda *a, **k: None))
+    monkeypatch.setattr(Executor, "_merge_on_driver", lambda self, *a, **k: None)
+
+
+def _seen(db, name: str, kind: str) -> dict:
+    out = {"rows": sorted(map(repr, db.sql(f"SELECT * EXCEPT (f), CAST(f AS STRING) FROM {name}").collect()))}
+    if "row_tracking" in kind:
+        out["ids"] = sorted(map(repr, db.sql(
+            f"SELECT id, _metadata.row_id, _metadata.row_commit_version FROM {name} WHERE _metadata.row_id < 60").collect()))
+    if "cdf" in kind:
+        from acidsql.delta import DeltaTable
+
+        version = DeltaTable(db.table_location(name)).version
+        out["changes"] = sorted(map(repr, db.sql(
+            f"SELECT _change_type, CAST(f AS STRING), * EXCEPT (f, _change_type, _commit_version, _commit_timestamp) "
+            f"FROM table_changes('{name}', {version}, {version})").collect()))
+    return out
+
+
+def _both(db, monkeypatch, statement: str, kind: str, create=_create) -> tuple[list[str], list]:
+    """Run `statement` ({t}: the table) on two copies: as acidsql runs it, then all in Spark.
+    Returns the paths the first took and, per copy, its result counts (or error) and state."""
+    outcomes = []
+    taken: list[str] = []
+    for name, spark_only in (("here", False), ("spark", True)):
+        create(db, name, kind)
+        with monkeypatch.context() as patch:
+            if spark_only:
+                _in_spark(patch)
+            else:
+                taken = _paths(patch)
+            try:
+                r = db.sql(statement.format(t=name))
+                result = (r.rows_updated, r.rows_inserted, r.rows_deleted, r.files_added > 0)
+            except Exception as error:  # the error users see: its type and its error class
+                condition = getattr(error, "getCondition", None)
+                result = (type(error).__name__, getattr(error, "error_class", None) or (condition() if condition else None))
+        outcomes.append((result, _seen(db, name, kind)))
+    return taken, outcomes
+
+
+@pytest.mark.parametrize("kind", list(TABLES))
+@pytest.mark.parametrize("sets", UPDATES_HERE)
+def test_update_values_computed_here_equal_spark(db, monkeypatch, kind, sets):
+    taken, (here, spark) = _both(db, monkeypatch, f"UPDATE {{t}} SET {sets} WHERE k IN (1, 2) OR s IS NULL", kind)
+    assert taken == ["here"]
+    assert here == spark and here[0][0] > 0
+
+
+@pytest.mark.parametrize("sets", UPDATES_SPARK)
+def test_update_values_pyarrow_would_compute_differently_are_left_to_spark(db, monkeypatch, sets):
+    taken, (here, spark) = _both(db, monkeypatch, f"UPDATE {{t}} SET {sets} WHERE k < 3", "dv")
+    assert taken == ["spark"]
+    assert here == spark
+
+
+@pytest.mark.parametrize("sets", ["k = k + 2147483647", "t = t + 100", "k = id * 100000000000"])
+def test_overflow_falls_back_to_spark_and_fails_as_spark_does(db, monkeypatch, sets):
+    """pyarrow refuses the value (checked arithmetic, checked narrowing): Spark then computes
+    the UPDATE and raises its own error; nothing is written."""
+    taken, (here, spark) = _both(db, monkeypatch, f"UPDATE {{t}} SET {sets} WHERE id > 40", "dv")
+    assert taken == ["spark"]  # tried here, refused, then Spark
+    assert here == spark and isinstance(here[0][0], str)
+
+
+# ---- MERGE --------------------------------------------------------------------------------------
+
+SOURCE = ("(SELECT id, CAST(id % 4 AS INT) AS x, double(id) * 1.5 AS v, concat('n', id % 3) AS name, "
+          "CASE WHEN id % 5 = 0 THEN 'del' ELSE 'up' END AS op FROM range(40, 80, 2)) src")
+
+MERGES_HERE = {
+    "upsert": "MERGE INTO {t} USING " + SOURCE + " ON {t}.id = src.id "
+              "WHEN MATCHED THEN UPDATE SET f = src.v WHEN NOT MATCHED THEN INSERT (id, k, f, s) VALUES (src.id, src.x, src.v, src.name)",
+    "conditions": "MERGE INTO {t} AS tg USING " + SOURCE + " ON tg.id = src.id "
+                  "WHEN MATCHED AND src.op = 'del' THEN DELETE "
+                  "WHEN MATCHED AND src.x > 1 THEN UPDATE SET f = src.v + 1, k = tg.k * 10 "
+                  "WHEN MATCHED THEN UPDATE SET s = NULL, t = tg.t - 1 "
+                  "WHEN NOT MATCHED AND src.x IN (0, 1) THEN INSERT (id, k, s) VALUES (src.id + 1000, src.x, src.name) "
+                  "WHEN NOT MATCHED THEN INSERT (id, f) VALUES (src.id, v)",  # v: the source's alone
+    "string-keys": "MERGE INTO {t} AS tg USING (SELECT * FROM VALUES ('s1', 1), ('s3', 2), (CAST(NULL AS STRING), 3), "
+                   "('zz', 4) AS x(name, n)) src ON tg.s = src.name "
+                   "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT (id, s, k) VALUES (src.n, src.name, src.n)",
+    "composite-keys": "MERGE INTO {t} AS tg USING (SELECT id, CAST(id % 5 AS INT) AS k, id * 2 AS two FROM range(0, 60, 3)) src "
+                      "ON tg.id = src.id AND tg.k = src.k WHEN MATCHED THEN UPDATE SET id = src.two "
+                      "WHEN NOT MATCHED THEN INSERT (id, k) VALUES (src.id + 500, src.k)",
+    "several-matches": "MERGE INTO {t} AS tg USING (SELECT id % 10 AS id, double(id) AS v FROM range(0, 30)) src "
+                       "ON tg.id = src.id WHEN MATCHED THEN UPDATE SET f = src.v",
+    "several-matches-delete": "MERGE INTO {t} AS tg USING (SELECT id % 10 AS id FROM range(0, 30)) src "
+                              "ON tg.id = src.id WHEN MATCHED THEN DELETE",
+    "star": "MERGE INTO {t} AS tg USING (SELECT id, k + 1 AS k, t, s, f, b, d FROM {t} WHERE id % 4 = 0) src "
+            "ON tg.id = src.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *",
+    "empty-source": "MERGE INTO {t} AS tg USING (SELECT id, 1.5D AS v FROM range(0) ) src ON tg.id = src.id "
+                    "WHEN MATCHED THEN UPDATE SET f = src.v",
+}
+MERGES_SPARK = {
+    "decimal-into-double": "MERGE INTO {t} AS tg USING (SELECT id, id * 1.5 AS v FROM range(0, 10)) src "
+                           "ON tg.id = src.id WHEN MATCHED THEN UPDATE SET f = src.v",
+    "residual-on": "MERGE INTO {t} AS tg USING " + SOURCE + " ON tg.id = src.id AND src.x > 1 "
+                   "WHEN MATCHED THEN UPDATE SET f = src.v",
+    "function": "MERGE INTO {t} AS tg USING " + SOURCE + " ON tg.id = src.id "
+                "WHEN MATCHED THEN UPDATE SET s = upper(src.name)",
+    "ambiguous": "MERGE INTO {t} AS tg USING (SELECT id, 1 AS k FROM range(5)) src ON tg.id = src.id "
+                 "WHEN MATCHED THEN UPDATE SET f = k",
+    "overflow": "MERGE INTO {t} AS tg USING (SELECT id, 2147483647 AS big FROM range(10, 20)) src ON tg.id = src.id "
+                "WHEN MATCHED THEN UPDATE SET k = tg.k + src.big",
+}
+
+
+@pytest.mark.parametrize("kind", list(TABLES))
+@pytest.mark.parametrize("merge", list(MERGES_HERE))
+def test_merge_computed_here_equals_spark(db, monkeypatch, kind, merge):
+    taken, (here, spark) = _both(db, monkeypatch, MERGES_HERE[merge], kind)
+    assert taken == ["here"]
+    assert here == spark
+
+
+@pytest.mark.parametrize("merge", list(MERGES_SPARK))
+def test_merge_forms_left_to_spark(db, monkeypatch, merge):
+    taken, (here, spark) = _both(db, monkeypatch, MERGES_SPARK[merge], "dv")
+    assert taken == ["spark"]
+    assert here == spark
+
+
+def test_a_merge_computed_here_runs_one_spark_job(db):
+    """Only the source's rows are collected by Spark; the candidates, the join, the clauses and
+    the writes run on the driver."""
+    _create(db, "t", "dv")
+    sc = db.spark.sparkContext
+    sc.setJobGroup("merge-here", "count jobs")
+    try:
+        r = db.sql("MERGE INTO t USING (SELECT id, double(id) AS v FROM range(50, 70)) s ON t.id = s.id "
+                   "WHEN MATCHED THEN UPDATE SET f = s.v WHEN NOT MATCHED THEN INSERT (id, f) VALUES (s.id, s.v)")
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    assert (r.rows_updated, r.rows_inserted) == (10, 10)
+    assert len(sc.statusTracker().getJobIdsForGroup("merge-here")) <= 1
