@@ -59,7 +59,9 @@ def kept_batches(source: Union[str, IO[bytes]], dropped: BitMap64, schema: "pa.S
     parquet = pq.ParquetFile(source)
     columns = [c for c in parquet.schema_arrow.names if c in wanted]
     offset = 0
-    for batch in parquet.iter_batches(batch_size=READ_BATCH_ROWS, columns=columns, use_threads=False):
+    # Columns decoded in parallel (Arrow's CPU pool, bounded by the cores, shared with the other
+    # copies): a statement that copies one file has the machine's cores for it.
+    for batch in parquet.iter_batches(batch_size=READ_BATCH_ROWS, columns=columns, use_threads=True):
         n = batch.num_rows
         lo, hi = np.searchsorted(positions, [offset, offset + n])
         table = pa.Table.from_batches([batch])

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from urllib.parse import quote
 
 from acidsql.delta.actions import AddFile
-from acidsql.delta.datafiles import DEFAULT_PARQUET_CODEC, DEFAULT_TARGET_FILE_SIZE, PARQUET_CODECS, data_file_name, parquet_codec
+from acidsql.delta.datafiles import DEFAULT_PARQUET_CODEC, DEFAULT_TARGET_FILE_SIZE, DICTIONARY_PAGE_BYTES, PARQUET_CODECS, data_file_name, parquet_codec
 from acidsql.delta.snapshot import PHYSICAL_NAME_KEY
 
 if TYPE_CHECKING:
@@ -205,7 +205,8 @@ class FileRoller:
         directory = partition_dir(self.partition_cols, partition_values) if self.partition_cols else ""
         rel = "/".join(p for p in (self.subdir, directory, name) if p)
         sink = self.storage.open_write(rel)
-        writer = pq.ParquetWriter(sink, self.data_schema, compression=PARQUET_CODECS[self.codec][0])
+        writer = pq.ParquetWriter(sink, self.data_schema, compression=PARQUET_CODECS[self.codec][0],
+                                  dictionary_pagesize_limit=DICTIONARY_PAGE_BYTES)
         return _OpenFile(rel, sink, dict(partition_values), writer, ColumnStats(self.stats_schema), tag)
 
     def _flush(self) -> None:

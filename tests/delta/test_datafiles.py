@@ -253,3 +253,36 @@ def test_int96_timestamps_in_year_9999_read_and_delete(tmp_path):
     t.delete(lambda rows: pc.equal(rows.column("SOME_VALUE"), 1))
     left = t.to_arrow().to_pylist()
     assert [(r["SOME_VALUE"], r["BIG_DATE"].replace(tzinfo=None)) for r in left] == [(2, dt.datetime(9999, 12, 30))]
+
+
+@pytest.mark.parametrize("writer", ["engine", "driver"])
+def test_dictionaries_give_up_early_on_high_cardinality_columns(tmp_path, writer):
+    """Both data file writers (the engine's write_data_file and the Spark side's FileRoller) cap
+    a column chunk's dictionary at DICTIONARY_PAGE_BYTES: a column of distinct ids falls back to
+    plain encoding with a small dictionary page (pyarrow's default grows it to 1 MiB first, the
+    cost benchmarks/RESULTS.md "DML" measured), while a low-cardinality string column keeps its
+    whole dictionary."""
+    import numpy as np
+
+    from acidsql.delta.datafiles import DICTIONARY_PAGE_BYTES
+    from acidsql.spark.write import FileRoller
+
+    n = 400_000
+    table = pa.table({"id": pa.array(np.arange(n, dtype=np.int64) * 7919),
+                      "name": pa.array([f"n{i % 50}" for i in range(n)])})
+    storage = LocalStorage(tmp_path)
+    if writer == "engine":
+        rel = write_data_file(storage, table, {}).path
+    else:
+        roller = FileRoller(storage, table.schema, [], 1 << 30)
+        roller.write(table, {})
+        roller.close()
+        rel = roller.done[0]["path"]
+    meta = pq.ParquetFile(tmp_path / rel).metadata
+    for g in range(meta.num_row_groups):
+        ids, names = meta.row_group(g).column(0), meta.row_group(g).column(1)
+        assert ids.dictionary_page_offset is not None
+        assert ids.data_page_offset - ids.dictionary_page_offset <= DICTIONARY_PAGE_BYTES + 1024
+        assert "PLAIN" in ids.encodings
+        # every value a dictionary index (under a byte each); plain strings would be ~7 bytes
+        assert names.has_dictionary_page and names.total_uncompressed_size < n
