@@ -43,7 +43,7 @@ from sqlglot import exp
 
 from acidsql.delta.actions import AddFile
 from acidsql.spark.arrow_values import CHAR_VARCHAR
-from acidsql.spark.driver_scan import DRIVER_SCAN_MAX_BYTES, _flat_primitive, each, local_master
+from acidsql.spark.driver_scan import DRIVER_SCAN_MAX_BYTES, _flat_primitive, at_positions, each, local_master
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -269,8 +269,7 @@ def candidates(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddF
     def rows_of(item: tuple[AddFile, "np.ndarray"]) -> "pa.Table":
         add, wanted = item
         rows = read_data_file(storage, add, schema, with_row_index=True, row_tracking=tracked)
-        index = rows.column(ROW_INDEX_COLUMN).to_numpy()
-        rows = rows.filter(pa.array(np.isin(index, wanted, assume_unique=True)))
+        rows = rows.filter(at_positions(rows.column(ROW_INDEX_COLUMN), wanted))
         arrays = [rows.column(n) for n in names]
         arrays += [pa.array(np.full(rows.num_rows, add.path, dtype=object), pa.string()), rows.column(ROW_INDEX_COLUMN)]
         if tracked is not None:

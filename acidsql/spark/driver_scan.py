@@ -218,9 +218,8 @@ def matching_rows_here(spark: "SparkSession", snapshot: "Snapshot", files: Seque
         if not len(hits):
             return None
         rows = read_data_file(storage, add, schema, with_row_index=True, row_tracking=tracked)
-        index = rows.column(ROW_INDEX_COLUMN).to_numpy()
         wanted = hits.to_numpy()
-        rows = rows.filter(pa.array(np.isin(index, wanted, assume_unique=True)))
+        rows = rows.filter(at_positions(rows.column(ROW_INDEX_COLUMN), wanted))
         arrays = [rows.column(n) for n in names]
         arrays += [pa.array(np.full(rows.num_rows, add.path, dtype=object), pa.string()), rows.column(ROW_INDEX_COLUMN)]
         if tracked is not None:
@@ -230,6 +229,20 @@ def matching_rows_here(spark: "SparkSession", snapshot: "Snapshot", files: Seque
     found = [r for r in each(files, one, spark.sparkContext.defaultParallelism) if r is not None]
     table = pa.concat_tables([t for _p, t, _b in found]) if found else target.empty_table()
     return MatchedRows(table, {path: b for path, _t, b in found}, out_schema)
+
+
+def at_positions(index: Any, wanted: Any) -> Any:
+    """A mask over rows whose physical positions are `index` (a column of distinct row
+    positions) selecting those in `wanted` (numpy): one pass over the positions, no sort."""
+    import numpy as np
+    import pyarrow as pa
+
+    positions = index.to_numpy()
+    if not len(positions):
+        return pa.array([], pa.bool_())
+    marked = np.zeros(int(positions.max()) + 1, dtype=bool)
+    marked[wanted[wanted <= positions.max()].astype(np.int64)] = True
+    return pa.array(marked[positions])
 
 
 def each(items: Sequence[Any], fn: Any, threads: int) -> list[Any]:
