@@ -20,3 +20,21 @@ def _sorted_rows(df) -> list[tuple]:
 def table_rows():
     """rows(df) -> the DataFrame's rows as tuples, sorted (order-insensitive comparisons)."""
     return _sorted_rows
+
+
+def _spark_jobs(db, run):
+    """`run()` and the number of Spark jobs it started."""
+    sc = db.spark.sparkContext
+    group = f"acidsql-test-{id(run)}"
+    sc.setJobGroup(group, "count jobs")
+    try:
+        out = run()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    return out, len(sc.statusTracker().getJobIdsForGroup(group))
+
+
+@pytest.fixture
+def spark_jobs():
+    """spark_jobs(db, run) -> (run(), how many Spark jobs it started)."""
+    return _spark_jobs

@@ -206,16 +206,12 @@ def test_merge_forms_left_to_spark(db, monkeypatch, merge):
     assert here == spark
 
 
-def test_a_merge_computed_here_runs_one_spark_job(db):
+def test_a_merge_computed_here_runs_one_spark_job(db, spark_jobs):
     """Only the source's rows are collected by Spark; the candidates, the join, the clauses and
     the writes run on the driver."""
     _create(db, "t", "dv")
-    sc = db.spark.sparkContext
-    sc.setJobGroup("merge-here", "count jobs")
-    try:
-        r = db.sql("MERGE INTO t USING (SELECT id, double(id) AS v FROM range(50, 70)) s ON t.id = s.id "
-                   "WHEN MATCHED THEN UPDATE SET f = s.v WHEN NOT MATCHED THEN INSERT (id, f) VALUES (s.id, s.v)")
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
+    r, jobs = spark_jobs(db, lambda: db.sql(
+        "MERGE INTO t USING (SELECT id, double(id) AS v FROM range(50, 70)) s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET f = s.v WHEN NOT MATCHED THEN INSERT (id, f) VALUES (s.id, s.v)"))
     assert (r.rows_updated, r.rows_inserted) == (10, 10)
-    assert len(sc.statusTracker().getJobIdsForGroup("merge-here")) <= 1
+    assert jobs <= 1

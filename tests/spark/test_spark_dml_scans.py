@@ -76,19 +76,7 @@ def test_copy_on_write_update_still_writes_changed_and_kept_rows(db, table_rows)
 
 # ---- the driver-side match (acidsql/spark/driver_scan.py) ---------------------------------------
 
-def _spark_jobs(db, run):
-    """`run()` and the number of Spark jobs it started."""
-    sc = db.spark.sparkContext
-    group = f"acidsql-test-{id(run)}"
-    sc.setJobGroup(group, "count jobs")
-    try:
-        out = run()
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
-    return out, len(sc.statusTracker().getJobIdsForGroup(group))
-
-
-def test_one_row_delete_pruned_by_statistics_reads_one_file_and_runs_no_spark_job(db, table_rows, monkeypatch):
+def test_one_row_delete_pruned_by_statistics_reads_one_file_and_runs_no_spark_job(db, table_rows, monkeypatch, spark_jobs):
     from acidsql.delta import datafiles
 
     db.sql("CREATE TABLE t (id BIGINT, name STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
@@ -97,7 +85,7 @@ def test_one_row_delete_pruned_by_statistics_reads_one_file_and_runs_no_spark_jo
     read = []
     real = datafiles.read_data_file
     monkeypatch.setattr(datafiles, "read_data_file", lambda storage, add, *a, **k: read.append(add.path) or real(storage, add, *a, **k))
-    result, jobs = _spark_jobs(db, lambda: db.sql("DELETE FROM t WHERE id = 23"))
+    result, jobs = spark_jobs(db, lambda: db.sql("DELETE FROM t WHERE id = 23"))
     assert (result.rows_deleted, result.deletion_vectors_written, jobs) == (1, 1, 0)
     assert len(read) == 1
     assert table_rows(db.sql("SELECT id FROM t")) == [(i,) for i in range(50) if i != 23]
@@ -113,14 +101,14 @@ _ROWS = ("SELECT id, CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 5 AS INT) END
     "k IS NOT NULL AND s = 's1'", "s > 's1' OR k BETWEEN 1 AND 2", "NOT (k < 2 OR s = 's3')", "k <=> NULL",
     "k = NULL", "k > -3", "t.k = 3", "s IN ('s0', 's2') AND id >= 30",
 ])
-def test_driver_match_deletes_the_rows_spark_selects(db, table_rows, where):
+def test_driver_match_deletes_the_rows_spark_selects(db, table_rows, where, spark_jobs):
     """The driver computes these conditions itself (no Spark job); the rows left are those Spark
     SQL keeps, NULL (unknown) deleting nothing."""
     db.sql("CREATE TABLE t (id BIGINT, k INT, s STRING, f DOUBLE) USING DELTA "
            "TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
     db.sql(f"INSERT INTO t {_ROWS}")
     expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) AS t WHERE NOT coalesce({where}, false)"))
-    result, jobs = _spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
+    result, jobs = spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
     assert jobs == 0
     assert table_rows(db.sql("SELECT id FROM t")) == expected
     assert result.rows_deleted == 60 - len(expected)
@@ -128,7 +116,7 @@ def test_driver_match_deletes_the_rows_spark_selects(db, table_rows, where):
 
 @pytest.mark.parametrize("where", ["f > 3", "f <> 1.5", "k = 1.5", "k = '2'", "upper(s) = 'S1'",
                                    "id IN (SELECT 1)", "k = id", "-k > -3"])
-def test_conditions_pyarrow_would_not_compute_as_spark_go_to_spark(db, table_rows, where):
+def test_conditions_pyarrow_would_not_compute_as_spark_go_to_spark(db, table_rows, where, spark_jobs):
     """Floats (NaN is equal to itself and above every number in Spark, not in IEEE), implicit
     casts, functions, subqueries and column comparisons stay with Spark, with Spark's answer."""
     from acidsql.spark.driver_scan import exact_in_arrow
@@ -140,7 +128,7 @@ def test_conditions_pyarrow_would_not_compute_as_spark_go_to_spark(db, table_row
     schema = db.prepare(db.statements("DELETE FROM t WHERE id = -1")[0]).txn.snapshot.arrow_schema()
     assert not exact_in_arrow(stmt.where, schema)
     expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) AS t WHERE NOT coalesce({where}, false)"))
-    result, jobs = _spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
+    result, jobs = spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
     del jobs  # none when statistics already rule out every file
     assert table_rows(db.sql("SELECT id FROM t")) == expected
 

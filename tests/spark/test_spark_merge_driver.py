@@ -197,19 +197,15 @@ def test_files_statistics_rule_out_are_not_read_but_the_read_set_is_the_whole_ta
     assert table_rows(db.sql("SELECT id, v FROM t WHERE id IN (3, 99)")) == [(3, 0.0), (99, 1.0)]
 
 
-def test_a_local_merge_runs_three_spark_jobs(db):
+def test_a_local_merge_runs_three_spark_jobs(db, spark_jobs):
     """Materializing the source, collecting its keys, and the join collected with its result;
     the counts, the positions and the writes need no further job (there were eight)."""
     _make(db, "t", {}, True)
-    sc = db.spark.sparkContext
-    sc.setJobGroup("merge-jobs", "count jobs")
-    try:
-        r = db.sql("MERGE INTO t USING (SELECT id, id * 2.0 AS x FROM range(55, 65)) s ON t.id = s.id "
-                   "WHEN MATCHED THEN UPDATE SET v = s.x WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.x)")
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
+    r, jobs = spark_jobs(db, lambda: db.sql(
+        "MERGE INTO t USING (SELECT id, id * 2.0 AS x FROM range(55, 65)) s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET v = s.x WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.x)"))
     assert (r.rows_updated, r.rows_inserted) == (5, 5)
-    assert len(sc.statusTracker().getJobIdsForGroup("merge-jobs")) <= 4
+    assert jobs <= 4
 
 
 @pytest.mark.parametrize("on,expected", [
