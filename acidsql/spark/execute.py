@@ -580,6 +580,7 @@ class Executor:
                 if target is None:
                     raise StatementError(f"UPDATE sets {col}, which is not a column of {s.target}", "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA")
                 assigned[target] = value
+            _refuse_identity_updates(assigned, snapshot.schema_json)
             if not files:
                 changes = RowChanges({})
                 file_changes = FileChanges()
@@ -750,6 +751,7 @@ class Executor:
                         {"name": c, "type": json.loads(source_types[c].json()), "nullable": True, "metadata": {}} for c in extra]}
                     fields = fields + extra
                     metadata = replace(snapshot.metadata, schema_string=schema_string(schema_json))
+            _refuse_identity_merges(s, snapshot.schema_json)
             source = source_df.withColumn(SOURCE_MARK, F.lit(True))
             has_insert = any(c.match is m.MergeMatch.NOT_MATCHED for c in s.clauses)
             has_by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
@@ -1227,6 +1229,33 @@ def identity_columns(schema_json: Mapping[str, Any], always_only: bool = False) 
                 continue
             out.append(f["name"])
     return out
+
+
+def _refuse_identity_updates(assigned: Mapping[str, Any], schema_json: Mapping[str, Any]) -> None:
+    """Delta refuses to UPDATE an identity column (its values come from the high-water mark)."""
+    hit = sorted(set(assigned) & set(identity_columns(schema_json)))
+    if hit:
+        raise StatementError(f"identity column(s) {', '.join(hit)} cannot be updated",
+                             "DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED")
+
+
+def _refuse_identity_merges(s: m.Merge, schema_json: Mapping[str, Any]) -> None:
+    """A MERGE that sets an identity column is refused as Delta refuses it; one that inserts
+    rows into a table with identity columns is refused by acidsql, which does not number a
+    MERGE's new rows (they would get NULL identity values)."""
+    identity = identity_columns(schema_json)
+    if not identity:
+        return
+    lower = {c.lower(): c for c in identity}
+    for c in s.clauses:
+        if c.action is m.MergeAction.UPDATE:
+            _refuse_identity_updates({lower[k.split(".")[-1].strip("`").lower()]: v for k, v in c.assignments
+                                      if k.split(".")[-1].strip("`").lower() in lower}, schema_json)
+        if c.action is m.MergeAction.INSERT:
+            raise StatementError(
+                f"MERGE ... WHEN NOT MATCHED THEN INSERT into {s.target.name if s.target else 'a table'} with identity "
+                f"column(s) {', '.join(identity)}: acidsql does not generate identity values for a MERGE's new rows "
+                "yet; insert them with INSERT INTO, which does", "ACIDSQL_IDENTITY_MERGE_INSERT_NOT_SUPPORTED")
 
 
 def assign_identity_values(rows: "DataFrame", schema_json: Mapping[str, Any], count: int) -> tuple["DataFrame", dict]:

@@ -236,6 +236,17 @@ def test_identity_columns_number_rows_after_the_high_water_mark(db, table_rows):
     assert r.rows_inserted == 1
     with pytest.raises(StatementError, match="GENERATED ALWAYS"):
         db.sql("INSERT INTO ids (id, v) VALUES (10, 'x')")
+    # Updating an identity column is refused, as Delta refuses it; a MERGE that would insert rows
+    # is refused too (acidsql does not number a MERGE's new rows: they got NULL before).
+    with pytest.raises(StatementError, match="DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED"):
+        db.sql("UPDATE ids SET id = 7 WHERE v = 'a'")
+    with pytest.raises(StatementError, match="DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED"):
+        db.sql("MERGE INTO ids t USING (SELECT 1L AS id, 'z' AS v) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET id = 9")
+    with pytest.raises(StatementError, match="ACIDSQL_IDENTITY_MERGE_INSERT_NOT_SUPPORTED"):
+        db.sql("MERGE INTO ids t USING (SELECT 'd' AS v) s ON t.v = s.v WHEN NOT MATCHED THEN INSERT (v) VALUES (s.v)")
+    r = db.sql("MERGE INTO ids t USING (SELECT 'b' AS v) s ON t.v = s.v WHEN MATCHED THEN UPDATE SET v = 'B'")
+    assert r.rows_updated == 1
+    assert table_rows(db.sql("SELECT id, v FROM ids")) == [(1, "a"), (2, "B"), (3, "c")]
 
 
 def test_select_timestamp_as_of_reads_the_version_committed_by_then(db, table_rows):
