@@ -186,7 +186,7 @@ class _Analyzer:
             rows = Region.false() if self.layout.deletion_vectors else touched
             write = WriteSet(adds_files=True, removes_files=True, partitions=touched, rewrite=self._rewrite_mode(), rows=rows)
         else:
-            assigned = {c.split(".")[-1].strip("`").lower() for c, _ in s.assignments}
+            assigned = {m.assigned_column(c) for c, _ in s.assignments}
             new_rows = _keep_unassigned(own.rows, assigned)
             partitions = self.info.partition_columns
             moved = new_rows.restrict(partitions) if partitions else Region()
@@ -295,7 +295,7 @@ class _Analyzer:
             # A matched row's column set from the source column ON equates it with keeps its value.
             taken = self._inserted_from(c, s)
             assigned = {col for col, src in taken.items() if not (c.match is m.MergeMatch.MATCHED and (col, src) in pairs)}
-            assigned |= {col.split(".")[-1].strip("`").lower() for col, v in c.assignments if not isinstance(v, exp.Column)}
+            assigned |= {m.assigned_column(col) for col, v in c.assignments if not isinstance(v, exp.Column)}
             regions.append(_keep_unassigned(region, assigned))
         return Region.union(regions) if regions else Region.false()
 
@@ -321,7 +321,7 @@ class _Analyzer:
             return {col: col for col, _ in self.info.columns if col not in excepted}
         for col, value in clause.assignments:
             if isinstance(value, exp.Column):
-                out[col.split(".")[-1].strip("`").lower()] = value.name.lower()
+                out[m.assigned_column(col)] = value.name.lower()
         return out
 
     def _schema_evolution(self) -> tuple[str, Overlap]:

@@ -370,7 +370,7 @@ class _Effector:
         columns it does not assign keep theirs (the row still satisfies what it did on them)."""
         out = dict(row)
         for col, e in assignments.items():
-            name = col.split(".")[-1].strip("`").lower()
+            name = m.assigned_column(col)
             try:
                 v = evaluate_expression(e, row, self.resolver)
                 out[name] = coerce(v, type_category(self.types.get(name)))

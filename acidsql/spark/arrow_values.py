@@ -53,11 +53,10 @@ _INT_WIDTH = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 @dataclass(frozen=True)
 class _Typed:
     """A compiled operand: its values over a table, and its Spark type as an Arrow type
-    (None for NULL); `literal`: the Python value when it is a literal."""
+    (None for NULL)."""
 
     fn: Callable[["pa.Table"], Any]
     type: Any
-    literal: Any = None
     is_literal: bool = False
     decimal_literal: bool = False  # a literal like 1.5: DECIMAL in Spark, only exact into DOUBLE
 
@@ -87,17 +86,17 @@ def _literal(node: exp.Expression) -> Optional[_Typed]:
             negative = not negative
         node = node.this
     if isinstance(node, exp.Null) and not negative:
-        return _Typed(lambda t: None, None, None, True)
+        return _Typed(lambda t: None, None, True)
     if isinstance(node, exp.Boolean) and not negative:
         v = bool(node.this)
-        return _Typed(lambda t: pa.scalar(v, pa.bool_()), pa.bool_(), v, True)
+        return _Typed(lambda t: pa.scalar(v, pa.bool_()), pa.bool_(), True)
     if not isinstance(node, exp.Literal):
         return None
     if node.is_string:
         if negative:
             return None
         s = str(node.this)
-        return _Typed(lambda t: pa.scalar(s, pa.string()), pa.string(), s, True)
+        return _Typed(lambda t: pa.scalar(s, pa.string()), pa.string(), True)
     text = str(node.this)
     if text.lower().endswith(("l", "s", "y", "d", "f", "bd")):
         return None  # typed literals (10L, 1.5D, ...): left to Spark
@@ -112,7 +111,7 @@ def _literal(node: exp.Expression) -> Optional[_Typed]:
             kind = pa.int64()
         else:
             return None  # a DECIMAL literal in Spark
-        return _Typed(lambda t, iv=iv, kind=kind: pa.scalar(iv, kind), kind, iv, True)
+        return _Typed(lambda t, iv=iv, kind=kind: pa.scalar(iv, kind), kind, True)
     try:
         dv = decimal.Decimal(text)
     except decimal.InvalidOperation:
@@ -121,8 +120,8 @@ def _literal(node: exp.Expression) -> Optional[_Typed]:
         return None
     fv = float(-dv if negative else dv)  # the nearest double, as Spark's decimal -> double cast
     if "e" in text.lower():  # 1e3: a DOUBLE literal in Spark
-        return _Typed(lambda t, fv=fv: pa.scalar(fv, pa.float64()), pa.float64(), fv, True)
-    return _Typed(lambda t, fv=fv: pa.scalar(fv, pa.float64()), pa.float64(), fv, True, decimal_literal=True)
+        return _Typed(lambda t, fv=fv: pa.scalar(fv, pa.float64()), pa.float64(), True)
+    return _Typed(lambda t, fv=fv: pa.scalar(fv, pa.float64()), pa.float64(), True, decimal_literal=True)
 
 
 def _compile(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any]) -> Optional[_Typed]:
@@ -209,7 +208,7 @@ def value(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any], tar
         try:
             out = typed.fn(table)
             if isinstance(out, pa.Scalar):
-                out = pa.array([out.as_py()] * table.num_rows, out.type)
+                out = pa.repeat(out, table.num_rows)
             if isinstance(out, pa.ChunkedArray):
                 out = out.combine_chunks()
             return _as(out, target)

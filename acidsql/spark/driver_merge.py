@@ -343,7 +343,7 @@ class HereMerge:
         from pyspark.sql.pandas.types import to_arrow_type
 
         from acidsql.spark import arrow_values
-        from acidsql.sql.model import MergeAction, MergeMatch
+        from acidsql.sql.model import MergeAction, MergeMatch, assigned_column
 
         keys = equi_keys(s.on, talias, salias, target_fields, source_fields)
         if not keys or len(_conjuncts(s.on)) != len(keys):
@@ -395,7 +395,7 @@ class HereMerge:
             if c.action is MergeAction.DELETE:
                 clauses.append(_Clause(i, matched, holds, None))
                 continue
-            assigned = {k.split(".")[-1].strip("`").lower(): v for k, v in c.assignments}
+            assigned = {assigned_column(k): v for k, v in c.assignments}
             if any(k not in t_lower for k in assigned):
                 return None  # Spark names the unknown column
             excepted = {e.lower() for e in c.star_except}
@@ -431,8 +431,6 @@ class HereMerge:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from acidsql.spark.arrow_values import NotHere
-
         carried = [file_column, row_column] + ([row_id] if row_id else [])
         left_cols = {self.target_names[f]: target.column(f) for f in self.fields}
         left_cols.update({c: target.column(c) for c in carried})
@@ -462,11 +460,7 @@ class HereMerge:
             names = [file_column, row_column, clause_column]
             for f in self.fields:
                 t = self.stored.field(f).type
-                try:
-                    v = c.values[f](rows) if c.values is not None else rows.column(self.target_names[f]).cast(t)
-                except NotHere:
-                    raise
-                arrays.append(v)
+                arrays.append(c.values[f](rows) if c.values is not None else rows.column(self.target_names[f]).cast(t))
                 names.append(f)
             for f, b in zip(self.fields, before):
                 arrays.append(rows.column(self.target_names[f]).cast(self.stored.field(f).type))

@@ -576,7 +576,7 @@ class Executor:
             lower = {f.lower(): f for f in fields}
             assigned: dict[str, exp.Expression] = {}
             for col, value in s.assignments:
-                target = lower.get(col.split(".")[-1].strip("`").lower())
+                target = lower.get(m.assigned_column(col))
                 if target is None:
                     raise StatementError(f"UPDATE sets {col}, which is not a column of {s.target}", "DELTA_COLUMN_NOT_FOUND_IN_SCHEMA")
                 assigned[target] = value
@@ -994,7 +994,7 @@ class Executor:
             setting = []
             for i in writing:
                 c = s.clauses[i - 1]
-                assigned = {k.split(".")[-1].strip("`").lower() for k, _v in c.assignments}
+                assigned = {m.assigned_column(k) for k, _v in c.assignments}
                 star = c.star and g.name.lower() in source_lower and g.name.lower() not in {e.lower() for e in c.star_except}
                 if g.name.lower() in assigned or star:
                     setting.append(i)
@@ -1043,7 +1043,7 @@ class Executor:
         for i, c in enumerate(s.clauses, start=1):
             if c.action is m.MergeAction.DELETE:
                 continue
-            assigned = {k.split(".")[-1].strip("`").lower(): v for k, v in c.assignments}
+            assigned = {m.assigned_column(k): v for k, v in c.assignments}
             if column.lower() in assigned:
                 value = views.sql(assigned[column.lower()])
             elif c.star and column.lower() not in {e.lower() for e in c.star_except} and from_source is not None:
@@ -1249,8 +1249,8 @@ def _refuse_identity_merges(s: m.Merge, schema_json: Mapping[str, Any]) -> None:
     lower = {c.lower(): c for c in identity}
     for c in s.clauses:
         if c.action is m.MergeAction.UPDATE:
-            _refuse_identity_updates({lower[k.split(".")[-1].strip("`").lower()]: v for k, v in c.assignments
-                                      if k.split(".")[-1].strip("`").lower() in lower}, schema_json)
+            _refuse_identity_updates({lower[k]: v for k, v in ((m.assigned_column(k), v) for k, v in c.assignments)
+                                      if k in lower}, schema_json)
         if c.action is m.MergeAction.INSERT:
             raise StatementError(
                 f"MERGE ... WHEN NOT MATCHED THEN INSERT into {s.target.name if s.target else 'a table'} with identity "

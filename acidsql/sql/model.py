@@ -122,6 +122,12 @@ class MergeMatch(str, enum.Enum):
     NOT_MATCHED_BY_SOURCE = "NOT MATCHED BY SOURCE"
 
 
+def assigned_column(key: str) -> str:
+    """The column an assignment sets (`SET t.c = ...`, `` `c` ``, INSERT (c) ...), lower case:
+    its last name part, unquoted. Names are matched case-insensitively, as Spark matches them."""
+    return key.split(".")[-1].strip("`").lower()
+
+
 @frozen_dataclass
 class MergeClause:
     match: MergeMatch
