@@ -15,9 +15,6 @@ Every result has `to_dict()` giving stable, JSON-serializable output.
 """
 from __future__ import annotations
 
-import functools
-import sys
-import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
@@ -26,9 +23,9 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from acidsql.analysis.analyze import Analysis
     from acidsql.analysis.catalog import Catalog
-    from acidsql.lint.config import LintConfig
-    from acidsql.lint.runner import LintReport
-    from acidsql.rewrite.rewriter import RewriteResult
+    from acidsql.linter.config import LintConfig
+    from acidsql.linter.runner import LintReport
+    from acidsql.rewriter.partition_predicates import RewriteResult
     from acidsql.sql.model import Script, Statement
 
 __all__ = ["__version__", "analyze", "connect", "lint", "parse", "predict", "predict_jobs", "rewrite"]
@@ -70,7 +67,7 @@ def lint(
     file: str = "<sql>",
 ) -> "LintReport":
     """Lint SQL text (a `str`), or files and folders (a `Path` or a list of paths)."""
-    from acidsql.lint import lint_paths, lint_text
+    from acidsql.linter import lint_paths, lint_text
 
     if isinstance(source, str):
         return lint_text(source, file, config, params)
@@ -83,7 +80,7 @@ def rewrite(
 ) -> "RewriteResult":
     """Add literal predicates on the target's partition columns to one MERGE, UPDATE or
     DELETE, or say why not (`RewriteResult.refused`)."""
-    from acidsql.rewrite import rewrite as rewrite_statement
+    from acidsql.rewriter import rewrite as rewrite_statement
 
     return rewrite_statement(sql, params or {}, catalog)
 
@@ -112,58 +109,3 @@ def __getattr__(name: str) -> Any:
 
         return connect
     raise AttributeError(f"module 'acidsql' has no attribute {name!r}")
-
-
-class _PackageFunction:
-    """A facade function named like a subpackage (`acidsql.lint`, `acidsql.rewrite`): calling
-    it calls the function; its other attributes are the subpackage's, so that what looks a
-    name up through this module finds the subpackage's members too (`import acidsql.lint.config
-    as config` looks up `lint` here, then `config` on it). Nothing is imported until used."""
-
-    def __init__(self, function: Any, package: str):
-        functools.update_wrapper(self, function)  # name, doc, signature (inspect follows __wrapped__)
-        self._package = package
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.__wrapped__(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):  # what introspection asks of any object (__signature__, ...)
-            raise AttributeError(name)
-        import importlib
-
-        package = importlib.import_module(self._package)
-        try:
-            return getattr(package, name)
-        except AttributeError:
-            pass
-        try:
-            return importlib.import_module(f"{self._package}.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"{self._package}.{name}":
-                raise
-        raise AttributeError(f"module {self._package!r} has no attribute {name!r}")
-
-    def __repr__(self) -> str:
-        return f"<function {self.__module__}.{self.__qualname__}>"
-
-
-class _Facade(types.ModuleType):
-    """`acidsql.lint` and `acidsql.rewrite` are both functions of this facade and subpackages.
-    Importing a subpackage makes Python set it as an attribute of its parent, which would
-    replace the function after its first call (which imports the subpackage). The names stay
-    the functions (`_PackageFunction`s, whose attributes are the subpackages'); the subpackages
-    stay importable by their full names (`from acidsql.lint import lint_text`, `import
-    acidsql.lint.config as config`). Eager imports would also fix it, but cost every `import
-    acidsql` the import of sqlglot."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _FUNCTIONS_SHADOWING_PACKAGES and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-_FUNCTIONS_SHADOWING_PACKAGES = frozenset({"lint", "rewrite"})
-lint = _PackageFunction(lint, "acidsql.lint")
-rewrite = _PackageFunction(rewrite, "acidsql.rewrite")
-sys.modules[__name__].__class__ = _Facade

@@ -62,13 +62,13 @@ for line in open(sys.argv[1]).read().splitlines():
 # parent would show up as the linter's memory.
 _PEAK_RSS = """
 import sys
-from acidsql.lint import lint_text
+from acidsql.linter import lint_text
 lint_text(open(sys.argv[1]).read(), sys.argv[1])
 print(next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")))
 """
 # The same process without the lint: what importing acidsql alone holds.
 _IMPORT_RSS = """
-import acidsql.lint
+import acidsql.linter
 print(next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")))
 """
 
@@ -134,7 +134,7 @@ def _sqlfluff_lines(statements: list[str]) -> list[str]:
         return ["- sqlfluff: not installed (pip install -e '.[bench]'); skipped"]
     import logging
 
-    from acidsql.lint import lint_text
+    from acidsql.linter import lint_text
 
     step = max(len(statements) // SQLFLUFF_STATEMENTS, 1)
     sample = statements[::step][:SQLFLUFF_STATEMENTS]
@@ -198,7 +198,7 @@ def _peak_rss_lines(text: str) -> list[str]:
     if linted is None or imported is None:
         return ["- peak RSS: could not be measured"]
     return [f"- peak RSS of a process linting the corpus once: {linted:.0f} MiB "
-            f"({imported:.0f} MiB after importing acidsql.lint alone)"]
+            f"({imported:.0f} MiB after importing acidsql.linter alone)"]
 
 
 def main() -> str:
@@ -207,7 +207,7 @@ def main() -> str:
     import sqlglot
 
     from acidsql.analysis.catalog import Catalog, TableInfo
-    from acidsql.lint import lint_text
+    from acidsql.linter import lint_text
 
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
 

@@ -18,11 +18,11 @@ ALLOWED = {
     "sql": {"protocol"},
     "conflict": {"protocol"},
     "analysis": {"protocol", "sql", "conflict"},
-    "rewrite": {"protocol", "sql", "conflict", "analysis"},
-    "lint": {"protocol", "sql", "conflict", "analysis", "rewrite"},
+    "rewriter": {"protocol", "sql", "conflict", "analysis"},
+    "linter": {"protocol", "sql", "conflict", "analysis", "rewriter"},
     "delta": {"protocol", "conflict"},
-    "spark": {"protocol", "sql", "conflict", "analysis", "rewrite", "delta"},
-    "cli": {"protocol", "sql", "conflict", "analysis", "rewrite", "lint", "delta", "spark"},
+    "spark": {"protocol", "sql", "conflict", "analysis", "rewriter", "delta"},
+    "cli": {"protocol", "sql", "conflict", "analysis", "rewriter", "linter", "delta", "spark"},
 }
 
 
@@ -71,7 +71,7 @@ def test_delta_engine_has_no_sql_dependency():
 
 @pytest.mark.parametrize("code", [
     "import acidsql",
-    "import acidsql.sql, acidsql.analysis, acidsql.lint, acidsql.rewrite",
+    "import acidsql.sql, acidsql.analysis, acidsql.linter, acidsql.rewriter",
     "import acidsql.cli.main",
 ])
 def test_import_does_not_load_pyspark(code):

@@ -177,9 +177,3 @@ def to_arrow_filter(condition: Optional[exp.Expression], schema: Any) -> Optiona
         return pc.fill_null(result.combine_chunks(), False)
 
     return apply
-
-
-# Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql._frozen import fast_frozen_inits  # noqa: E402
-
-fast_frozen_inits(globals())

@@ -595,9 +595,3 @@ def _keep_unassigned(region: Region, assigned: set[str]) -> Region:
     """The clauses of `region` on columns none of which is assigned: what still holds of a row
     after the assignments (an assigned column may take any value)."""
     return Region(tuple(c for c in region.clauses if not (c.columns & assigned)))
-
-
-# Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql._frozen import fast_frozen_inits  # noqa: E402
-
-fast_frozen_inits(globals())

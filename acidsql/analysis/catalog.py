@@ -19,12 +19,11 @@ A table nobody described is still analyzed, with the defaults written in `assump
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.conflict import IsolationLevel, TableLayout
 from acidsql.protocol import FEATURE_PROPERTY_PREFIX, known_feature
 from acidsql.sql import model as m
@@ -33,7 +32,7 @@ UNKNOWN_TABLE_ASSUMPTIONS = (
     "unknown table: assumed unpartitioned, not clustered, deletion vectors off, WriteSerializable, no identity columns",
 )
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class TableInfo:
     """One table as the analyzer sees it. `known` is False when nothing described it."""
 
@@ -334,9 +333,3 @@ def table_from_config(name: str, spec: Mapping, source: str = "config") -> Table
         known=True,
         source=source,
     )
-
-
-# Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql._frozen import fast_frozen_inits  # noqa: E402
-
-fast_frozen_inits(globals())

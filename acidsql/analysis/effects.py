@@ -4,12 +4,11 @@ partition it touches, SCENARIOS.md) or, without one, describes its effects by re
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Optional
 
 from sqlglot import exp
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
 from acidsql.analysis.evaluate import condition_holds, evaluate_expression
@@ -25,7 +24,7 @@ from acidsql.analysis.result import Analysis
 # ---------------------------------------------------------------------------------------------
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Effects:
     """What a statement does to the known files: the sets for its footprint, and the state
     after it commits."""

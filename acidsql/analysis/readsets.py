@@ -9,12 +9,11 @@ Reads are described at Delta's three levels:
 """
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from sqlglot import exp
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.values import type_category
 from acidsql.analysis.region import Region, split_conjuncts
@@ -34,7 +33,7 @@ _NON_DETERMINISTIC_NODES = tuple(
 )
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class ReadSet:
     """What a statement reads of its target. `reads` is False for a blind append."""
 
@@ -124,7 +123,7 @@ class ReadSet:
         return ReadSet.union(mine) if mine else ReadSet(False, why="only reads through queries inside the statement")
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class WriteSet:
     """Where a statement writes. `rewrite` says how existing rows change: "none" (it only
     adds files), "copy-on-write" (files are rewritten), "deletion vectors", "whole files"
@@ -333,7 +332,7 @@ def _is_correlated(select: exp.Select, resolver: TargetColumns) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class TargetScan:
     """One scan of a statement's own target table by a query inside it: its source, a
     subquery, or a CTE it uses. `condition` holds the conjuncts that filter this scan, over the
@@ -579,9 +578,3 @@ def read_set_for_condition(condition: Optional[exp.Expression], info: TableInfo,
         condition_expression=condition,
         why=why,
     )
-
-
-# Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql._frozen import fast_frozen_inits  # noqa: E402
-
-fast_frozen_inits(globals())

@@ -14,12 +14,11 @@ a conjunct for conflict detection only when it references nothing but partition 
 from __future__ import annotations
 
 import threading
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from sqlglot import exp
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.sql.build import tree_nodes
 from acidsql.analysis.values import UNKNOWN_VALUE, Unknown, _cmp, coerce, literal_value, show_value, type_category
 from acidsql.analysis.evaluate import _FUNCTIONS, _OPERATORS, condition_holds, default_resolve
@@ -31,7 +30,7 @@ from acidsql.analysis.evaluate import _FUNCTIONS, _OPERATORS, condition_holds, d
 _NO_BOUND = None
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class ColumnConstraint:
     """The values one column may take: NULL if `nulls`, and every non-null value v with
     (points is None or v in points) and lo <(=) v <(=) hi and v not in excluded."""
@@ -183,7 +182,7 @@ def _product(xs: Sequence[Conjunction], ys: Sequence[Conjunction]) -> Optional[t
     return tuple(out)
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Clause:
     """One top-level conjunct: OR of conjunctions. `columns` are every column it references
     (also inside parts it could not express); `exact` is False when it over-approximates."""
@@ -266,7 +265,7 @@ class Clause:
 TRUE_CLAUSE = Clause(((),), frozenset(), True, "TRUE")
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Region:
     """AND of clauses. Region() is TRUE (unconstrained: the whole table)."""
 
@@ -573,8 +572,6 @@ def split_conjuncts(condition: exp.Expression) -> list[exp.Expression]:
         else:
             out.append(node)
     return out
-
-
 
 
 _FLIP = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE, exp.EQ: exp.EQ, exp.NEQ: exp.NEQ}

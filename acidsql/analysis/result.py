@@ -1,18 +1,17 @@
 """What the analyzer says of one statement (`Analysis`): the value every later layer reads."""
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Optional
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.readsets import ReadSet, WriteSet
 from acidsql.conflict import OpKind, Overlap, ProtocolChange, TableLayout
 from acidsql.sql import model as m
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class RowLevel:
     """Whether row-level concurrency decides this statement's conflicts, and why (not)."""
 
@@ -25,7 +24,7 @@ class RowLevel:
         return {"table_supports": self.table_supports, "applies": self.applies, "reason": self.reason, "fallbacks": list(self.fallbacks)}
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Analysis:
     statement: m.AnyStatement = field(compare=False, repr=False)
     kind: str  # statement kind: MERGE, UPDATE, ...

@@ -12,10 +12,10 @@ executor function it names.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import enum
 from typing import Optional
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.conflict import OpKind
 from acidsql.conflict.operations import kind_of
 from acidsql.sql import model as m
@@ -28,7 +28,7 @@ class Runner(str, enum.Enum):
     MAINTENANCE = "acidsql.spark.maintenance"  # table operations of the engine: DDL, OPTIMIZE, VACUUM, RESTORE
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class StatementSpec:
     model: type
     handler: str  # the name of the `_Analyzer` method that analyzes it

@@ -5,10 +5,9 @@ themselves live in `acidsql.conflict`, and nothing here decides a conflict.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Optional
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.values import show_value
 from acidsql.analysis.region import Region
@@ -19,7 +18,7 @@ Row = tuple[tuple[str, Any], ...]  # (column, value) sorted by column
 RowRef = tuple[str, int]  # (file id, position in the file)
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class DataFile:
     """A data file the setup certainly wrote: its partition values and rows. `deleted`
     holds the positions a deletion vector marks."""
@@ -47,7 +46,7 @@ def partition_hint(files: Iterable[DataFile]) -> Optional[str]:
     return "[" + "; ".join(parts) + "]" if parts else None
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class TableState:
     """A table's files as a scenario's setup left them. `exact` is False once a statement
     changed it in a way the analyzer could not follow (then certainties degrade)."""
@@ -70,7 +69,7 @@ def _max_overlap(*xs: Overlap) -> Overlap:
     return max(xs) if xs else Overlap.NONE
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class SymbolicFiles(FileSet):
     """Files: `certain` are in the set, `possible` may be, and `unknown` (a partition region)
     stands for files the analyzer does not know individually. New files (`existing=False`)
@@ -117,7 +116,7 @@ class SymbolicFiles(FileSet):
         return "; ".join(parts) or "no files"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class SymbolicFileFilter(FileFilter):
     """A partition-level read predicate."""
 
@@ -150,7 +149,7 @@ class SymbolicFileFilter(FileFilter):
         return Evidence(best, detail, partition_hint(hit))
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class SymbolicFileFilters(FileFilter):
     """Several read predicates (a statement that reads its target by its condition and again
     through a query inside it): a file matches when any of them selects it, as Delta checks
@@ -184,7 +183,7 @@ def _region_hint(region: Region) -> Optional[str]:
     return "[" + ", ".join(vals) + "]" if vals else None
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class SymbolicRows(RowSet):
     """Rows. Existing rows by (file, position): `certain`, `possible`, and `unknown` (a region
     of rows not known individually). New rows by value: `new_certain`, `new_possible`, and
@@ -223,7 +222,7 @@ class SymbolicRows(RowSet):
         return Overlap.NONE
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class SymbolicRowFilter(RowFilter):
     """A row condition (its region over the target's columns)."""
 
@@ -245,7 +244,7 @@ class SymbolicRowFilter(RowFilter):
         return Evidence.none()
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class SymbolicRowFilters(RowFilter):
     """Several row conditions (one per read of the target): a row matches when any does."""
 

@@ -127,7 +127,7 @@ def load_catalog(catalog_path: Optional[str], near: Optional[str] = None, wareho
                  options: Optional[dict] = None):
     """The catalog: from --catalog, else from the nearest acidsql.toml / pyproject.toml; tables
     not described there are read from their _delta_log under --warehouse."""
-    from acidsql.lint.config import ConfigError, find_config, read_config_file
+    from acidsql.linter.config import ConfigError, find_config, read_config_file
 
     try:
         if catalog_path:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import os
 import sys
 import traceback
 from typing import Optional, Sequence
@@ -81,7 +80,6 @@ def build_parser(only: Optional[str] = None) -> tuple[argparse.ArgumentParser, d
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    whole_process = argv is None  # the process's own command line (`acidsql`, `python -m acidsql`)
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     # acidsql says what it could not read, positioned; sqlglot's own warnings (about SQL it
@@ -99,10 +97,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_USAGE
-        code = int(modules[args.command].run(args))
-        if whole_process and getattr(modules[args.command], "EXIT_WITHOUT_TEARDOWN", False):
-            _exit_without_teardown(code)
-        return code
+        return int(modules[args.command].run(args))
     except UsageError as error:
         if debug:
             traceback.print_exc()
@@ -137,22 +132,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"acidsql: error: {error}", file=sys.stderr)
             return EXIT_USAGE
         return _internal_error(error, debug)
-
-
-def _exit_without_teardown(code: int) -> None:
-    """End the process now, its output flushed, skipping the interpreter's teardown: freeing
-    every module's objects one by one (sqlglot's and acidsql's, ~100k of them) takes ~40 ms, a
-    sixth of a whole `acidsql lint` run. Only for commands that say they hold nothing that
-    needs it (no child processes, no files or connections to close: `EXIT_WITHOUT_TEARDOWN`)."""
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:  # the reader went away: as `main` answers a broken pipe
-        code = 0
-    try:
-        sys.stderr.flush()
-    except BrokenPipeError:
-        pass
-    os._exit(code)
 
 
 # What the `spark` extra installs (`pip install 'acidsql[spark]'`).

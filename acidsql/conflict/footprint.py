@@ -11,12 +11,12 @@ answers NONE or CERTAIN.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Optional
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.protocol.properties import IsolationLevel
 
 
@@ -26,7 +26,7 @@ class Overlap(enum.IntEnum):
     CERTAIN = 2
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Evidence:
     overlap: Overlap
     detail: str = ""  # words: "partition date=2024-01-01", "file part-0001.parquet", "rows 3, 7 of ..."
@@ -96,7 +96,7 @@ class OpKind(str, enum.Enum):
     OTHER = "other"  # VACUUM markers, empty commits
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class TableLayout:
     """What the table looked like at the transaction's read version."""
 
@@ -146,7 +146,7 @@ class TableLayout:
         return (not self.partitioned) and self.deletion_vectors
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class ProtocolChange:
     added_features: frozenset[str] = frozenset()
     removed_features: frozenset[str] = frozenset()
@@ -157,7 +157,7 @@ class ProtocolChange:
         return bool(self.removed_features)
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Footprint:
     """What one transaction read and wrote. The same shape describes the transaction under
     test (its reads matter) and a winning commit (only its writes matter)."""

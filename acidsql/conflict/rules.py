@@ -23,10 +23,10 @@ The rule code sees only footprints; see footprint.py for who fills them and how.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import enum
 from typing import Optional, Sequence
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.conflict.footprint import (
     Evidence,
     FileSet,
@@ -92,7 +92,7 @@ class Check(str, enum.Enum):
     ROW_LEVEL = "row-level changes"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Conflict:
     kind: ConflictKind
     certainty: Overlap  # POSSIBLE or CERTAIN
@@ -135,14 +135,14 @@ class RebaseKind(str, enum.Enum):
     REMAP_ONTO_COMPACTION = "re-apply this transaction's deletions on the winner's compacted files"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Rebase:
     kind: RebaseKind
     winner_version: Optional[int]
     detail: str = ""
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Verdict:
     """The outcome of checking one transaction against its winners. `conflict` is the first
     conflict that certainly happens, or failing that the first that may; `alternatives`

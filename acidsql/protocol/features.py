@@ -13,11 +13,10 @@ feature's section) and Delta's TableFeature.scala, at the commits listed in
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import enum
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional
-
-from acidsql._frozen import frozen_dataclass
 
 
 class FeatureKind(str, enum.Enum):
@@ -63,7 +62,7 @@ class UnknownFeatureError(KeyError):
     """A feature name the registry does not hold."""
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class TableFeature:
     name: str
     kind: FeatureKind
@@ -442,4 +441,3 @@ def update_readme(path: str) -> bool:
     if updated != text:
         readme.write_text(updated)
     return updated != text
-

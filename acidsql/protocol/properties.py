@@ -8,13 +8,13 @@ meets a protocol change, not a metadata change).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import difflib
 import enum
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.protocol.features import FEATURES, WriteKind, known_feature
 
 FEATURE_PROPERTY_PREFIX = "delta.feature."
@@ -115,7 +115,7 @@ def normalize_property_value(value: Any) -> str:
     return str(value)
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class PropertyChange:
     """What a set of table properties asks for: configuration to store, and protocol requests."""
 

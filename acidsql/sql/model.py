@@ -8,15 +8,13 @@ point at `file:line:col`.
 from __future__ import annotations
 
 import enum
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from sqlglot import exp
 
-from acidsql._frozen import frozen_dataclass
 
-
-@frozen_dataclass
+@dataclass(frozen=True)
 class Span:
     """Where a statement (or part of one) sits in its script. Lines and columns are 1-based."""
 
@@ -52,7 +50,7 @@ class StatementKind(str, enum.Enum):
     OTHER = "OTHER"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class TableRef:
     """A table named in SQL: by catalog name (`db.t`) or by path (delta.`/p`, or a quoted path)."""
 
@@ -71,7 +69,7 @@ class TableRef:
         return self.key
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class ColumnDef:
     name: str
     type: str  # Spark SQL type text, e.g. "BIGINT", "STRUCT<a: INT>", "ARRAY<STRING>"
@@ -83,7 +81,7 @@ class ColumnDef:
     position: Optional[str] = None  # ADD COLUMN ... FIRST / AFTER other: "FIRST" or "AFTER other"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Statement:
     """Base of every statement. `text` is the exact source text, `expression` the sqlglot tree
     when sqlglot parsed it (None when only the Lark grammar could)."""
@@ -128,7 +126,7 @@ def assigned_column(key: str) -> str:
     return key.split(".")[-1].strip("`").lower()
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class MergeClause:
     match: MergeMatch
     action: MergeAction
@@ -139,7 +137,7 @@ class MergeClause:
     star_except: tuple[str, ...] = ()
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Merge(Statement):
     kind = StatementKind.MERGE
     source: Optional[exp.Expression] = None  # a Table, Subquery, or Values
@@ -150,7 +148,7 @@ class Merge(Statement):
     ctes: tuple[exp.CTE, ...] = ()  # a leading WITH: names the source, the condition and clauses may use
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Update(Statement):
     kind = StatementKind.UPDATE
     assignments: tuple[tuple[str, exp.Expression], ...] = ()
@@ -158,14 +156,14 @@ class Update(Statement):
     ctes: tuple[exp.CTE, ...] = ()  # a leading WITH (subqueries in SET values and WHERE may use them)
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Delete(Statement):
     kind = StatementKind.DELETE
     where: Optional[exp.Expression] = None
     ctes: tuple[exp.CTE, ...] = ()  # a leading WITH (subqueries in WHERE may use them)
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Truncate(Statement):
     """TRUNCATE TABLE t: removes every file (Delta's operation TRUNCATE). Delta refuses a
     PARTITION clause; `partition_spec` keeps it so `run` can say so."""
@@ -179,7 +177,7 @@ class InsertMode(str, enum.Enum):
     OVERWRITE = "OVERWRITE"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Insert(Statement):
     kind = StatementKind.INSERT
     mode: InsertMode = InsertMode.INTO
@@ -196,7 +194,7 @@ class Insert(Statement):
     source_alias: Optional[str] = None  # REPLACE ON ... (query) AS s: the name the condition gives the query
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class MultiInsert(Statement):
     """Spark's multi-insert, `[WITH ...] FROM src INSERT INTO a SELECT ... INSERT INTO b SELECT
     ...`: one write (one transaction) per INSERT, in order. Each of `inserts` is a whole
@@ -210,7 +208,7 @@ class MultiInsert(Statement):
         return self.inserts
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class ConvertToDelta(Statement):
     """CONVERT TO DELTA parquet.`/path` [NO STATISTICS] [PARTITIONED BY (col type, ...)]: the
     Parquet folder becomes a Delta table (one commit creating it; `target` is its path)."""
@@ -221,7 +219,7 @@ class ConvertToDelta(Statement):
     no_statistics: bool = False
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class CreateTable(Statement):
     kind = StatementKind.CREATE_TABLE
     or_replace: bool = False
@@ -253,7 +251,7 @@ class AlterAction(str, enum.Enum):
     OTHER = "OTHER"  # recognised ALTER TABLE we do not model in detail (CHANGE COLUMN c c2 ..., ...)
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class AlterTable(Statement):
     kind = StatementKind.ALTER_TABLE
     action: AlterAction = AlterAction.OTHER
@@ -276,7 +274,7 @@ class AlterTable(Statement):
     column_change: Optional["ColumnChange"] = None  # CHANGE COLUMN
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class ColumnChange:
     """What ALTER TABLE t ALTER COLUMN c ... changes of one column (metadata only)."""
 
@@ -292,7 +290,7 @@ class ReorgApply(str, enum.Enum):
     UPGRADE_UNIFORM = "UPGRADE UNIFORM"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Reorg(Statement):
     kind = StatementKind.REORG
     where: Optional[exp.Expression] = None
@@ -300,7 +298,7 @@ class Reorg(Statement):
     iceberg_compat_version: Optional[int] = None
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Optimize(Statement):
     kind = StatementKind.OPTIMIZE
     where: Optional[exp.Expression] = None
@@ -308,7 +306,7 @@ class Optimize(Statement):
     full: bool = False
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Vacuum(Statement):
     kind = StatementKind.VACUUM
     retain_hours: Optional[float] = None
@@ -322,21 +320,21 @@ class DescribeWhat(str, enum.Enum):
     TABLE = "TABLE"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Describe(Statement):
     kind = StatementKind.DESCRIBE
     what: DescribeWhat = DescribeWhat.TABLE
     limit: Optional[int] = None
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Restore(Statement):
     kind = StatementKind.RESTORE
     version: Optional[int] = None
     timestamp: Optional[exp.Expression] = None
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Select(Statement):
     """A query. `target` is None; `tables` lists every table it reads (with time travel)."""
 
@@ -344,7 +342,7 @@ class Select(Statement):
     tables: tuple[TableRef, ...] = ()
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class CreateView(Statement):
     """CREATE [OR REPLACE] [[GLOBAL] TEMP[ORARY]] VIEW [IF NOT EXISTS] v [(cols)] AS query.
     `target` names the view; a view is no Delta table, so no transaction commits."""
@@ -357,13 +355,13 @@ class CreateView(Statement):
     temporary: bool = False
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class DropView(Statement):
     kind = StatementKind.DROP_VIEW
     if_exists: bool = False
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class OtherStatement(Statement):
     """Parsed but outside what acidsql models: statements that write no Delta table's log
     (SHOW, EXPLAIN, SET, USE, REFRESH, CREATE VIEW, ...), passed through with no conflict
@@ -385,7 +383,7 @@ AnyStatement = Union[
 ]
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class ParseError:
     """A statement that could not be parsed. Printed as `file:line:col: message`, then the
     source line and a caret under the column."""
@@ -407,7 +405,7 @@ class ParseError:
         return out
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Script:
     """A parsed script: statements in order, and the errors of the ones that did not parse.
     A bad statement never stops the rest from being parsed."""
@@ -417,9 +415,3 @@ class Script:
     statements: tuple[AnyStatement, ...]
     errors: tuple[ParseError, ...]
     parameters: tuple[str, ...] = ()  # names of the parameter markers found (:name, ${name}, {{ name }})
-
-
-# Frozen dataclasses built per statement: a faster __init__, same signature and result.
-from acidsql._frozen import fast_frozen_inits  # noqa: E402
-
-fast_frozen_inits(globals())

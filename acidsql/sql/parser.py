@@ -17,10 +17,7 @@ Which parser reads a statement:
 from __future__ import annotations
 
 import dataclasses
-import gc
 import re
-import threading
-from contextlib import contextmanager
 from typing import Iterator, Mapping, Optional, Union
 
 from sqlglot import exp
@@ -107,46 +104,11 @@ class _Lines:
         return self.text[self.text.rfind("\n", 0, offset) + 1 : end if end >= 0 else len(self.text)]
 
 
-# Parsing a whole script (parse_script) allocates many objects that live on (the trees of the
-# script) and, with sqlglot's parent links, many short-lived cycles. At the default threshold
-# the cyclic collector runs a few dozen times per hundred statements, re-scanning the growing
-# trees each time (~10% of the whole parse). While any thread parses, the first threshold is
-# raised; cycles are still collected, just in larger batches. (`parse_statements` callers that
-# let each statement go before the next, like the linter, are better off without it.)
-_GC_THRESHOLD0 = 20_000
-# (`fewer_gc_runs` nests.)
-_gc_lock = threading.Lock()
-_gc_users = 0
-_gc_saved: Optional[tuple[int, ...]] = None
-
-
-@contextmanager
-def fewer_gc_runs():
-    global _gc_users, _gc_saved
-    with _gc_lock:
-        if _gc_users == 0:
-            saved = gc.get_threshold()
-            if saved[0] and saved[0] < _GC_THRESHOLD0:
-                _gc_saved = saved
-                gc.set_threshold(_GC_THRESHOLD0, *saved[1:])
-        _gc_users += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_users -= 1
-            if _gc_users == 0 and _gc_saved is not None:
-                if gc.get_threshold()[0] == _GC_THRESHOLD0:  # unless someone else changed it meanwhile
-                    gc.set_threshold(*_gc_saved)
-                _gc_saved = None
-
-
 def parse_script(text: str, file: str = "<string>", params: Optional[Mapping[str, str]] = None) -> Script:
     """Parse a whole script. Never raises for bad SQL: each statement that does not parse
     becomes a `ParseError` (file, line, col in the script) and the rest still parses. With
     `params`, parameter markers (:name, ${name}, {{ name }}) are bound as SQL string literals."""
-    with fewer_gc_runs():
-        return _parse_script(text, file, params)
+    return _parse_script(text, file, params)
 
 
 def _parse_script(text: str, file: str, params: Optional[Mapping[str, str]]) -> Script:

@@ -21,16 +21,16 @@ after it parse as they would without it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import re
 from bisect import bisect_left
 
-from acidsql._frozen import frozen_dataclass
 
 _IDENT_START = re.compile(r"[A-Za-z_]")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class ParameterMarker:
     """`:name`, `?`, `${name}` or `{{ name }}` at [start, end) of the script (`?` is named "?")."""
 
@@ -40,7 +40,7 @@ class ParameterMarker:
     style: str  # "colon" | "positional" | "dollar" | "jinja"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class LexProblem:
     """Something the lexer cannot take, at `offset`: an unclosed quote or comment."""
 
@@ -49,7 +49,7 @@ class LexProblem:
     note: str | None = None
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class ScannedScript:
     text: str
     masked: str

@@ -197,7 +197,7 @@ def test_rows_an_update_writes_keep_the_where_on_columns_it_does_not_set(catalog
 
 def test_dl003_and_the_analyzer_give_one_answer(catalog):
     """The linter's insert-reads-target rule and the blind-append decision call one function."""
-    from acidsql.lint import lint_text
+    from acidsql.linter import lint_text
 
     for name, (sql, blind, *_rest) in TABLE.items():
         if not sql.lstrip().upper().startswith(("INSERT", "WITH")) or "INSERT" not in sql.upper():

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from acidsql.lint import LintConfig, find_config, lint_paths, lint_text, render, sarif_log
-from acidsql.lint.config import ConfigError, read_config_file
-from acidsql.lint.rules import all_rules
+from acidsql.linter import LintConfig, find_config, lint_paths, lint_text, render, sarif_log
+from acidsql.linter.config import ConfigError, read_config_file
+from acidsql.linter.rules import all_rules
 from acidsql.sql.parser import parse_statements
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -271,7 +271,7 @@ def test_dl008_analyzes_only_the_statements_it_may_report(monkeypatch):
     decided from the catalog alone."""
     import importlib
 
-    context_module = importlib.import_module("acidsql.lint.context")
+    context_module = importlib.import_module("acidsql.linter.context")
     analyzed = []
     real = context_module._analyze
     monkeypatch.setattr(context_module, "_analyze", lambda st, *a, **k: analyzed.append(st.text) or real(st, *a, **k))
@@ -288,7 +288,7 @@ def test_golden_dl008(golden):
 
 
 def test_schema_evolution_is_a_metadata_change_beside_writers():
-    from acidsql.lint import lint_text
+    from acidsql.linter import lint_text
 
     report = lint_text("INSERT WITH SCHEMA EVOLUTION INTO ev SELECT * FROM staging;\n"
                        "MERGE WITH SCHEMA EVOLUTION INTO ev t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET *;\n"
@@ -333,7 +333,7 @@ def test_a_broken_query_is_still_a_positioned_parse_error():
 
 
 def test_a_rule_that_reads_queries_gets_them_modelled(monkeypatch):
-    from acidsql.lint.rules import all_rules
+    from acidsql.linter.rules import all_rules
     from acidsql.sql import model as m
 
     seen = []

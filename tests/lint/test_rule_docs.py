@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from acidsql.lint import LintConfig, lint_text
-from acidsql.lint.rules import all_rules
+from acidsql.linter import LintConfig, lint_text
+from acidsql.linter.rules import all_rules
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules"
 

@@ -7,7 +7,7 @@ from sqlglot import exp
 import pytest
 
 from acidsql.analysis.catalog import Catalog, table_from_config
-from acidsql.rewrite import bind_parameters, rewrite, typed_literal, LiteralError
+from acidsql.rewriter import bind_parameters, rewrite, typed_literal, LiteralError
 
 SEED_MERGE = """MERGE INTO delta_table d
 USING source_table s

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from acidsql.analysis.catalog import Catalog, table_from_config
-from acidsql.rewrite import rewrite
+from acidsql.rewriter import rewrite
 
 DATES = [dt.date(2024, 1, d) for d in (1, 2, 3)]
 COUNTRIES = ["US", "FR"]

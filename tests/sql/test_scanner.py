@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlglot import exp
 
-from acidsql.rewrite import bind_parameters, find_markers
+from acidsql.rewriter import bind_parameters, find_markers
 from acidsql.sql import parse_script, parse_statement, split_statements
 from acidsql.sql.scanner import scan
 

@@ -14,7 +14,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
 from acidsql.analysis import Catalog, analyze
-from acidsql.lint import lint_text
+from acidsql.linter import lint_text
 from acidsql.sql import parse_script
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "sql-corpus"

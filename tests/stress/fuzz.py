@@ -9,7 +9,7 @@ hypothesis. Each input goes through:
 - `acidsql.sql.parse_script` (with and without bound parameters): it must not raise, and every
   failure must be a ParseError with a position inside the text and a message;
 - `acidsql.analysis.analyze` on each statement that parsed (if the analyzer is present);
-- `acidsql.lint.lint_text` on the whole input (if the linter is present): it must not raise.
+- `acidsql.linter.lint_text` on the whole input (if the linter is present): it must not raise.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ try:  # these layers are built by others and may be missing or partial
 except ImportError:  # pragma: no cover - depends on the checkout
     analyze = None
 try:
-    from acidsql.lint import lint_text
+    from acidsql.linter import lint_text
 except ImportError:  # pragma: no cover - depends on the checkout
     lint_text = None
 

@@ -3,15 +3,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 from pathlib import Path
 
 from acidsql.cli.common import add_param_option, add_warehouse_lookup_option, live_loaders, parse_params, storage_options
 from acidsql.cli.errors import UsageError
-
-# Linting opens no connection and starts no process that the interpreter's teardown would
-# close: `acidsql lint` ends without it (see cli.main._exit_without_teardown).
-EXIT_WITHOUT_TEARDOWN = True
 
 HELP = "check SQL scripts for writes that will conflict when run concurrently"
 EPILOG = """\
@@ -45,29 +40,11 @@ def _codes(value):
 
 
 def run(args) -> int:
-    # The garbage collector, in a run this short, mostly re-scans what the imports made (sqlglot's
-    # and acidsql's modules, classes and tables: long-lived, ~60k objects): ~10 ms of collections
-    # during the imports and ~30 ms during the lint of a few hundred statements. Imports make no
-    # garbage worth collecting, and what they made is frozen (left out of every collection)
-    # while the scripts are linted; unfrozen after, for callers of `main` that live on.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        from acidsql.lint.rules import all_rules
-
-        all_rules()  # the linter and its rules, imported here with the collector off
-    finally:
-        if collecting:
-            gc.enable()
-    gc.freeze()
-    try:
-        return _lint(args)
-    finally:
-        gc.unfreeze()
+    return _lint(args)
 
 
 def _lint(args) -> int:
-    from acidsql.lint import ConfigError, find_config, lint_paths, read_config_file, render
+    from acidsql.linter import ConfigError, find_config, lint_paths, read_config_file, render
 
     params = parse_params(args.param)
     try:
@@ -98,8 +75,8 @@ def _print_text(report, show_fixes: bool) -> None:
     from rich.text import Text
 
     from acidsql.cli.output import console
-    from acidsql.lint.finding import Severity
-    from acidsql.lint.formats import error_line, summary
+    from acidsql.linter.finding import Severity
+    from acidsql.linter.formats import error_line, summary
 
     out = console()
     colors = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}

@@ -44,11 +44,11 @@ def _entry(result) -> dict:
 
 def rewrite_script(text: str, file: str, params: dict, catalog):
     """(rewritten script text, one RewriteResult per MERGE/UPDATE/DELETE)."""
-    from acidsql.rewrite import rewrite
+    from acidsql.rewriter import rewrite
     from acidsql.sql import parse_script
     from acidsql.sql import model as m
 
-    from acidsql.rewrite import RewriteResult
+    from acidsql.rewriter import RewriteResult
 
     script = parse_script(text, file)
     results = []
@@ -71,7 +71,7 @@ def rewrite_script(text: str, file: str, params: dict, catalog):
 
 
 def run(args) -> int:
-    from acidsql.rewrite import unified_diff
+    from acidsql.rewriter import unified_diff
 
     params = parse_params(args.param)
     text, file = read_sql_argument(args.sql)

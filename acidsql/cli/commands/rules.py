@@ -29,7 +29,7 @@ def run(args) -> int:
     import json
     import sys
 
-    from acidsql.lint.rules import all_rules, rule_by_code
+    from acidsql.linter.rules import all_rules, rule_by_code
 
     if args.rule:
         rule = rule_by_code(args.rule)

@@ -27,9 +27,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
-from acidsql.rewrite.literals import LiteralError, literal_value, typed_literal
-from acidsql.rewrite.parameters import bind_parameters, find_markers
-from acidsql.rewrite.table_facts import TableFacts, table_facts
+from acidsql.rewriter.literals import LiteralError, literal_value, typed_literal
+from acidsql.rewriter.parameters import bind_parameters, find_markers
+from acidsql.rewriter.table_facts import TableFacts, table_facts
 from acidsql.sql import SqlSyntaxError, parse_statement
 from acidsql.sql.model import Statement
 

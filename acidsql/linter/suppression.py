@@ -7,9 +7,9 @@
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 import re
 
-from acidsql._frozen import frozen_dataclass
 
 # Pattern sources, compiled (and cached) by `re` when a script first has a comment like them:
 # most have none, and compiling costs more than the check (start-up of lint runs).
@@ -26,7 +26,7 @@ def _codes(text: str) -> frozenset[str]:
     return frozenset({ALL} if not codes or "ALL" in codes else codes)
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Suppressions:
     noqa: tuple[tuple[int, frozenset[str]], ...]  # line -> codes silenced on that line
     toggles: tuple[tuple[int, str, frozenset[str]], ...]  # (line, "disable"|"enable", codes) in order

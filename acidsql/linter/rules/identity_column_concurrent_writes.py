@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from acidsql.lint.finding import Finding, Severity
+from acidsql.linter.finding import Finding, Severity
 from acidsql.sql import model as m
 
 CODE = "DL007"

@@ -14,7 +14,7 @@ import sys
 from dataclasses import replace
 
 from acidsql.conflict import OpKind
-from acidsql.lint.finding import Finding, Severity
+from acidsql.linter.finding import Finding, Severity
 from acidsql.sql import model as m
 
 CODE = "DL005"

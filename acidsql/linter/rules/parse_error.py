@@ -5,7 +5,7 @@ statement acidsql cannot read is one it cannot check for conflicts either.
 """
 from __future__ import annotations
 
-from acidsql.lint.finding import Finding, Severity
+from acidsql.linter.finding import Finding, Severity
 from acidsql.sql import model as m
 
 CODE = "DL000"

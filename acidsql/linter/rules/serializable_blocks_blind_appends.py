@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 from acidsql.conflict import IsolationLevel
-from acidsql.lint.finding import Finding, Severity
+from acidsql.linter.finding import Finding, Severity
 from acidsql.sql import model as m
 
 CODE = "DL006"

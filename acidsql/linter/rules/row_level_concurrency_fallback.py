@@ -13,7 +13,7 @@ import sys
 
 from sqlglot import exp
 
-from acidsql.lint.finding import Finding, Severity
+from acidsql.linter.finding import Finding, Severity
 from acidsql.sql import model as m
 
 CODE = "DL002"

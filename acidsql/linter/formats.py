@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acidsql.lint.finding import Severity
-from acidsql.lint.runner import LintReport
+from acidsql.linter.finding import Severity
+from acidsql.linter.runner import LintReport
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -74,7 +74,7 @@ def format_github(report: LintReport) -> str:
 
 
 def sarif_log(report: LintReport) -> dict:
-    from acidsql.lint.rules import all_rules
+    from acidsql.linter.rules import all_rules
 
     rules = all_rules()
     index = {r.CODE: i for i, r in enumerate(rules)}

@@ -1,9 +1,9 @@
 """The rewriter: literal partition predicates made explicit, and parameters bound as typed
 literals. `rewrite(statement_or_text, params, catalog) -> RewriteResult`."""
-from acidsql.rewrite.literals import LiteralError, TypedLiteral, typed_literal
-from acidsql.rewrite.parameters import BoundText, bind_parameters, find_markers
-from acidsql.rewrite.rewriter import AddedPredicate, RewriteResult, rewrite, unified_diff
-from acidsql.rewrite.table_facts import TableFacts, table_facts
+from acidsql.rewriter.literals import LiteralError, TypedLiteral, typed_literal
+from acidsql.rewriter.parameters import BoundText, bind_parameters, find_markers
+from acidsql.rewriter.partition_predicates import AddedPredicate, RewriteResult, rewrite, unified_diff
+from acidsql.rewriter.table_facts import TableFacts, table_facts
 
 __all__ = [
     "AddedPredicate", "BoundText", "LiteralError", "RewriteResult", "TableFacts", "TypedLiteral",

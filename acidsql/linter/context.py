@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from acidsql.analysis.catalog import Catalog, TableInfo
-from acidsql.lint.config import LintConfig
-from acidsql.lint.finding import Finding, Severity
+from acidsql.linter.config import LintConfig
+from acidsql.linter.finding import Finding, Severity
 from acidsql.sql import model as m
 
 if TYPE_CHECKING:

@@ -1,22 +1,22 @@
 """Run the rules over scripts: `lint_text` for one script, `lint_paths` for files and folders."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
-from acidsql._frozen import frozen_dataclass
-from acidsql.lint.config import LintConfig
-from acidsql.lint.context import LintContext
-from acidsql.lint.finding import Finding, LintError
-from acidsql.lint.rules import all_rules
-from acidsql.lint.rules.parse_error import findings_for_errors
-from acidsql.lint.suppression import Suppressions
+from acidsql.linter.config import LintConfig
+from acidsql.linter.context import LintContext
+from acidsql.linter.finding import Finding, LintError
+from acidsql.linter.rules import all_rules
+from acidsql.linter.rules.parse_error import findings_for_errors
+from acidsql.linter.suppression import Suppressions
 from acidsql.sql import model as m
 from acidsql.sql.model import ParseError
 from acidsql.sql.parser import parse_statements
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class LintReport:
     """Findings of a run, sorted by file and position. `exit_code` is 1 when any remain, or
     when acidsql failed on some statement (`errors`). `unseen_statements` counts the writes to
@@ -116,10 +116,6 @@ def lint_text(
     `Select` model needs. A rule that does read queries says so with `READS_QUERIES = True` in
     its module, and then every query is modelled. `full_parse=True` models every statement
     (tests/lint compares both ways over the corpora: the same findings)."""
-    # No garbage-collector tuning here (unlike parse_script, which keeps every tree): each
-    # statement is let go before the next is parsed, so the young generation holds little more
-    # than the current statement, and the default threshold collects it while it is still in
-    # the CPU caches. A raised threshold (parser.fewer_gc_runs) made linting ~5% slower.
     config = config or LintConfig()
     params = dict(params or {})
     catalog = (catalog.copy() if catalog is not None else config.catalog())

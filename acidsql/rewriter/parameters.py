@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
-from acidsql.rewrite.literals import typed_literal
+from acidsql.rewriter.literals import typed_literal
 from acidsql.sql.scanner import scan
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from acidsql.lint.finding import Finding, Severity
+from acidsql.linter.finding import Finding, Severity
 from acidsql.sql import model as m
 
 CODE = "DL001"
@@ -27,7 +27,7 @@ def check(statement, context) -> list[Finding]:
     table = context.table(statement)
     if not table.known or not table.partition_columns:
         return []
-    from acidsql.rewrite import rewrite  # on first use: most lint runs never reach here (start-up)
+    from acidsql.rewriter import rewrite  # on first use: most lint runs never reach here (start-up)
 
     result = rewrite(statement, context.params, context.catalog)
     if not result.unbounded:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from acidsql.lint.finding import Finding, Severity
+from acidsql.linter.finding import Finding, Severity
 from acidsql.protocol import is_protocol_property
 from acidsql.sql import model as m
 

@@ -1,10 +1,9 @@
 """What a lint rule reports."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 import enum
 from typing import Optional
-
-from acidsql._frozen import frozen_dataclass
 
 
 class Severity(str, enum.Enum):
@@ -13,7 +12,7 @@ class Severity(str, enum.Enum):
     INFO = "info"
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class Finding:
     """One problem at `file:line:col`. `hint` says what to do; `fix`, when present, is the
     whole statement rewritten so the problem is gone (from the rewriter)."""
@@ -53,7 +52,7 @@ class Finding:
         }
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class LintError:
     """A defect of acidsql met while linting one statement (or reading one file), reported
     for that item while the rest is linted. `stage` says where: a rule code, "file" or

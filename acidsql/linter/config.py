@@ -19,11 +19,10 @@ properties = { "delta.enableDeletionVectors" = "true" }
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from acidsql._frozen import frozen_dataclass
 from acidsql.analysis.catalog import Catalog, TableInfo, table_from_config
 
 
@@ -31,7 +30,7 @@ class ConfigError(ValueError):
     """A configuration file that cannot be used (a user mistake)."""
 
 
-@frozen_dataclass
+@dataclass(frozen=True)
 class LintConfig:
     select: tuple[str, ...] = ()  # empty: every rule
     ignore: tuple[str, ...] = ()
