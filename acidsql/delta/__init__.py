@@ -24,7 +24,8 @@ from acidsql.delta.stores import storage_for
 from acidsql.delta.operations import PreparedCommit
 from acidsql.delta.table import DeltaTable, TableDetail
 from acidsql.delta.row_mapping import CompactionSource
-from acidsql.delta.transaction import CommitResult, OptimisticTransaction, operation_kind
+from acidsql.delta.commit import CommitResult, operation_kind
+from acidsql.delta.transaction import OptimisticTransaction
 
 __all__ = [
     "AddCDCFile", "AddFile", "CommitFileExists", "ConstraintViolationError", "ExpressionEvaluator", "CommitInfo", "CommitResult", "CompactionSource", "ConcurrentAppendException",

@@ -19,7 +19,8 @@ import pyarrow.parquet as pq
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.partition_values import partition_value_from_string
-from acidsql.protocol.properties import PARQUET_CODECS
+# (DEFAULT_TARGET_FILE_SIZE is imported for the Spark layer's writers, which take it from here.)
+from acidsql.protocol.properties import DEFAULT_TARGET_FILE_SIZE, PARQUET_CODECS, TableProperties, size_bytes
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import DeltaError
 from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
@@ -44,31 +45,14 @@ DEFAULT_PARQUET_CODEC = "snappy"
 
 
 
-# Delta's default delta.targetFileSize when a table sets none (bytes).
-DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024
+# Sizes as Delta's properties write them (`64mb`, `1g`): one parser, the properties' own.
+parse_size = size_bytes
 
 
-def parse_size(text: str) -> int:
-    """A size as Delta's properties write it: bytes, or with a unit (`64mb`, `1g`, `512k`)."""
-    t = text.strip().lower().rstrip("b")
-    units = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3, "t": 1024 ** 4}
-    try:
-        if t and t[-1] in units:
-            return int(float(t[:-1]) * units[t[-1]])
-        return int(t)
-    except ValueError:
-        raise ValueError(f"not a size: {text!r} (bytes, or a number with k, m, g or t)") from None
-
-
-def target_file_size(configuration: Mapping[str, str]) -> int:
-    """The table's `delta.targetFileSize`, or Delta's default."""
-    raw = configuration.get("delta.targetFileSize")
-    return parse_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE
-
-def parquet_codec(configuration: Mapping[str, str], session_default: Optional[str] = None) -> str:
+def parquet_codec(properties: TableProperties, session_default: Optional[str] = None) -> str:
     """The codec a table's new data files use: the table's `delta.parquet.compression.codec`,
     else the session's default (Spark's `spark.sql.parquet.compression.codec`), else snappy."""
-    name = (configuration.get("delta.parquet.compression.codec") or session_default or DEFAULT_PARQUET_CODEC).lower()
+    name = (properties.parquet_compression_codec or session_default or DEFAULT_PARQUET_CODEC).lower()
     if name not in PARQUET_CODECS:
         raise DeltaError(f"acidsql cannot write parquet files compressed with {name!r}; "
                          f"it writes {', '.join(PARQUET_CODECS)}")

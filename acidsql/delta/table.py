@@ -30,7 +30,8 @@ from acidsql.delta.operations.metadata import ViolationCounter
 from acidsql.delta.operations.schema import SchemaLike
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.storage import Storage
-from acidsql.delta.transaction import DEFAULT_MAX_RETRIES, CommitResult, OptimisticTransaction
+from acidsql.delta.commit import DEFAULT_MAX_RETRIES, CommitResult
+from acidsql.delta.transaction import OptimisticTransaction
 
 
 @dataclass(frozen=True)
@@ -335,7 +336,7 @@ class DeltaTable:
 
 
 def _row_tracking_columns(snap: Snapshot, table: str) -> "row_tracking.MaterializedColumns":
-    columns = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    columns = row_tracking.materialized_columns(snap.protocol, snap.properties)
     if columns is None:
         raise UnsupportedFeatureError(
             f"{table} does not have row tracking enabled, so its rows have no row ids or row commit versions: "

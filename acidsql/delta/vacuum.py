@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Optional
 
 from acidsql.delta.actions import DeletionVectorDescriptor
 from acidsql.delta.change_data import CHANGE_DATA_DIR
-from acidsql.delta.checkpoint import interval_ms
 from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.delta.deletion_vectors import relative_dv_path
 from acidsql.delta.errors import DeltaError
@@ -64,8 +63,7 @@ def vacuum(log: "DeltaLog", retention_hours: float = DEFAULT_RETENTION_HOURS, dr
     snapshot = log.snapshot()
     # VACUUM deletes files: it is a write, and vacuumProtocolCheck asks for the writer check.
     check_write(snapshot.protocol, snapshot.configuration, snapshot.schema_json, WriteKind.METADATA)
-    table_minimum_ms = interval_ms(snapshot.configuration.get("delta.deletedFileRetentionDuration"),
-                                   DEFAULT_RETENTION_HOURS * 3_600_000)
+    table_minimum_ms = snapshot.properties.deleted_file_retention_ms
     retention_ms = int(retention_hours * 3_600_000)
     if retention_hours < 0:
         raise DeltaError(f"VACUUM retention must not be negative (got {retention_hours} hours)")

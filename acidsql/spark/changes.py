@@ -26,7 +26,6 @@ from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
-from acidsql.delta.datafiles import target_file_size as datafiles_target_file_size
 from acidsql.spark.write import session_codec, write_arrow_here, write_dataframe
 
 if TYPE_CHECKING:
@@ -157,7 +156,7 @@ def write_change_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json:
 
 def records_changes(snapshot: "Snapshot") -> bool:
     """Whether writes to the table must record their row changes (the change data feed)."""
-    return change_data_enabled(snapshot.protocol, snapshot.configuration)
+    return change_data_enabled(snapshot.protocol, snapshot.properties)
 
 
 def with_change_type(df: "DataFrame", change_type: Any) -> "DataFrame":
@@ -182,7 +181,7 @@ def write_change_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mappin
 
 
 def target_file_size(snapshot: "Snapshot") -> int:
-    return datafiles_target_file_size(snapshot.configuration)
+    return snapshot.properties.target_file_size_or_default
 
 
 def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowChanges, *, storage: "Storage",

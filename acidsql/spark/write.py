@@ -24,6 +24,7 @@ from urllib.parse import quote
 from acidsql.delta.actions import AddFile
 from acidsql.delta.datafiles import DEFAULT_PARQUET_CODEC, DEFAULT_TARGET_FILE_SIZE, DICTIONARY_PAGE_BYTES, PARQUET_CODECS, data_file_name, parquet_codec
 from acidsql.delta.snapshot import PHYSICAL_NAME_KEY
+from acidsql.protocol.properties import TableProperties
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -483,4 +484,4 @@ def write_arrow_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapp
 def session_codec(spark: "SparkSession", configuration: Mapping[str, str]) -> str:
     """The codec of a table's new data files: its `delta.parquet.compression.codec`, else the
     session's `spark.sql.parquet.compression.codec` (snappy unless the user set it)."""
-    return parquet_codec(configuration, spark.conf.get("spark.sql.parquet.compression.codec", None))
+    return parquet_codec(TableProperties.parse(configuration), spark.conf.get("spark.sql.parquet.compression.codec", None))

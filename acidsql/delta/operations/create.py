@@ -16,7 +16,9 @@ from acidsql.delta.actions import AddFile, DomainMetadata, Metadata, schema_stri
 from acidsql.delta.clustering import clustering_domain_configuration
 from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.exceptions import DeltaTableError, TableAlreadyExistsError
-from acidsql.delta.features import CLUSTERING_DOMAIN, protocol_for, required_features, validate_properties
+from acidsql.delta.features import (
+    CLUSTERING_DOMAIN, protocol_for, required_features, table_properties, validate_properties,
+)
 from acidsql.delta.operations import PreparedCommit, now_ms, TableHandle
 from acidsql.delta.operations.metadata import check_property_combination, with_row_tracking_names
 from acidsql.delta.operations.schema import SchemaLike, as_schema_json, with_column_mapping
@@ -46,7 +48,8 @@ def create(table: TableHandle, schema: SchemaLike, partition_columns: Sequence[s
         raise DeltaTableError("a table is either partitioned or clustered, not both")
     change = validate_properties(properties or {})
     props = change.config
-    check_property_combination(props)
+    requested = table_properties(props)
+    check_property_combination(requested)
     txn = txn if txn is not None else table.begin()
     exists = txn.snapshot is not None
     if exists and if_not_exists:
@@ -56,7 +59,7 @@ def create(table: TableHandle, schema: SchemaLike, partition_columns: Sequence[s
             f"a Delta table already exists at {table.root}; use CREATE OR REPLACE TABLE or CREATE TABLE IF NOT EXISTS")
     if replace_only and not exists:
         raise TableNotFoundError(f"REPLACE TABLE: no Delta table at {table.root} to replace (use CREATE OR REPLACE TABLE)")
-    if props.get("delta.columnMapping.mode", "none") != "none":
+    if requested.column_mapping:
         schema_json, max_id = with_column_mapping(schema_json, 0)
         props["delta.columnMapping.maxColumnId"] = str(max_id)
     features = required_features(props, schema_json, clustered=bool(clustering_columns)) | change.features

@@ -15,8 +15,9 @@ from acidsql.delta.features import protocol_features, protocol_without
 from acidsql.delta.operations import begin_write, metadata, optimize, TableHandle
 from acidsql.delta.operations import now_ms as clock_ms
 from acidsql.delta.operations.schema import with_column_mapping
-from acidsql.delta.transaction import CommitResult
+from acidsql.delta.commit import CommitResult
 from acidsql.protocol.features import FEATURES, Droppable, WriteKind, known_feature
+from acidsql.protocol.properties import CheckpointPolicy
 
 
 # The tag of the files REORG ... UPGRADE UNIFORM rewrites (as Delta tags them).
@@ -85,7 +86,7 @@ def _remove_feature_traces(table: TableHandle, name: str) -> bool:
             metadata.unset_properties(table, keys).commit()
             did = True
     elif name == "v2Checkpoint":
-        if snap.configuration.get("delta.checkpointPolicy") == "v2":
+        if snap.properties.checkpoint_policy is CheckpointPolicy.V2:
             metadata.set_properties(table, {"delta.checkpointPolicy": "classic"}).commit()
             did = True
     return did
@@ -152,7 +153,7 @@ def upgrade_uniform(table: TableHandle, iceberg_compat_version: int = 2) -> Comm
     snap = txn.snapshot
     config = dict(snap.configuration)
     schema_json = snap.schema_json
-    if config.get("delta.columnMapping.mode", "none") == "none":
+    if not snap.properties.column_mapping:
         schema_json, max_id = with_column_mapping(schema_json, 0)
         config["delta.columnMapping.mode"] = "name"
         config["delta.columnMapping.maxColumnId"] = str(max_id)

@@ -16,13 +16,14 @@ from acidsql.delta.constraints import CONSTRAINT_PREFIX, RowRule, RuleKind, Tabl
 from acidsql.delta.exceptions import DeltaTableError, InvalidTablePropertyError
 from acidsql.delta.features import (
     CLUSTERING_DOMAIN, LEGACY_CLUSTERING_PROPERTY, LIQUID_DOMAIN, protocol_features, protocol_for, required_features,
-    validate_properties,
+    table_properties, validate_properties,
 )
 from acidsql.delta.operations import PreparedCommit, begin_write, TableHandle
 from acidsql.delta.operations.schema import with_column_mapping
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
+from acidsql.protocol.properties import ColumnMappingMode, TableProperties
 
 
 ViolationCounter = Callable[[Snapshot, RowRule], tuple[int, Optional[dict]]]
@@ -45,16 +46,17 @@ def set_properties(table: TableHandle, properties: Mapping[str, Any]) -> Prepare
         txn.check_write(WriteKind.METADATA)
         return PreparedCommit(txn, "SET TBLPROPERTIES", OpKind.METADATA, {"properties": json.dumps(dict(properties))})
     config = dict(snap.configuration)
-    old_mode = config.get("delta.columnMapping.mode", "none")
-    new_mode = props.get("delta.columnMapping.mode", old_mode)
-    if old_mode != "none" and new_mode != old_mode:
-        raise InvalidTablePropertyError(
-            f"delta.columnMapping.mode cannot change from {old_mode!r} to {new_mode!r}; only 'none' -> 'name' is allowed")
     config.update(props)
-    check_property_combination(config)
+    new = table_properties(config)
+    old_mode, new_mode = snap.properties.column_mapping_mode, new.column_mapping_mode
+    if old_mode is not ColumnMappingMode.NONE and new_mode is not old_mode:
+        raise InvalidTablePropertyError(
+            f"delta.columnMapping.mode cannot change from {old_mode.value!r} to {new_mode.value!r}; "
+            "only 'none' -> 'name' is allowed")
+    check_property_combination(new)
     schema_json = snap.schema_json
-    if old_mode == "none" and new_mode != "none":
-        if new_mode == "id":
+    if old_mode is ColumnMappingMode.NONE and new_mode is not ColumnMappingMode.NONE:
+        if new_mode is ColumnMappingMode.ID:
             raise InvalidTablePropertyError(
                 "delta.columnMapping.mode can be set to 'name' on an existing table, not 'id'")
         schema_json, max_id = with_column_mapping(schema_json, 0)
@@ -75,7 +77,7 @@ def unset_properties(table: TableHandle, keys: Iterable[str], if_exists: bool = 
     if missing and not if_exists:
         raise InvalidTablePropertyError(
             f"cannot unset {', '.join(missing)}: not set on this table (use UNSET TBLPROPERTIES IF EXISTS)")
-    if "delta.columnMapping.mode" in keys and config.get("delta.columnMapping.mode", "none") != "none":
+    if "delta.columnMapping.mode" in keys and txn.snapshot.properties.column_mapping:
         raise InvalidTablePropertyError("column mapping cannot be turned off by unsetting delta.columnMapping.mode; "
                                         "use ALTER TABLE DROP FEATURE columnMapping")
     for k in keys:
@@ -161,7 +163,7 @@ def cluster_by(table: TableHandle, columns: Sequence[str]) -> PreparedCommit:
     except ClusteringError as e:
         raise DeltaTableError(f"ALTER TABLE {table.name} CLUSTER BY: {e}") from None
     features = protocol_features(snap.protocol)
-    clustered = bool({"clustering", "liquid"} & features) or snap.configuration.get(LEGACY_CLUSTERING_PROPERTY)
+    clustered = bool({"clustering", "liquid"} & features) or bool(snap.properties.liquid_clustering_columns)
     if snap.partition_columns:
         raise DeltaTableError(
             f"[DELTA_ALTER_TABLE_CLUSTER_BY_ON_PARTITIONED_TABLE_NOT_ALLOWED] ALTER TABLE {table.name} CLUSTER BY: "
@@ -223,8 +225,7 @@ def with_row_tracking_names(config: Mapping[str, str], protocol: Any, old: Mappi
     return row_tracking.with_materialized_column_names(config)
 
 
-def check_property_combination(config: Mapping[str, str]) -> None:
-    if (str(config.get("delta.enableIcebergCompatV2", "")).lower() == "true"
-            and str(config.get("delta.enableDeletionVectors", "")).lower() == "true"):
+def check_property_combination(properties: TableProperties) -> None:
+    if properties.enable_iceberg_compat_v2 and properties.enable_deletion_vectors:
         raise InvalidTablePropertyError(
             "delta.enableIcebergCompatV2 requires deletion vectors to be off; set delta.enableDeletionVectors=false")

@@ -100,7 +100,7 @@ def _rewrite(table: TableHandle, txn: OptimisticTransaction, groups: list[list[A
     the row mapping so concurrent deletions can be carried over (see transaction.py)."""
     snap = txn.snapshot
     schema = snap.arrow_schema()
-    tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    tracked = row_tracking.materialized_columns(snap.protocol, snap.properties)
     now = now_ms()
     metrics = {"numRemovedFiles": 0, "numAddedFiles": 0}
     for group in groups:
@@ -126,13 +126,13 @@ def _rewrite(table: TableHandle, txn: OptimisticTransaction, groups: list[list[A
             file_tags[key] = value
         values = raw_partition(group[0])
         # Z-ordered rows are cut into files of the target size where the Spark path cuts them.
-        chunks = split_by_size(data, datafiles.target_file_size(snap.configuration), group) if sort_by else (
+        chunks = split_by_size(data, snap.properties.target_file_size_or_default, group) if sort_by else (
             [data] if data.num_rows else [])
         for chunk in chunks:
             chunk, hidden = row_tracking.materialize(chunk, tracked)
             add = datafiles.write_data_file(table.log.storage, chunk, values, data_change=False, tags=file_tags or None,
-                                            schema=schema if snap.column_mapping_mode != "none" else None,
-                                            codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
+                                            schema=schema if snap.properties.column_mapping else None,
+                                            codec=datafiles.parquet_codec(snap.properties), hidden_columns=hidden)
             txn.add(add)
             metrics["numAddedFiles"] += 1
     return metrics
@@ -147,7 +147,7 @@ def _recluster(table: TableHandle, txn: OptimisticTransaction, files: Sequence[A
     concurrent UPDATE/DELETE/MERGE on these files is rebased instead of failing."""
     snap = txn.snapshot
     schema = snap.arrow_schema()
-    tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    tracked = row_tracking.materialized_columns(snap.protocol, snap.properties)
     now = now_ms()
     parts = [datafiles.read_data_file(table.log.storage, add, schema, row_tracking=tracked) for add in files]
     data = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -160,11 +160,11 @@ def _recluster(table: TableHandle, txn: OptimisticTransaction, files: Sequence[A
     if mapping_file is not None:
         tags[ROW_MAPPING_FILE_TAG] = mapping_file
     outputs = []
-    for chunk in split_by_size(data, datafiles.target_file_size(snap.configuration), files):
+    for chunk in split_by_size(data, snap.properties.target_file_size_or_default, files):
         chunk, hidden = row_tracking.materialize(chunk, tracked)
         add = datafiles.write_data_file(table.log.storage, chunk, {}, data_change=False, tags=tags,
-                                        schema=schema if snap.column_mapping_mode != "none" else None,
-                                        codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
+                                        schema=schema if snap.properties.column_mapping else None,
+                                        codec=datafiles.parquet_codec(snap.properties), hidden_columns=hidden)
         txn.add(replace(add, clustering_provider=CLUSTERING_PROVIDER))
         outputs.append((add.path, chunk.num_rows))
     if mapping_file is not None and outputs:
