@@ -5,7 +5,7 @@ While the protocol supports `rowTracking` and `delta.rowTrackingSuspended` is no
 commit gives each new file a `baseRowId` above the table's high-water mark (the `delta.rowTracking`
 domain's `rowIdHighWaterMark`, advanced in the same commit) and a `defaultRowCommitVersion` equal
 to the commit's version; a file committed again (a new deletion vector) keeps both. That is done
-at commit time, for each attempt (transaction.py), so a commit retried on top of winners takes
+at commit time, for each attempt (commit/prepare.py), so a commit retried on top of winners takes
 ids above theirs.
 
 A row's *stable* row id is its materialized row id (a hidden column of the data file, named by

@@ -62,7 +62,8 @@ class Rebaser:
             theirs, mine = winner.adds.get(path), self.staged.adds.get(path)
             if theirs is None or mine is None:
                 raise self.unmappable(winner, winner_fp, path, "one of the two removed the whole file")
-            merged = self.rows.read_deletion_vector(theirs.deletion_vector) | self.rows.read_deletion_vector(mine.deletion_vector)
+            read = self.rows.read_deletion_vector
+            merged = read(theirs.deletion_vector) | read(mine.deletion_vector)
             self.staged.removes[path] = theirs.to_remove(int(time.time() * 1000))
             self.staged.adds[path] = replace(mine, deletion_vector=self.rows.write_deletion_vector(merged))
 
@@ -73,7 +74,8 @@ class Rebaser:
             return
         # An earlier winner's rebase may have moved our removes to newer deletion vectors; the
         # files as this compaction read them are in its read set.
-        mapping = CompactionMap.of(self.staged.adds.values(), self.staged.removes, self.rows, as_read=self.reads.files.get)
+        mapping = CompactionMap.of(self.staged.adds.values(), self.staged.removes, self.rows,
+                                   as_read=self.reads.files.get)
         extra: dict[str, BitMap64] = {}
         for path in sources:
             mine = self.staged.removes[path]
@@ -103,12 +105,14 @@ class Rebaser:
                         extra[out_path] = extra.get(out_path, BitMap64()) | rows
                 merged = self.rows.read_deletion_vector(w_add.deletion_vector) | self.rows.read_deletion_vector(
                     self.staged.adds[path].deletion_vector)
-                self.staged.adds[path] = replace(self.staged.adds[path], deletion_vector=self.rows.write_deletion_vector(merged))
+                self.staged.adds[path] = replace(self.staged.adds[path],
+                                                 deletion_vector=self.rows.write_deletion_vector(merged))
             else:
                 raise self.unmappable(winner, winner_fp, path, mapping.why_not(
                     path, "this compaction did not record where its rows went"))
             if w_add is not None:
-                self.staged.removes[path] = w_add.to_remove(mine.deletion_timestamp or int(time.time() * 1000), data_change=mine.data_change)
+                self.staged.removes[path] = w_add.to_remove(mine.deletion_timestamp or int(time.time() * 1000),
+                                                            data_change=mine.data_change)
             else:
                 del self.staged.removes[path]
         for out_path, rows in extra.items():
@@ -163,4 +167,5 @@ class Rebaser:
             merged = self.rows.read_deletion_vector(base.deletion_vector) | rows
             if out_path not in self.staged.removes:
                 self.staged.removes[out_path] = winner.adds[out_path].to_remove(int(time.time() * 1000))
-            self.staged.adds[out_path] = replace(base, deletion_vector=self.rows.write_deletion_vector(merged), data_change=True)
+            self.staged.adds[out_path] = replace(base, deletion_vector=self.rows.write_deletion_vector(merged),
+                                                 data_change=True)

@@ -200,7 +200,7 @@ def winner_footprint(winner: WinningCommit, state: TableState, layout: TableLayo
     return Footprint(
         operation=operation, kind=kind, table=layout, statement="", version=winner.version,
         is_blind_append=is_blind,
-        changes_data=kind in DATA_KINDS or any(a.data_change for a in list(winner.adds.values()) + list(winner.removes.values())),
+        changes_data=kind in DATA_KINDS or any(a.data_change for a in [*winner.adds.values(), *winner.removes.values()]),
         added_files=DataFileSet.of(winner.adds.values()),
         removed_files=DataFileSet.of(winner.removes.values()),
         new_rows=new_rows, deleted_rows=deleted_rows,

@@ -1,7 +1,7 @@
 """Rearranging files: OPTIMIZE (compaction, ZORDER BY, and clustering on a clustered table)
 and REORG TABLE ... APPLY (PURGE). Rows move between files and no row changes
 (dataChange=false); compacted files carry the mapping of their rows, so that a concurrent
-delete can be carried over to them (see transaction.py)."""
+delete can be carried over to them (see commit/rebase.py)."""
 from __future__ import annotations
 
 import json
@@ -97,7 +97,7 @@ def reorg_purge(table: TableHandle, partition_predicate: Optional[PartitionPredi
 def _rewrite(table: TableHandle, txn: OptimisticTransaction, groups: list[list[AddFile]], sort_by: Sequence[str] = (),
              tags: Optional[Mapping[str, str]] = None) -> dict[str, int]:
     """Rewrite each group of files into one file (dataChange=false), tagging the output with
-    the row mapping so concurrent deletions can be carried over (see transaction.py)."""
+    the row mapping so concurrent deletions can be carried over (see commit/rebase.py)."""
     snap = txn.snapshot
     schema = snap.arrow_schema()
     tracked = row_tracking.materialized_columns(snap.protocol, snap.properties)
