@@ -97,7 +97,7 @@ def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, 
     materialized columns while row tracking is enabled."""
     partition_cols = snapshot.partition_columns
     target = target_file_size(snapshot)
-    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    tracked = materialized_columns(snapshot.protocol, snapshot.properties)
     hidden: list[str] = []
     if tracked is not None:
         for internal, stored in ((ROW_ID, tracked.row_id), (ROW_COMMIT_VERSION, tracked.row_commit_version)):
@@ -118,7 +118,7 @@ def _kept_row_tracking(names: Sequence[str], snapshot: "Snapshot",
     """For rows with columns `names` written to `snapshot`'s table: the renames of the row
     tracking values they carry (ROW_ID, ROW_COMMIT_VERSION) to the materialized columns, those
     columns (hidden from statistics), and `schema_json` with them."""
-    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    tracked = materialized_columns(snapshot.protocol, snapshot.properties)
     renames: dict[str, str] = {}
     if tracked is not None:
         for internal, stored in ((ROW_ID, tracked.row_id), (ROW_COMMIT_VERSION, tracked.row_commit_version)):

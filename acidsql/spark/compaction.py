@@ -157,7 +157,7 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
     if not bins:
         return []
     # Rows move to new files: with row tracking enabled they keep their stable ids and versions.
-    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    tracked = materialized_columns(snapshot.protocol, snapshot.properties)
     schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else ())
     # The files hold (and the new ones get) physical column names under column mapping.
     task = functools.partial(

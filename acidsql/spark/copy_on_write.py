@@ -147,7 +147,7 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
     schema_json = dict(schema_json or snapshot.schema_json)
     if not files:
         return [], 0
-    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    tracked = materialized_columns(snapshot.protocol, snapshot.properties)
     payload = []
     for add in files:
         gone = BitMap64(dropped.get(add.path, BitMap64()))

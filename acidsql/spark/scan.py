@@ -101,7 +101,7 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
     stored = {f.name: p for f, p in zip(schema.fields, StructType.fromJson(physical_schema_json(snapshot.schema_json)).fields)}
     physical_partition = physical_column_names(snapshot.schema_json, partition_cols)
     adds = list(snapshot.files.values()) if files is None else list(files)
-    tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration) if row_tracking else None
+    tracked = rt.materialized_columns(snapshot.protocol, snapshot.properties) if row_tracking else None
     out_schema = scan_schema(schema, positions, tracked is not None)
     if not adds:
         return spark.createDataFrame([], out_schema)

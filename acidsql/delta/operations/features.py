@@ -69,17 +69,17 @@ def _remove_feature_traces(table: TableHandle, name: str) -> bool:
     snap = table.snapshot()
     did = False
     if name == "deletionVectors":
-        if "delta.enableDeletionVectors" in snap.configuration:
+        if snap.properties.enable_deletion_vectors is not None:
             metadata.unset_properties(table, ["delta.enableDeletionVectors"]).commit()
             did = True
         if any(a.deletion_vector is not None for a in table.snapshot().files.values()):
             optimize.reorg_purge(table).commit()
             did = True
     elif name == "checkConstraints":
-        constraints = [k for k in snap.configuration if k.startswith("delta.constraints.")]
+        constraints = snap.properties.check_constraints
         if constraints:
             raise UnsupportedFeatureError(
-                f"drop the CHECK constraints first ({', '.join(k[len('delta.constraints.'):] for k in constraints)})")
+                f"drop the CHECK constraints first ({', '.join(name for name, _expression in constraints)})")
     elif name == "inCommitTimestamp":
         keys = [k for k in snap.configuration if k.startswith("delta.inCommitTimestamp") or k == "delta.enableInCommitTimestamps"]
         if keys:

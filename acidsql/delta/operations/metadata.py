@@ -12,7 +12,7 @@ from acidsql.conflict import OpKind
 from acidsql.delta import datafiles, row_tracking
 from acidsql.delta.actions import DomainMetadata, schema_string
 from acidsql.delta.clustering import ClusteringError, clustering_domain_configuration, resolve_clustering_columns
-from acidsql.delta.constraints import CONSTRAINT_PREFIX, RowRule, RuleKind, TableRules, find_violations, violation_error
+from acidsql.delta.constraints import RowRule, RuleKind, TableRules, find_violations, violation_error
 from acidsql.delta.exceptions import DeltaTableError, InvalidTablePropertyError
 from acidsql.delta.features import (
     CLUSTERING_DOMAIN, LEGACY_CLUSTERING_PROPERTY, LIQUID_DOMAIN, protocol_features, protocol_for, required_features,
@@ -23,7 +23,7 @@ from acidsql.delta.operations.schema import with_column_mapping
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
-from acidsql.protocol.properties import ColumnMappingMode, TableProperties
+from acidsql.protocol.properties import CONSTRAINT_PREFIX, ColumnMappingMode, TableProperties
 
 
 ViolationCounter = Callable[[Snapshot, RowRule], tuple[int, Optional[dict]]]
@@ -100,7 +100,7 @@ def add_constraint(table: TableHandle, name: str, expression: str, *,
         raise DeltaTableError(f"constraint {name} has no CHECK expression")
     txn = begin_write(table, WriteKind.METADATA)
     snap = txn.snapshot
-    existing = TableRules.of(snap.schema_json, snap.configuration).check_constraint(name)
+    existing = TableRules.of(snap.schema_json, snap.properties).check_constraint(name)
     if existing is not None:
         raise DeltaTableError(
             f"[DELTA_CONSTRAINT_ALREADY_EXISTS] Constraint '{name}' already exists on {table.name}: "

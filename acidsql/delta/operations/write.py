@@ -73,7 +73,7 @@ def new_rows(table: TableHandle, snap: Snapshot, data: pa.Table, given: Iterable
     """New rows as the table's rules want them: generated columns the write does not give
     (`given`: the columns it sets) computed, then every rule checked. Raises
     ConstraintViolationError naming the rule before anything is written."""
-    rules = TableRules.of(snap.schema_json, snap.configuration)
+    rules = TableRules.of(snap.schema_json, snap.properties)
     if not rules:
         return data
     # Checked before the rows take the table's types: a cast to a non-nullable struct field
