@@ -23,7 +23,7 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
 def session(args):
     """An acidsql Session for the command's options. pyspark is imported only here."""
     from acidsql.cli.errors import UsageError
-    from acidsql.spark.session_api import connect
+    from acidsql.spark.session_api import connect, time_zone_refusal
 
     warehouse(args)  # an unusable --warehouse fails before Spark starts
     conf: dict[str, str] = {}
@@ -32,6 +32,9 @@ def session(args):
         if not sep or not key.strip():
             raise UsageError(f"--conf expects KEY=VALUE, got {pair!r}")
         conf[key.strip()] = value
+    refusal = time_zone_refusal(conf.get("spark.sql.session.timeZone"))
+    if refusal:  # before Spark starts
+        raise UsageError(f"--conf spark.sql.session.timeZone: {refusal}")
     # acidsql draws its own progress (acidsql.spark.progress): Spark's console bar would interleave.
     conf.setdefault("spark.ui.showConsoleProgress", "false")
     return connect(warehouse=args.warehouse, master=args.master, conf=conf,
