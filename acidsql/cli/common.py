@@ -30,6 +30,7 @@ def add_warehouse_lookup_option(parser: argparse.ArgumentParser) -> None:
         "--warehouse", metavar="DIR", default=os.environ.get("ACIDSQL_WAREHOUSE"),
         help="read the layout of tables that exist there (db.t -> DIR/db/t; delta.`/path` too) "
              "from their _delta_log; a folder or an object-store URI (s3://, gs://, az://, abfss://); "
+             "one acidsql cannot read (missing, unreachable, no credentials) is an error, exit 2; "
              "default: $ACIDSQL_WAREHOUSE",
     )
     add_storage_option(parser)
@@ -71,13 +72,15 @@ def live_loaders(warehouse: Optional[str], options: Optional[dict] = None) -> tu
     """Catalog loaders for --warehouse: tables that exist are described by their own log."""
     if not warehouse:
         return ()
-    from acidsql.cli.live_tables import warehouse_loader
+    from acidsql.cli.live_tables import WarehouseUnreachable, warehouse_loader
     from acidsql.delta.errors import UnsupportedStorageError
 
     try:
         return (warehouse_loader(warehouse, options),)
     except UnsupportedStorageError as e:
         raise UsageError(f"--warehouse {e}") from None
+    except WarehouseUnreachable as e:
+        raise UsageError(str(e)) from None
 
 
 def add_format_option(parser: argparse.ArgumentParser, choices=("text", "json")) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from acidsql.analysis.catalog import TableInfo
-from acidsql.delta.errors import DeltaError
+from acidsql.delta.errors import DeltaError, TableNotFoundError
 from acidsql.spark.tables import Warehouse, table_info
 from acidsql.sql.model import TableRef
 
@@ -20,10 +20,31 @@ def table_info_from_log(name: str, root: str, warehouse: Optional[Warehouse] = N
     return table_info(name, warehouse.log(root).snapshot())
 
 
+class WarehouseUnreachable(Exception):
+    """--warehouse names a store acidsql cannot read: a missing folder or bucket, an endpoint
+    that does not answer, missing credentials. Every table would look "not there", so nothing
+    may be judged on it (the CLI exits 2)."""
+
+
+def probe(warehouse: Warehouse) -> None:
+    """Read the warehouse's top level once, so that a store acidsql cannot reach is an error
+    before anything is linted, not a run that saw no tables."""
+    storage = warehouse.storage(warehouse.root)
+    if storage.local_path("") is not None and not storage.exists(""):
+        raise WarehouseUnreachable(f"--warehouse {warehouse.root}: no such folder")
+    try:
+        storage.list_dir("")
+    except DeltaError as error:
+        raise WarehouseUnreachable(f"--warehouse {warehouse.root}: {error}") from None
+
+
 def warehouse_loader(root: str, storage_options: Optional[dict] = None) -> Callable[[str], Optional[TableInfo]]:
-    """A catalog loader: `db.t` → `<root>/db/t`, delta.`/path` → the path."""
+    """A catalog loader: `db.t` → `<root>/db/t`, delta.`/path` → the path. The warehouse is
+    probed first (WarehouseUnreachable); a table the store fails to read later raises its
+    StorageError rather than pass for a table that is not there."""
     # reads the log's metadata only
     warehouse = Warehouse.at(root, allow_external_paths=True, storage_options=storage_options)
+    probe(warehouse)
 
     def load(key: str) -> Optional[TableInfo]:
         if key.lower().startswith("delta.`") and key.endswith("`"):
@@ -32,7 +53,7 @@ def warehouse_loader(root: str, storage_options: Optional[dict] = None) -> Calla
             location = warehouse.location_of_name(key)
         try:
             return table_info_from_log(key, location, warehouse)
-        except DeltaError:
-            return None  # an unreadable table is analyzed as unknown, with that assumption stated
+        except TableNotFoundError:
+            return None
 
     return load

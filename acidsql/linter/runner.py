@@ -144,6 +144,12 @@ def lint_text(
         statements += 1
         for part in statement.writes:  # each INSERT of a multi-insert on its own
             context.begin(part)
+            if context.lookup_error is not None:  # its table could not be read: nothing is judged
+                error = context.lookup_error
+                errors.append(LintError(file, part.span.line, part.span.col, "catalog",
+                                        f"cannot read table {part.target.key if part.target else '?'}: {error}"))
+                context.end()
+                continue
             for rule in rules:
                 try:
                     findings = rule.check(part, context)

@@ -18,7 +18,10 @@ examples:
 
 Suppress a finding with `-- noqa: DL001` on the statement, or `-- acidsql: disable=DL004`
 for the rest of the file. Settings: [tool.acidsql] in pyproject.toml or acidsql.toml.
-Exit status: 0 no findings, 1 findings (or acidsql failed on some statement), 2 usage error.
+Exit status: 0 no findings, 1 findings (or acidsql failed on some statement, or could not
+read one table's log), 2 a bad invocation: a bad option, a missing file, a malformed config, or
+a --warehouse acidsql cannot read (a missing folder or bucket, an endpoint that does not answer,
+no credentials).
 """
 
 
