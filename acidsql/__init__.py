@@ -7,7 +7,7 @@ called, and nothing here imports pyspark (`acidsql.connect` loads the Spark side
 
     script = acidsql.parse("MERGE INTO t USING s ON ... ;")        # Script
     analyses = acidsql.analyze("DELETE FROM t WHERE d = '2024-01-01'") # tuple[Analysis, ...]
-    report = acidsql.lint("UPDATE t SET v = 1")                     # LintReport
+    report = acidsql.lint("UPDATE t SET v = 1")                     # LintReport (a str naming a file: that file)
     result = acidsql.rewrite(sql, {"date": "2024-01-01"}, catalog)   # RewriteResult
     predictions = acidsql.predict("scenarios.yaml")                  # list[Prediction]
 
@@ -66,9 +66,17 @@ def lint(
     params: Optional[Mapping[str, str]] = None,
     file: str = "<sql>",
 ) -> "LintReport":
-    """Lint SQL text (a `str`), or files and folders (a `Path` or a list of paths)."""
-    from acidsql.linter import lint_paths, lint_text
+    """Lint files and folders (a `Path`, or a list of paths), or SQL text (a `str`).
 
+    A `str` is a path when it names a file or folder that exists, or looks like one (one word
+    ending in `.sql` or holding a `/`: `"jobs/daily_merge.sql"`, a missing one raising
+    FileNotFoundError); any other `str` is SQL text. A folder without a .sql file raises
+    `acidsql.linter.runner.NoSqlFiles`."""
+    from acidsql.linter import lint_paths, lint_text
+    from acidsql.linter.runner import names_path
+
+    if isinstance(source, str) and names_path(source):
+        source = Path(source.strip())
     if isinstance(source, str):
         return lint_text(source, file, config, params)
     paths = [source] if isinstance(source, Path) else list(source)

@@ -43,9 +43,10 @@ def test_rewrite_binds_values_as_literals():
     result = acidsql.rewrite("MERGE INTO events t USING s ON s.id = t.id AND s.date = t.date WHEN MATCHED THEN DELETE",
                              {"date": "2024-01-01'; DROP TABLE x --"}, catalog)
     assert result.refused and not result.changed  # not a date: nothing pasted
-    result = acidsql.rewrite("MERGE INTO events t USING s ON s.id = t.id AND s.date = t.date WHEN MATCHED THEN DELETE",
+    result = acidsql.rewrite("MERGE INTO events t USING (SELECT * FROM s WHERE date = '2024-01-01') s "
+                             "ON s.id = t.id AND s.date = t.date WHEN MATCHED THEN DELETE",
                              {"date": "2024-01-01"}, catalog)
-    assert result.changed and "DATE '2024-01-01'" in result.rewritten
+    assert result.changed and "t.date = DATE '2024-01-01'" in result.rewritten
     json.dumps(result.to_dict())
 
 

@@ -102,12 +102,12 @@ def read_sql_argument(value: str) -> tuple[str, str]:
     SQL text itself."""
     import sys
 
+    from acidsql.linter.runner import names_path
+
     if value == "-":
         return sys.stdin.read(), "<stdin>"
-    path = Path(value)
-    # SQL text always holds whitespace; a path rarely does (then it must name a file that exists)
-    looks_like_path = (value.endswith(".sql") or "/" in value) and not any(c.isspace() for c in value.strip())
-    if looks_like_path or _is_file(path):
+    path = Path(value.strip())
+    if names_path(value):
         if not path.exists():
             raise UsageError(f"no such file: {value}")
         if path.is_dir():
@@ -117,13 +117,6 @@ def read_sql_argument(value: str) -> tuple[str, str]:
         except UnicodeDecodeError:
             raise UsageError(f"{value}: not a UTF-8 text file") from None
     return value, "<sql>"
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # SQL text longer than a file name can be, or holding a NUL
-        return False
 
 
 def load_catalog(catalog_path: Optional[str], near: Optional[str] = None, warehouse: Optional[str] = None,

@@ -45,9 +45,9 @@ class LintConfig:
 
     def enabled(self, code: str, file: str = "") -> bool:
         code = code.upper()
-        if self.select and not any(code.startswith(p) for p in self.select):
+        if self.select and "ALL" not in self.select and not any(code.startswith(p) for p in self.select):
             return False
-        if any(code.startswith(p) for p in self.ignore):
+        if "ALL" in self.ignore or any(code.startswith(p) for p in self.ignore):
             return False
         if file and self.per_file_ignores:
             try:
@@ -81,9 +81,30 @@ class LintConfig:
 
         return replace(
             self,
-            select=tuple(c.upper() for c in select) if select else self.select,
-            ignore=self.ignore + tuple(c.upper() for c in (ignore or ())),
+            select=check_codes(tuple(c.upper() for c in select), "--select") if select else self.select,
+            ignore=self.ignore + check_codes(tuple(c.upper() for c in (ignore or ())), "--ignore"),
         )
+
+
+def unknown_codes(codes: Any) -> tuple[str, ...]:
+    """The codes (or code prefixes, e.g. `DL`, `DL00`; `ALL`) that name no rule: a typo
+    selects or ignores nothing, so it is an error, as in ruff and sqlfluff."""
+    from acidsql.linter.rules import all_rules
+
+    known = [rule.CODE for rule in all_rules()]
+    return tuple(c for c in codes if c != "ALL" and not any(k.startswith(c) for k in known))
+
+
+def check_codes(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """`codes`, or a ConfigError naming the unknown ones and `where` they were given."""
+    unknown = unknown_codes(codes)
+    if unknown:
+        from acidsql.linter.rules import all_rules
+
+        known = ", ".join(rule.CODE for rule in all_rules())
+        raise ConfigError(f"{where}: unknown rule code{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+                          f"(known: {known}; prefixes such as DL select several; `acidsql rules` lists them)")
+    return codes
 
 
 def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
@@ -91,7 +112,7 @@ def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{source}: `{key}` must be a list of rule codes")
-    return tuple(v.strip().upper() for v in value)
+    return check_codes(tuple(v.strip().upper() for v in value), f"{source}: `{key}`")
 
 
 def _table(name: str, raw: Any, source: Path) -> TableInfo:

@@ -14,15 +14,18 @@ _GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.
 
 
 def summary(report: LintReport) -> str:
-    """The last line of the text output. "All clear" only when acidsql saw every table the
-    scripts write and failed on nothing: no findings about a table it cannot see is no news."""
+    """The last line of the text output. "All clear" only when every statement was read and
+    judged: acidsql saw every table the scripts write, parsed every statement and failed on
+    nothing (no findings about a table it cannot see is no news)."""
     n = len(report.findings)
     files = len(report.files)
     line = f"{n} finding{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''} ({report.statements} statements)"
     if report.suppressed:
         line += f", {report.suppressed} suppressed"
     if report.errors:
-        line += f", {len(report.errors)} internal error{'s' if len(report.errors) != 1 else ''}"
+        line += f", {len(report.errors)} error{'s' if len(report.errors) != 1 else ''}"
+    if report.unparsed:
+        line += f", {report.unparsed} not parsed"
     if report.unseen_statements:
         line += f", {report.unseen_statements} on tables acidsql cannot see"
     return f"All clear: {line}" if not n and report.knew_everything else line

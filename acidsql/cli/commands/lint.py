@@ -28,7 +28,7 @@ no credentials).
 def register(subparsers) -> None:
     p = subparsers.add_parser("lint", help=HELP, description=HELP, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter, parents=[subparsers.common])
-    p.add_argument("paths", nargs="+", metavar="PATH", help="SQL files or folders")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="SQL files or folders; - reads SQL from stdin")
     p.add_argument("--format", "-f", choices=("text", "json", "sarif", "github"), default="text")
     p.add_argument("--select", metavar="CODES", help="comma-separated rule codes or prefixes to run")
     p.add_argument("--ignore", metavar="CODES", help="comma-separated rule codes to skip")
@@ -47,7 +47,7 @@ def run(args) -> int:
 
 
 def _lint(args) -> int:
-    from acidsql.linter import ConfigError, find_config, lint_paths, read_config_file, render
+    from acidsql.linter import ConfigError, find_config, read_config_file, render
 
     params = parse_params(args.param)
     try:
@@ -58,7 +58,7 @@ def _lint(args) -> int:
             config = find_config(first if first.exists() else None)
         config = config.with_overrides(_codes(args.select), _codes(args.ignore))
         config = dataclasses.replace(config, loaders=config.loaders + live_loaders(args.warehouse, storage_options(args)))
-        report = lint_paths(args.paths, config, params)
+        report = _lint_arguments(args.paths, config, params)
     except ConfigError as error:
         raise UsageError(str(error)) from None
     from acidsql.cli.output import is_terminal
@@ -72,6 +72,21 @@ def _lint(args) -> int:
 
         sys.stdout.write(render(report, args.format, show_fixes=args.fix))
     return report.exit_code
+
+
+def _lint_arguments(paths: list[str], config, params):
+    """Lint each argument in order: `-` is SQL read from stdin, the rest files and folders."""
+    import sys
+
+    from acidsql.linter import LintReport, lint_paths, lint_text
+
+    report = LintReport(())
+    files = [p for p in paths if p != "-"]
+    if files:
+        report = report + lint_paths(files, config, params)
+    if "-" in paths:
+        report = report + lint_text(sys.stdin.read(), "<stdin>", config, params)
+    return report
 
 
 def _print_text(report, show_fixes: bool) -> None:
