@@ -88,6 +88,7 @@ def test_an_s3_table_with_timestamp_date_and_decimal_columns_takes_delete_update
 FAILING_JOB = """\
 CREATE TABLE r (id BIGINT, s STRING) USING DELTA;
 INSERT INTO r VALUES (1, 'x');
+SELECT '[date=2024-01-01]' AS p, 'a[b]c' AS q, '[bold]r[/bold]' AS r;
 SELECT CAST(s AS INT) AS n FROM r;
 INSERT INTO r VALUES (2, 'never');
 """
@@ -97,14 +98,16 @@ def test_a_runtime_sql_error_prints_its_error_class_and_one_line_and_the_stack_o
     (tmp_path / "job.sql").write_text(FAILING_JOB)
     out = _acidsql("run", "job.sql", "--warehouse", "wh", cwd=tmp_path)
     assert out.returncode == 1
-    assert "job.sql:3:1: error: [CAST_INVALID_INPUT] The value 'x'" in out.stderr
-    assert "job.sql:4:1" not in out.stdout + out.stderr  # the script stopped there
+    # issue 23 §9: a query's values are data, not Rich markup
+    assert "[date=2024-01-01]" in out.stdout and "a[b]c" in out.stdout and "[bold]r[/bold]" in out.stdout, out.stdout
+    assert "job.sql:4:1: error: [CAST_INVALID_INPUT] The value 'x'" in out.stderr
+    assert "job.sql:5:1" not in out.stdout + out.stderr  # the script stopped there
     for noise in ("\tat org.apache", "Traceback", "internal error", "== SQL", "ERROR Executor"):
         assert noise not in out.stderr, out.stderr
     assert len(out.stderr.splitlines()) < 10, out.stderr
     debug = _acidsql("run", "job.sql", "--warehouse", "wh2", "--debug", cwd=tmp_path)
     assert debug.returncode == 1
-    assert "job.sql:3:1: error: [CAST_INVALID_INPUT]" in debug.stderr
+    assert "job.sql:4:1: error: [CAST_INVALID_INPUT]" in debug.stderr
     assert "Traceback (most recent call last)" in debug.stderr and "\tat org.apache.spark" in debug.stderr
 
 
@@ -135,3 +138,25 @@ def test_a_write_in_a_session_whose_time_zone_is_not_utc_is_refused(spark, tmp_p
     finally:
         spark.conf.set("spark.sql.session.timeZone", "UTC")
     assert db.sql("DELETE FROM o WHERE at < TIMESTAMP '2024-06-01 11:00:00'").rows_deleted == 1
+
+
+def test_race_text_keeps_partition_values_in_reasons(spark, tmp_path, monkeypatch, capsys):
+    """Issue 23 §9 for `acidsql race`. In-process (`main`), on the test run's SparkSession: the
+    command's own session start finds it (getOrCreate), which spares a second JVM."""
+    from acidsql.cli.main import main
+
+    (tmp_path / "races.yaml").write_text(
+        "- name: bracketed-partition\n"
+        "  setup:\n"
+        "  - CREATE TABLE ev (id BIGINT, p STRING) USING DELTA PARTITIONED BY (p) "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = false)\n"
+        "  - INSERT INTO ev VALUES (1, 'a[b]c'), (2, 'x')\n"
+        "  current: DELETE FROM ev WHERE p = 'a[b]c'\n"
+        "  winners:\n"
+        "  - DELETE FROM ev WHERE p = 'a[b]c'\n"
+        "  expect: ConcurrentDeleteReadException\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert main(["race", "races.yaml", "--warehouse", str(tmp_path / "wh")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "[p=a[b]c]" in out, out

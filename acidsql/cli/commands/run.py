@@ -145,7 +145,7 @@ def _progress(db, label: str):
     from acidsql.cli.output import console
     from acidsql.spark.progress import StageProgress
 
-    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                    TextColumn("tasks"), TimeElapsedColumn(), console=console(sys.stderr), transient=True)
     task = bar.add_task(label, total=None)
 
