@@ -20,6 +20,7 @@ from acidsql.spark.execute import Executor
 from acidsql.spark.prepared import Prepared
 from acidsql.spark.results import StatementError
 from acidsql.spark.results import StatementResult
+from acidsql.spark.schemas import run_schema_statement, schema_statement
 from acidsql.spark.tables import Warehouse
 
 if TYPE_CHECKING:
@@ -57,6 +58,9 @@ class Session:
         return result
 
     def execute(self, statement: m.AnyStatement) -> Union[StatementResult, "DataFrame"]:
+        schema = schema_statement(statement)
+        if schema is not None:  # CREATE / DROP SCHEMA: the warehouse's folders, no Spark
+            return run_schema_statement(self.warehouse, schema)
         if not isinstance(statement, (m.Select, m.Describe)):
             refuse_non_utc_session(self.spark)
         return self.executor.execute(statement)
@@ -116,5 +120,6 @@ def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.Pat
     if spark is None:
         from acidsql.spark.session import local_session
 
-        spark = local_session(master=master, conf=conf)
+        # An application's own output is no place for Spark's console progress bars.
+        spark = local_session(master=master, conf={"spark.ui.showConsoleProgress": "false", **(conf or {})})
     return Session(spark, warehouse, allow_external_paths, storage_options, row_level_concurrency)

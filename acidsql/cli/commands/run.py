@@ -49,6 +49,16 @@ def run(args) -> int:
             print(f"acidsql: {path}: {len(script.errors)} statement(s) do not parse; nothing was run", file=sys.stderr)
             return EXIT_FINDINGS
         scripts.append(script)
+    # What acidsql does not run is refused before Spark starts and before anything commits.
+    from acidsql.spark.schemas import cannot_run
+
+    refused = [(statement, reason) for script in scripts for statement in script.statements
+               for reason in [cannot_run(statement)] if reason]
+    if refused:
+        for statement, reason in refused:
+            print(f"{statement.span}: error: {reason}", file=sys.stderr)
+        print(f"acidsql: {len(refused)} statement(s) acidsql does not run; nothing was run", file=sys.stderr)
+        return EXIT_FINDINGS
     db = session(args)
     out: list[dict] = []
     status = EXIT_CLEAN
