@@ -4,6 +4,7 @@
 [tool.acidsql]
 select = ["DL"]                      # code prefixes to run (default: every rule)
 ignore = ["DL006"]
+exclude = ["migrations/*", "scratch"]  # files not to lint (globs; a folder name skips the folder)
 concurrent = true                    # scripts run beside other writers (metadata changes matter)
 catalog = "catalog.toml"             # optional: a catalog file (see acidsql.analysis.catalog)
 
@@ -42,6 +43,21 @@ class LintConfig:
     root: Path = field(default_factory=Path.cwd)
     # Catalog loaders for tables nobody described (e.g. a live `_delta_log` reader).
     loaders: tuple = ()
+    # Glob patterns of files not to lint (`exclude` in the config, `--exclude` on the command line).
+    exclude: tuple[str, ...] = ()
+
+    def excludes(self, path: Path) -> bool:
+        """Whether `path` matches an exclude pattern: its path relative to the config's folder
+        (or as given), its file name, or the name of a folder it lies in."""
+        if not self.exclude:
+            return False
+        try:
+            relative = path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            relative = path.as_posix()
+        names = [relative, path.as_posix(), path.name, *Path(relative).parent.parts]
+        return any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(name, pattern.rstrip("/"))
+                   for pattern in self.exclude for name in names)
 
     def enabled(self, code: str, file: str = "") -> bool:
         code = code.upper()
@@ -125,7 +141,7 @@ def _table(name: str, raw: Any, source: Path) -> TableInfo:
 
 
 def config_from_mapping(raw: dict, source: Path) -> LintConfig:
-    known = {"select", "ignore", "per-file-ignores", "per_file_ignores", "concurrent", "tables", "catalog"}
+    known = {"select", "ignore", "per-file-ignores", "per_file_ignores", "concurrent", "tables", "catalog", "exclude"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown setting(s): {', '.join(unknown)}")
@@ -136,7 +152,13 @@ def config_from_mapping(raw: dict, source: Path) -> LintConfig:
     if not isinstance(tables, dict):
         raise ConfigError(f"{source}: `tables` must be a table of tables")
     catalog = raw.get("catalog")
+    exclude = raw.get("exclude", [])
+    if isinstance(exclude, str):
+        exclude = [exclude]
+    if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
+        raise ConfigError(f"{source}: `exclude` must be a list of glob patterns")
     return LintConfig(
+        exclude=tuple(exclude),
         select=_codes(raw.get("select", []), "select", source),
         ignore=_codes(raw.get("ignore", []), "ignore", source),
         per_file_ignores=tuple((k, _codes(v, f"per-file-ignores.{k}", source)) for k, v in per_file.items()),

@@ -210,10 +210,11 @@ class NoSqlFiles(FileNotFoundError):
     """A folder given to lint holds no .sql file: linting it would judge nothing."""
 
 
-def sql_files(paths: Iterable[Union[str, Path]]) -> list[Path]:
-    """Files to lint: each file given, and every *.sql under each folder given (sorted).
-    A path that does not exist raises FileNotFoundError, a folder without a .sql file
-    NoSqlFiles: "0 findings in 0 files" would pass for a clean run."""
+def sql_files(paths: Iterable[Union[str, Path]], config: Optional[LintConfig] = None) -> list[Path]:
+    """Files to lint: each file given, and every *.sql under each folder given (sorted), less
+    those `config` excludes (given files too, as pre-commit passes them). A path that does not
+    exist raises FileNotFoundError, a folder without a .sql file NoSqlFiles: "0 findings in 0
+    files" would pass for a clean run (a folder whose files are all excluded is no error)."""
     out: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -226,6 +227,8 @@ def sql_files(paths: Iterable[Union[str, Path]]) -> list[Path]:
             out.append(path)
         else:
             raise FileNotFoundError(f"no such file or folder: {path}")
+    if config is not None and config.exclude:
+        out = [p for p in out if not config.excludes(p)]
     return out
 
 
@@ -254,7 +257,7 @@ def lint_paths(
     config = config or LintConfig()
     base = config.catalog()
     report = LintReport(())
-    for path in sql_files(paths):
+    for path in sql_files(paths, config):
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
