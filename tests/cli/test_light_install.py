@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import json
-import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+
+from tests.install import base_dependencies, closure
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,38 +45,16 @@ with open(sys.argv[2], "w") as out:
 """
 
 
-def _base() -> set[str]:
-    return {_requirement_name(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]}
-
-
 def _light(tmp_path: Path, *argv: str) -> tuple[int, list[str], str]:
     """(exit status, third-party top-level modules imported, stdout + stderr)."""
     runner, report = tmp_path / "runner.py", tmp_path / "report.json"
     runner.write_text(RUNNER)
-    out = subprocess.run([sys.executable, str(runner), json.dumps(sorted(_closure(_base()))), str(report), *argv],
+    out = subprocess.run([sys.executable, str(runner), json.dumps(sorted(closure(base_dependencies()))), str(report), *argv],
                          cwd=ROOT / "examples", capture_output=True, text=True, timeout=300,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(report.read_text())
     return result["code"], result["modules"], out.stdout + out.stderr
-
-
-def _requirement_name(spec: str) -> str:
-    return re.split(r"[\[<>=!~;\s]", spec, maxsplit=1)[0].lower().replace("_", "-")
-
-
-def _closure(names: set[str]) -> set[str]:
-    """The distributions `names` need, theirs included (extras' requirements left out)."""
-    seen, todo = set(), list(names)
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for spec in md.requires(name) or ():
-            if "extra ==" not in spec:
-                todo.append(_requirement_name(spec))
-    return seen
 
 
 LIGHT = [
@@ -95,7 +73,7 @@ def test_the_static_commands_run_on_the_base_install(tmp_path, argv):
     assert "internal error" not in output and "Traceback" not in output and "No module named" not in output
     # A module of no distribution (Cython's runtime) is none of an install's; one that several
     # provide (sqlglotc overlays compiled modules on sqlglot's package) is the base's if any is.
-    distributions, allowed = md.packages_distributions(), _closure(_base())
+    distributions, allowed = md.packages_distributions(), closure(base_dependencies())
     beyond = [m for m in modules
               if distributions.get(m) and not any(d.lower().replace("_", "-") in allowed for d in distributions[m])]
     assert not beyond, f"imported beyond the base dependencies: {beyond}"
@@ -119,7 +97,7 @@ def test_the_engine_commands_name_the_extra_to_install(tmp_path, argv, extra):
 
 def test_the_base_dependencies_are_what_the_static_commands_import(tmp_path):
     """Each base dependency is imported by some static command (none is there for nothing)."""
-    base = _base()
+    base = base_dependencies()
     modules = {"sqlglot": "sqlglot", "lark": "lark", "pyyaml": "yaml", "rich": "rich", "jinja2": "jinja2"}
     assert base <= set(modules), f"a base dependency this test does not know: {sorted(base - set(modules))}"
     loaded: set[str] = set()
