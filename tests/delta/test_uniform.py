@@ -283,3 +283,50 @@ def test_pyiceberg_is_imported_only_for_uniform_tables(tmp_path):
             "t.append(pa.table({'id': [1]}))\nassert 'pyiceberg' not in sys.modules, 'pyiceberg imported'\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_on_s3_the_metadata_lands_beside_the_table_and_pyiceberg_reads_it(s3_server, s3_bucket):
+    from tests.s3server import ACCESS_KEY, REGION, SECRET_KEY
+
+    uri = f"s3://{s3_bucket}/warehouse/t"
+    t = DeltaTable.create(uri, SCHEMA, partition_columns=["p"], properties=UNIFORM)
+    t.append(data(range(5)))
+    t.delete(lambda tb: pc.equal(tb["id"], 2), description="id = 2")
+    keys = sorted(o["Key"] for o in s3_server.client().list_objects_v2(Bucket=s3_bucket, Prefix="warehouse/t/metadata/")
+                  .get("Contents", []))
+    assert "warehouse/t/metadata/version-hint.text" in keys and "warehouse/t/metadata/v2.metadata.json" in keys
+    props = {"s3.endpoint": s3_server.endpoint, "s3.access-key-id": ACCESS_KEY,
+             "s3.secret-access-key": SECRET_KEY, "s3.region": REGION}
+    st = StaticTable.from_metadata(f"{uri}/metadata/v2.metadata.json", properties=props)
+    assert st.metadata.location == uri
+    assert all(task.file.file_path.startswith(f"{uri}/p=") for task in st.scan().plan_files())
+    assert rows(st.scan().to_arrow()) == rows(t.to_arrow())
+    assert rows(StaticTable.from_metadata(uri, properties=props).scan().to_arrow()) == rows(t.to_arrow())
+
+
+def test_deltalake_reads_and_writes_a_uniform_table_acidsql_wrote(table):
+    import deltalake
+
+    def theirs() -> list[tuple]:
+        dt = deltalake.DeltaTable(table.root)
+        return rows(pa.table(deltalake.QueryBuilder().register("t", dt).execute("select id, p, v from t").read_all()))
+
+    table.append(data(range(4)))
+    table.delete(lambda tb: pc.equal(tb["id"], 1), description="id = 1")
+    assert theirs() == rows(table.to_arrow())
+    # deltalake does not write IcebergCompatV2 tables: it refuses, and the table is unchanged
+    with pytest.raises(Exception, match=r"Unsupported table features required: \[IcebergCompatV2\]"):
+        deltalake.write_deltalake(table.root, data([7]), mode="append")
+    assert theirs() == rows(table.to_arrow()) == rows(iceberg(table.root).scan().to_arrow())
+
+
+def test_a_table_deltalake_wrote_upgraded_to_uniform(tmp_path):
+    import deltalake
+
+    root = str(tmp_path / "t")
+    deltalake.write_deltalake(root, data(range(6)), partition_by=["p"])
+    deltalake.write_deltalake(root, data(range(6, 9)), partition_by=["p"], mode="append")
+    t = DeltaTable(root)
+    t.upgrade_uniform()
+    assert rows(iceberg(root).scan().to_arrow()) == rows(t.to_arrow())
+    assert len(rows(t.to_arrow())) == 9
