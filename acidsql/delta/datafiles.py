@@ -258,7 +258,7 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
                     prefix: str = "", data_change: bool = True,
                     tags: Optional[Mapping[str, str]] = None, schema: Optional[pa.Schema] = None,
                     codec: str = DEFAULT_PARQUET_CODEC, file_prefix: str = "part", stats: bool = True,
-                    hidden_columns: Sequence[str] = ()) -> AddFile:
+                    hidden_columns: Sequence[str] = (), partition_columns_stored: bool = False) -> AddFile:
     """Write `table` as one parquet file under `prefix/col=value/...` and return its AddFile
     (stats: numRecords, minValues, maxValues, nullCount, tightBounds). Partition columns are
     dropped from the file if present in `table`; `partition_values` are already serialized
@@ -266,10 +266,14 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
     `schema` (a Snapshot.arrow_schema()) is needed only under column mapping: columns are then
     written, and stats and partition values keyed, by physical name. `hidden_columns` are
     written but left out of the statistics (materialized row-tracking columns); `stats=False`
-    writes none (change data files)."""
+    writes none (change data files). `partition_columns_stored` (features.partition_columns_stored)
+    keeps the partition columns in the file, after the others and out of the statistics."""
     physical = _physical_names(schema)
     keep = [c for c in table.column_names if c not in partition_values]
+    if partition_columns_stored:
+        keep += [c for c in partition_values if c in table.column_names]
     data = table.select(keep)
+    unstated = [c for c in hidden_columns if c in data.column_names] + [c for c in partition_values if c in keep]
     # Delta timestamps are microseconds; cast other units first (fails rather than truncating).
     for i, f in enumerate(data.schema):
         if pa.types.is_timestamp(f.type) and f.type.unit != "us":
@@ -296,7 +300,7 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
         path=quote(rel, safe="/=-_.~"),
         partition_values=tuple((physical.get(c, c), None if v == "" else v) for c, v in partition_values.items()),
         size=len(raw), modification_time=mtime, data_change=data_change,
-        stats=collect_stats(data.drop_columns([c for c in hidden_columns if c in data.column_names])) if stats else None,
+        stats=collect_stats(data.drop_columns([physical.get(c, c) for c in unstated])) if stats else None,
         tags=tuple(sorted(tags.items())) if tags else None,
     )
 

@@ -86,6 +86,7 @@ class TableFeature:
     allowed_types: Optional[frozenset[str]] = None  # the column types it allows (Spark type names)
     allowed_partition_types: Optional[frozenset[str]] = None  # the partition column types it allows
     requires_num_records: bool = False  # every added file carries the numRecords statistic
+    stores_partition_columns: bool = False  # data files store the partition columns too, after the others
     violation_error_class: str = ""  # Delta's error class for a write that breaks them
     # What acidsql does with it.
     reads: bool = True  # acidsql reads tables that have it correctly
@@ -179,7 +180,7 @@ _ICEBERG_V1_TYPES = _ICEBERG_PRIMITIVES | {"struct"}
 _ICEBERG_COMPAT = dict(
     activation=Activation.PROPERTY, requires=("columnMapping",), incompatible=("deletionVectors",),
     required_properties=(("delta.columnMapping.mode", ("name", "id")),), allowed_partition_types=_ICEBERG_PRIMITIVES,
-    requires_num_records=True, violation_error_class="DELTA_ICEBERG_COMPAT_VIOLATION",
+    requires_num_records=True, stores_partition_columns=True, violation_error_class="DELTA_ICEBERG_COMPAT_VIOLATION",
 )
 _VARIANT = ("acidsql reads unshredded VARIANT columns as a struct of binary metadata and value, "
             "without decoding them, and does not write them")
@@ -257,9 +258,6 @@ _RECORDS = (
     TableFeature(
         "icebergCompatV1", W, "Iceberg compatibility V1 (delta.enableIcebergCompatV1).",
         enabling_property="delta.enableIcebergCompatV1", allowed_types=_ICEBERG_V1_TYPES, **_ICEBERG_COMPAT,
-        writes=frozenset({WriteKind.METADATA}),
-        limitation="acidsql does not write data to IcebergCompatV1 tables (it does not store partition columns in "
-                   "data files); REORG ... UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2) moves a table to V2",
     ),
     TableFeature(
         "icebergCompatV2", W, "Iceberg compatibility V2 (delta.enableIcebergCompatV2), for UniForm.",
@@ -316,8 +314,7 @@ _RECORDS = (
     ),
     TableFeature(
         "materializePartitionColumns", W, "Partition columns are also stored in the data files.",
-        writes=frozenset({WriteKind.METADATA}),
-        limitation="acidsql does not store partition columns in data files",
+        stores_partition_columns=True,
     ),
     TableFeature(
         "coordinatedCommits-preview", W, "Commits go through a commit coordinator.", writes=NO_WRITES,

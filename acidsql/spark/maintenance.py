@@ -281,6 +281,7 @@ def _create(ex: RunContext, s: m.CreateTable):
         adds: list = []
         if query_df is not None:
             from acidsql.delta.datafiles import parse_size
+            from acidsql.delta.features import partition_columns_stored
             from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, session_codec, write_dataframe
 
             metadata = txn.metadata  # the new table's, as staged
@@ -290,7 +291,8 @@ def _create(ex: RunContext, s: m.CreateTable):
             adds = write_dataframe(query_df, storage=txn.storage, schema_json=json.loads(metadata.schema_string),
                                    partition_cols=parts, target_size=target,
                                    single_file=not parts,  # one task, files rolled at the target: README, Known limitations
-                                   codec=session_codec(ex.spark, config))
+                                   codec=session_codec(ex.spark, config),
+                                   stored_partitions=partition_columns_stored(txn.protocol, config))
             for add in adds:
                 txn.add(add)
             count = query_df.count()

@@ -144,14 +144,23 @@ def test_file_statistics_become_iceberg_bounds(tmp_path):
     assert st.scan(row_filter="id = 10").to_arrow().num_rows == 0
 
 
-def test_files_carry_the_field_ids_iceberg_readers_resolve_columns_by(table):
+def test_files_carry_the_field_ids_and_the_partition_column(table):
+    """IcebergCompatV2: field ids as parquet field ids (Iceberg readers resolve columns by them)
+    and the partition column stored in the file after the others (out of the statistics)."""
     table.append(data(range(3)))
-    (add,) = [a for a in table.snapshot().files.values() if "p=a" in a.path]
-    schema = pq.read_schema(os.path.join(table.root, add.path))
-    ids = {f.name: int(f.metadata[b"PARQUET:field_id"]) for f in schema}
-    fields = table.snapshot().schema_json["fields"]
+    table.update(lambda tb: pc.equal(tb["id"], 1), {"v": lambda tb: pc.add(tb["v"], 1.0)}, description="id = 1")
+    table.optimize()
+    snap = table.snapshot()
+    fields = snap.schema_json["fields"]
     physical = {f["metadata"]["delta.columnMapping.physicalName"]: f["metadata"]["delta.columnMapping.id"] for f in fields}
-    assert all(physical[name] == fid for name, fid in ids.items())
+    p = snap.physical_name("p")
+    for add in snap.files.values():
+        stored = pq.read_table(os.path.join(table.root, add.path))
+        ids = {f.name: int(f.metadata[b"PARQUET:field_id"]) for f in stored.schema}
+        assert ids == physical and stored.column_names[-1] == p
+        assert set(stored.column(p).to_pylist()) == {add.partition[p]}
+        assert p not in json.loads(add.stats)["minValues"]
+    assert rows(iceberg(table.root).scan().to_arrow()) == rows(table.to_arrow())
 
 
 class FailingMetadataStorage(LocalStorage):

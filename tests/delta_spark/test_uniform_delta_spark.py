@@ -6,6 +6,7 @@ writes to them only with the delta-iceberg jar these tests do not have (its refu
 oracle for what it needs)."""
 from __future__ import annotations
 
+import pyarrow.parquet as pq
 import pytest
 from pyiceberg.table import StaticTable
 
@@ -54,6 +55,13 @@ def test_pyiceberg_reads_what_delta_spark_reads_after_every_statement(db, delta,
         assert iceberg_rows(path, version, columns) == expected, f"version {version}"
     meta = StaticTable.from_metadata(path).metadata
     assert meta.properties["delta-version"] == str(latest)
+    # IcebergCompatV2: every file stores the field ids, and the partition column, as Delta Spark's do
+    snapshot = DeltaLog(path).snapshot()
+    for add in snapshot.files.values():
+        stored = pq.read_schema(f"{path}/{add.path}")
+        assert all(b"PARQUET:field_id" in (f.metadata or {}) for f in stored)
+        if partitioning:
+            assert stored.names[-1] == snapshot.physical_name("p")
     assert [f.name for f in meta.schema().fields] == ["id", "p", "value", "w"]
     assert [f.name for f in meta.spec().fields] == (["p"] if partitioning else [])
     # Delta Spark sees the table as UniForm

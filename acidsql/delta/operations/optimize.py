@@ -20,6 +20,7 @@ from acidsql.delta.clustering import (
     z_order,
 )
 from acidsql.delta.exceptions import DeltaTableError
+from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.footprints import PartitionPredicate
 from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition, TableHandle
 from acidsql.delta.row_mapping import (
@@ -136,7 +137,9 @@ def _rewrite(table: TableHandle, txn: OptimisticTransaction, groups: list[list[A
             chunk, hidden = row_tracking.materialize(chunk, tracked)
             add = datafiles.write_data_file(table.log.storage, chunk, values, data_change=False, tags=file_tags or None,
                                             schema=schema if snap.column_mapping_mode != "none" else None,
-                                            codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
+                                            codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden,
+                                            partition_columns_stored=partition_columns_stored(snap.protocol,
+                                                                                              snap.configuration))
             txn.add(add)
             metrics["numAddedFiles"] += 1
     return metrics
