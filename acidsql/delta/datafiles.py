@@ -22,7 +22,7 @@ from acidsql.delta.partition_values import partition_value_from_string
 from acidsql.protocol.properties import PARQUET_CODECS
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import DeltaError
-from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
+from acidsql.delta.snapshot import COLUMN_ID_KEY, NESTED_IDS_KEY, PHYSICAL_NAME_KEY
 
 if TYPE_CHECKING:
     from acidsql.delta.row_tracking import MaterializedColumns
@@ -182,19 +182,32 @@ def _physical_name(f: pa.Field) -> str:
     return raw.decode() if raw else f.name
 
 
-def physical_field(f: pa.Field) -> pa.Field:
+def physical_field(f: pa.Field, nested: Optional[tuple[Mapping[str, Any], str]] = None) -> pa.Field:
     """The field as stored in parquet under column mapping: physical names at every level,
-    and the column-mapping id as parquet field id (readers may resolve columns by id)."""
+    and the column-mapping id as parquet field id (readers may resolve columns by id), array
+    elements and map keys / values included when the schema gives them ids (IcebergCompatV2's
+    `delta.columnMapping.nested.ids`). `nested`: those ids and this field's key among them, for
+    the element / key / value fields of an array or map."""
+    meta_in = f.metadata or {}
+    raw_id = meta_in.get(COLUMN_ID_KEY.encode())
+    if nested is not None:
+        ids, key = nested
+        raw_id = str(ids[key]).encode() if key in ids else None
+    elif meta_in.get(NESTED_IDS_KEY.encode()):
+        nested = (json.loads(meta_in[NESTED_IDS_KEY.encode()]), _physical_name(f))
     t = f.type
     if pa.types.is_struct(t):
         t = pa.struct([physical_field(t.field(i)) for i in range(t.num_fields)])
     elif pa.types.is_list(t):
-        t = pa.list_(physical_field(t.value_field))
+        t = pa.list_(physical_field(t.value_field, _child(nested, "element")))
     elif pa.types.is_map(t):
-        t = pa.map_(physical_field(t.key_field), physical_field(t.item_field))
-    raw_id = (f.metadata or {}).get(COLUMN_ID_KEY.encode())
+        t = pa.map_(physical_field(t.key_field, _child(nested, "key")), physical_field(t.item_field, _child(nested, "value")))
     meta = {b"PARQUET:field_id": raw_id} if raw_id is not None else None
-    return pa.field(_physical_name(f), t, nullable=f.nullable, metadata=meta)
+    return pa.field(_physical_name(f) if nested is None or f.metadata else f.name, t, nullable=f.nullable, metadata=meta)
+
+
+def _child(nested: Optional[tuple[Mapping[str, Any], str]], part: str) -> Optional[tuple[Mapping[str, Any], str]]:
+    return (nested[0], f"{nested[1]}.{part}") if nested is not None else None
 
 
 def _reshape(arr: pa.Array, f: pa.Field, to_physical: bool) -> pa.Array:

@@ -33,6 +33,8 @@ class CheckpointRows(typing.Protocol):
 
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
 COLUMN_ID_KEY = "delta.columnMapping.id"
+# The ids of array elements and map keys / values (IcebergCompatV2), on the nearest struct field.
+NESTED_IDS_KEY = "delta.columnMapping.nested.ids"
 
 DEFAULT_TOMBSTONE_RETENTION_MS = 7 * 24 * 3600 * 1000
 
@@ -378,6 +380,8 @@ def arrow_field_from_spark(f: dict[str, Any], column_mapping: bool = False) -> p
         field_meta = {PHYSICAL_NAME_KEY: str(meta[PHYSICAL_NAME_KEY])}
         if COLUMN_ID_KEY in meta:
             field_meta[COLUMN_ID_KEY] = str(meta[COLUMN_ID_KEY])
+        if meta.get(NESTED_IDS_KEY):
+            field_meta[NESTED_IDS_KEY] = json.dumps(meta[NESTED_IDS_KEY], sort_keys=True)
     return pa.field(f["name"], arrow_type_from_spark(f["type"], column_mapping),
                     nullable=f.get("nullable", True), metadata=field_meta)
 

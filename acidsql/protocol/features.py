@@ -87,6 +87,7 @@ class TableFeature:
     allowed_partition_types: Optional[frozenset[str]] = None  # the partition column types it allows
     requires_num_records: bool = False  # every added file carries the numRecords statistic
     stores_partition_columns: bool = False  # data files store the partition columns too, after the others
+    nested_field_ids: bool = False  # array elements and map keys / values have ids (delta.columnMapping.nested.ids)
     violation_error_class: str = ""  # Delta's error class for a write that breaks them
     # What acidsql does with it.
     reads: bool = True  # acidsql reads tables that have it correctly
@@ -261,7 +262,8 @@ _RECORDS = (
     ),
     TableFeature(
         "icebergCompatV2", W, "Iceberg compatibility V2 (delta.enableIcebergCompatV2), for UniForm.",
-        enabling_property="delta.enableIcebergCompatV2", allowed_types=_ICEBERG_V2_TYPES, **_ICEBERG_COMPAT,
+        enabling_property="delta.enableIcebergCompatV2", allowed_types=_ICEBERG_V2_TYPES, nested_field_ids=True,
+        **_ICEBERG_COMPAT,
         limitation="UniForm: with delta.universalFormat.enabledFormats = 'iceberg' acidsql writes the Iceberg "
                    "metadata (metadata/, version-hint.text) after each commit (docs/uniform.md)",
     ),

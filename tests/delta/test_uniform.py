@@ -163,6 +163,30 @@ def test_files_carry_the_field_ids_and_the_partition_column(table):
     assert rows(iceberg(table.root).scan().to_arrow()) == rows(table.to_arrow())
 
 
+def test_arrays_and_maps_get_the_nested_ids_iceberg_needs(tmp_path):
+    schema = pa.schema([("id", pa.int64()), ("tags", pa.list_(pa.string())),
+                        ("m", pa.map_(pa.string(), pa.list_(pa.int32()))), ("s", pa.struct([("a", pa.list_(pa.int64()))]))])
+    t = DeltaTable.create(str(tmp_path / "t"), schema, properties=UNIFORM)
+    fields = {f["name"]: f["metadata"] for f in t.snapshot().schema_json["fields"]}
+    assert set(fields["m"]["delta.columnMapping.nested.ids"]) == {"m.key", "m.value", "m.value.element"}
+    t.append(pa.table({"id": [1, 2], "tags": [["x", "y"], None], "m": [[("k", [1, 2])], []], "s": [{"a": [5]}, None]},
+                      schema=schema))
+    t.add_columns([("more", {"type": "array", "elementType": "long", "containsNull": True})])
+    meta = t.snapshot().schema_json["fields"][-1]["metadata"]
+    ids = [int(v) for f in t.snapshot().schema_json["fields"]
+           for v in [f["metadata"]["delta.columnMapping.id"], *(f["metadata"].get("delta.columnMapping.nested.ids") or {}).values()]]
+    assert len(ids) == len(set(ids)) and max(ids) == int(t.snapshot().configuration["delta.columnMapping.maxColumnId"])
+    assert list(meta["delta.columnMapping.nested.ids"]) == [meta["delta.columnMapping.physicalName"] + ".element"]
+    t.append(pa.table({"id": [3], "tags": [["z"]], "m": [None], "s": [None], "more": [[7, 8]]}))
+    got = iceberg(t.root).scan().to_arrow()
+    assert sorted(got.to_pylist(), key=lambda r: r["id"]) == sorted(t.to_arrow().to_pylist(), key=lambda r: r["id"])
+    add = max(t.snapshot().files.values(), key=lambda a: a.modification_time)
+    stored = pq.ParquetFile(os.path.join(t.root, add.path)).schema.to_arrow_schema()
+    (element_id,) = meta["delta.columnMapping.nested.ids"].values()
+    field = stored.field(meta["delta.columnMapping.physicalName"])
+    assert field.type.value_field.metadata[b"PARQUET:field_id"] == str(element_id).encode()
+
+
 class FailingMetadataStorage(LocalStorage):
     """The table's own local storage, whose writes under metadata/ fail while `broken`."""
 

@@ -19,6 +19,7 @@ from typing import Any, Optional
 from acidsql.delta.actions import AddFile, Metadata, Protocol
 from acidsql.delta.exceptions import UnsupportedFeatureError
 from acidsql.delta.features import protocol_features
+from acidsql.delta.snapshot import NESTED_IDS_KEY, PHYSICAL_NAME_KEY
 from acidsql.delta.type_widening import type_changes, widening_allowed
 from acidsql.protocol.features import TableFeature, known_feature
 
@@ -53,6 +54,59 @@ def compat_version(configuration: Mapping[str, str]) -> Optional[int]:
     """The IcebergCompat version on (the highest, when several are: a state check_commit refuses)."""
     versions = [int(r.name[-1]) for r in enabled_compat(configuration)]
     return max(versions) if versions else None
+
+
+def needs_nested_ids(configuration: Mapping[str, str]) -> bool:
+    """Whether arrays and maps need ids for their elements, keys and values (IcebergCompatV2)."""
+    return any(r.nested_field_ids for r in enabled_compat(configuration))
+
+
+def with_nested_ids(schema: dict[str, Any], start_id: int) -> tuple[dict[str, Any], int]:
+    """Give the element of every array and the key and value of every map an id where they have
+    none (IcebergCompatV2, PROTOCOL.md): in `delta.columnMapping.nested.ids` of the nearest
+    struct field, keyed by its physical name and the path below it ("col-a.element",
+    "col-b.value.element"), numbered on from `start_id` like the column-mapping ids."""
+    next_id = start_id
+
+    def field(f: dict[str, Any]) -> dict[str, Any]:
+        nonlocal next_id
+        meta = dict(f.get("metadata") or {})
+        ids = dict(meta.get(NESTED_IDS_KEY) or {})
+        wanted = list(_nested_keys(f["type"], str(meta.get(PHYSICAL_NAME_KEY, f["name"]))))
+        for key in wanted:
+            if key not in ids:
+                next_id += 1
+                ids[key] = next_id
+        if wanted:
+            meta[NESTED_IDS_KEY] = ids
+        return {**f, "type": kind(f["type"]), "metadata": meta}
+
+    def kind(t: Any) -> Any:
+        if not isinstance(t, dict):
+            return t
+        if t.get("type") == "struct":
+            return {**t, "fields": [field(f) for f in t["fields"]]}
+        if t.get("type") == "array":
+            return {**t, "elementType": kind(t["elementType"])}
+        if t.get("type") == "map":
+            return {**t, "keyType": kind(t["keyType"]), "valueType": kind(t["valueType"])}
+        return t
+
+    return kind(schema), next_id
+
+
+def _nested_keys(t: Any, prefix: str) -> Any:
+    """The nested-id keys of the arrays and maps in `t` above its next struct."""
+    if not isinstance(t, dict):
+        return
+    if t.get("type") == "array":
+        yield f"{prefix}.element"
+        yield from _nested_keys(t["elementType"], f"{prefix}.element")
+    elif t.get("type") == "map":
+        yield f"{prefix}.key"
+        yield f"{prefix}.value"
+        yield from _nested_keys(t["keyType"], f"{prefix}.key")
+        yield from _nested_keys(t["valueType"], f"{prefix}.value")
 
 
 def configure(old: Mapping[str, str], new: Mapping[str, str], creating: bool) -> dict[str, str]:
@@ -107,6 +161,7 @@ def check_commit(before: Optional[tuple[Protocol, Metadata]], protocol: Optional
     _check_types(record, metadata)
     _check_partitioning(record, before, metadata)
     _check_type_widening(record, metadata)
+    _check_nested_ids(record, metadata)
     _check_files(record, adds)
 
 
@@ -213,6 +268,20 @@ def _check_type_widening(record: TableFeature, metadata: Metadata) -> None:
             raise _violation(record, "UNSUPPORTED_TYPE_WIDENING",
                              f"IcebergCompatV{_version(record)} is incompatible with a type change applied to this "
                              f"table: Field {path} was changed from {from_type} to {to_type}.")
+
+
+def _check_nested_ids(record: TableFeature, metadata: Metadata) -> None:
+    """IcebergCompatV2: every array element and map key / value has its id (an acidsql check:
+    Delta assigns them itself, and so do acidsql's schema changes; this catches a path that
+    did not)."""
+    if not record.nested_field_ids:
+        return
+    schema = metadata.schema
+    completed, _ = with_nested_ids(schema, 0)
+    if completed != schema:
+        raise UnsupportedFeatureError(
+            f"IcebergCompatV{_version(record)} requires the element of arrays and the key and value of maps to have "
+            f"ids (delta.columnMapping.nested.ids); columns {', '.join(nested_types(schema))} lack some")
 
 
 def _check_files(record: TableFeature, adds: Iterable[AddFile]) -> None:

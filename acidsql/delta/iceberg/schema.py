@@ -30,9 +30,7 @@ from pyiceberg.types import (
 )
 
 from acidsql.delta.errors import DeltaError
-from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
-
-NESTED_IDS_KEY = "delta.columnMapping.nested.ids"
+from acidsql.delta.snapshot import COLUMN_ID_KEY, NESTED_IDS_KEY, PHYSICAL_NAME_KEY
 PARTITION_FIELD_ID_START = 1000
 _DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
 _PRIMITIVES: Mapping[str, IcebergType] = {

@@ -59,6 +59,9 @@ def create(table: TableHandle, schema: SchemaLike, partition_columns: Sequence[s
     if props.get("delta.columnMapping.mode", "none") != "none":
         schema_json, max_id = with_column_mapping(schema_json, 0)
         props["delta.columnMapping.maxColumnId"] = str(max_id)
+    if iceberg_compat.needs_nested_ids(props):
+        schema_json, max_id = iceberg_compat.with_nested_ids(schema_json, int(props.get("delta.columnMapping.maxColumnId", 0)))
+        props["delta.columnMapping.maxColumnId"] = str(max_id)
     features = required_features(props, schema_json, clustered=bool(clustering_columns)) | change.features
     base = txn.snapshot.protocol if txn.snapshot is not None else None
     protocol = protocol_for(features, base=base, min_reader=change.min_reader_version,

@@ -20,7 +20,7 @@ from acidsql.delta.features import (
     validate_properties,
 )
 from acidsql.delta.operations import PreparedCommit, begin_write, TableHandle
-from acidsql.delta.operations.schema import with_column_mapping
+from acidsql.delta.operations.schema import max_column_id, with_column_mapping
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
@@ -204,6 +204,11 @@ def stage_metadata(txn: OptimisticTransaction, config: Mapping[str, str], schema
     UPGRADE UNIFORM, which may turn IcebergCompat on with the properties it needs)."""
     snap = txn.snapshot
     config = iceberg_compat.configure(snap.configuration, config, creating=reorg)
+    if iceberg_compat.needs_nested_ids(config):
+        last_id = int(config.get("delta.columnMapping.maxColumnId") or max_column_id(dict(schema_json)))
+        schema_json, max_id = iceberg_compat.with_nested_ids(dict(schema_json), last_id)
+        if max_id != last_id:
+            config["delta.columnMapping.maxColumnId"] = str(max_id)
     wanted = required_features(config, schema_json, clustered=CLUSTERING_DOMAIN in snap.domains) | set(features)
     protocol = protocol_for(wanted, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
     config = with_row_tracking_names(config, protocol, snap.configuration)

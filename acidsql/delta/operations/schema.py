@@ -10,7 +10,7 @@ from typing import Any, Union
 import pyarrow as pa
 
 from acidsql.delta.exceptions import DeltaTableError
-from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY, spark_schema_from_arrow
+from acidsql.delta.snapshot import COLUMN_ID_KEY, NESTED_IDS_KEY, PHYSICAL_NAME_KEY, spark_schema_from_arrow
 
 SchemaLike = Union[pa.Schema, str, Mapping[str, Any]]
 
@@ -70,7 +70,9 @@ def max_column_id(schema: dict[str, Any]) -> int:
             return
         if t.get("type") == "struct":
             for f in t["fields"]:
-                found.append(int((f.get("metadata") or {}).get(COLUMN_ID_KEY, 0)))
+                meta = f.get("metadata") or {}
+                found.append(int(meta.get(COLUMN_ID_KEY, 0)))
+                found.extend(int(v) for v in (meta.get(NESTED_IDS_KEY) or {}).values())
                 visit(f["type"])
         elif t.get("type") == "array":
             visit(t["elementType"])
