@@ -363,3 +363,16 @@ def test_a_table_deltalake_wrote_upgraded_to_uniform(tmp_path):
     t.upgrade_uniform()
     assert rows(iceberg(root).scan().to_arrow()) == rows(t.to_arrow())
     assert len(rows(t.to_arrow())) == 9
+
+
+def test_vacuum_keeps_the_iceberg_metadata_while_uniform_is_on(table):
+    table.append(data(range(4)))
+    table.delete(lambda tb: pc.equal(tb["id"], 1), description="id = 1")
+    later = 10**13  # far past every retention
+    result = table.vacuum(retention_hours=0, enforce_retention=False, now_ms=later)
+    assert result.files_deleted and not any(f.startswith("metadata/") for f in result.files_deleted)
+    assert rows(iceberg(table.root).scan().to_arrow()) == rows(table.to_arrow())
+    # UniForm off: the folder is no longer the table's metadata, and VACUUM collects it like any stray file
+    table.unset_properties(["delta.universalFormat.enabledFormats"])
+    result = table.vacuum(retention_hours=0, enforce_retention=False, now_ms=later)
+    assert any(f.startswith("metadata/") for f in result.files_deleted)

@@ -28,6 +28,8 @@ ICEBERG_FORMAT = "iceberg"
 COMPAT_FEATURES = ("icebergCompatV1", "icebergCompatV2", "icebergCompatV3")
 # The tag REORG ... UPGRADE UNIFORM puts on the files it rewrote (AddFile.Tags.ICEBERG_COMPAT_VERSION).
 COMPAT_VERSION_TAG = "ICEBERG_COMPAT_VERSION"
+# Where UniForm writes the Iceberg metadata, beside the data (VACUUM leaves it alone).
+ICEBERG_METADATA_DIR = "metadata"
 
 
 class IcebergCompatViolation(UnsupportedFeatureError):

@@ -44,14 +44,14 @@ from acidsql.delta.actions import Action, AddFile, Metadata, RemoveFile
 from acidsql.delta.checkpoint import interval_ms
 from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.delta.errors import CorruptLogError
-from acidsql.delta.iceberg.compat import iceberg_on
+from acidsql.delta.iceberg.compat import ICEBERG_METADATA_DIR, iceberg_on
 from acidsql.delta.iceberg.files import StorageFileIO
 from acidsql.delta.iceberg.schema import iceberg_schema, name_mapping_json, partition_record, partition_spec
 from acidsql.delta.iceberg.stats import file_metrics, physical_fields
 from acidsql.delta.log import DeltaLog
 from acidsql.delta.snapshot import Snapshot as DeltaSnapshot
 
-METADATA_DIR = "metadata"
+METADATA_DIR = ICEBERG_METADATA_DIR
 VERSION_HINT = f"{METADATA_DIR}/version-hint.text"
 DELTA_VERSION_PROPERTY = "delta-version"
 DELTA_TIMESTAMP_PROPERTY = "delta-timestamp"
