@@ -347,6 +347,26 @@ VARIANT_ARROW_TYPE = pa.struct([pa.field("metadata", pa.binary(), nullable=False
                                 pa.field("value", pa.binary(), nullable=False)])
 
 
+def map_struct_fields(t: Any, update: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """A Spark schema type (StructType JSON) with each struct field, at any depth, replaced by
+    `update(field)`, a field before the fields inside it."""
+    if not isinstance(t, dict):
+        return t
+    kind = t.get("type")
+    if kind == "struct":
+        fields = []
+        for f in t["fields"]:
+            f = update(f)
+            fields.append({**f, "type": map_struct_fields(f["type"], update)})
+        return {**t, "fields": fields}
+    if kind == "array":
+        return {**t, "elementType": map_struct_fields(t["elementType"], update)}
+    if kind == "map":
+        return {**t, "keyType": map_struct_fields(t["keyType"], update),
+                "valueType": map_struct_fields(t["valueType"], update)}
+    return t
+
+
 def arrow_type_from_spark(t: Any, column_mapping: bool = False) -> pa.DataType:
     """One Spark type (a name like "long"/"decimal(10,2)" or a struct/array/map object) as pyarrow."""
     if isinstance(t, str):

@@ -19,7 +19,7 @@ from typing import Any, Optional
 from acidsql.delta.actions import AddFile, Metadata, Protocol
 from acidsql.delta.exceptions import UnsupportedFeatureError
 from acidsql.delta.features import protocol_features
-from acidsql.delta.snapshot import NESTED_IDS_KEY, PHYSICAL_NAME_KEY
+from acidsql.delta.snapshot import NESTED_IDS_KEY, PHYSICAL_NAME_KEY, map_struct_fields
 from acidsql.delta.type_widening import type_changes, widening_allowed
 from acidsql.protocol.features import TableFeature, known_feature
 
@@ -81,20 +81,9 @@ def with_nested_ids(schema: dict[str, Any], start_id: int) -> tuple[dict[str, An
                 ids[key] = next_id
         if wanted:
             meta[NESTED_IDS_KEY] = ids
-        return {**f, "type": kind(f["type"]), "metadata": meta}
+        return {**f, "metadata": meta}
 
-    def kind(t: Any) -> Any:
-        if not isinstance(t, dict):
-            return t
-        if t.get("type") == "struct":
-            return {**t, "fields": [field(f) for f in t["fields"]]}
-        if t.get("type") == "array":
-            return {**t, "elementType": kind(t["elementType"])}
-        if t.get("type") == "map":
-            return {**t, "keyType": kind(t["keyType"]), "valueType": kind(t["valueType"])}
-        return t
-
-    return kind(schema), next_id
+    return map_struct_fields(schema, field), next_id
 
 
 def _nested_keys(t: Any, prefix: str) -> Any:
