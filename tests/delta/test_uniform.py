@@ -376,3 +376,18 @@ def test_vacuum_keeps_the_iceberg_metadata_while_uniform_is_on(table):
     table.unset_properties(["delta.universalFormat.enabledFormats"])
     result = table.vacuum(retention_hours=0, enforce_retention=False, now_ms=later)
     assert any(f.startswith("metadata/") for f in result.files_deleted)
+
+
+def test_an_optimize_expires_snapshots_older_than_the_table_keeps_files(table):
+    table.set_properties({"delta.deletedFileRetentionDuration": "interval 1 seconds"})
+    table.append(data(range(4)))
+    table.append(data(range(4, 8)))
+    assert len(iceberg(table.root).metadata.snapshots) == 2
+    import time
+
+    time.sleep(1.1)
+    table.optimize()
+    meta = iceberg(table.root).metadata
+    assert meta.properties["history.expire.max-snapshot-age-ms"] == "1000"
+    assert [s.summary.operation.value for s in meta.snapshots] == ["replace"]
+    assert rows(iceberg(table.root).scan().to_arrow()) == rows(table.to_arrow())

@@ -36,11 +36,12 @@ from pyiceberg.table.refs import MAIN_BRANCH, SnapshotRefType
 from pyiceberg.table.snapshots import Operation, Snapshot, SnapshotSummaryCollector, Summary, update_snapshot_summaries
 from pyiceberg.table.sorting import UNSORTED_SORT_ORDER
 from pyiceberg.table.update import (
-    AddPartitionSpecUpdate, AddSchemaUpdate, AddSnapshotUpdate, RemovePropertiesUpdate, SetCurrentSchemaUpdate,
+    AddPartitionSpecUpdate, AddSchemaUpdate, AddSnapshotUpdate, RemovePropertiesUpdate, RemoveSnapshotsUpdate,
+    SetCurrentSchemaUpdate,
     SetDefaultSpecUpdate, SetPropertiesUpdate, SetSnapshotRefUpdate, TableUpdate, update_table_metadata,
 )
 
-from acidsql.delta.actions import Action, AddFile, Metadata, RemoveFile
+from acidsql.delta.actions import Action, AddFile, CommitInfo, Metadata, RemoveFile
 from acidsql.delta.checkpoint import interval_ms
 from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.delta.errors import CorruptLogError
@@ -58,6 +59,7 @@ DELTA_TIMESTAMP_PROPERTY = "delta-timestamp"
 NAME_MAPPING_PROPERTY = "schema.name-mapping.default"
 MAX_SNAPSHOT_AGE_PROPERTY = "history.expire.max-snapshot-age-ms"
 MAX_SNAPSHOT_AGE_DEFAULT_MS = 5 * 24 * 3_600_000  # Iceberg's default
+OPTIMIZE_OPERATION = "OPTIMIZE"
 # Delta's spark.databricks.delta.uniform.iceberg.maxCommitsToConvert default.
 MAX_COMMITS_TO_CONVERT = 100
 # Iceberg's commit.manifest.min-count-to-merge default: past it the manifests are merged.
@@ -131,6 +133,7 @@ class _Conversion:
     manifests: list[ManifestFile] = field(default_factory=list)
     entries: dict[str, list[ManifestEntry]] = field(default_factory=dict)  # live entries by manifest path
     snapshots: list[Snapshot] = field(default_factory=list)
+    optimized: bool = False  # a converted commit is an OPTIMIZE: old snapshots expire (as in Delta)
 
     # ---- data files --------------------------------------------------------------------------
     def data_file(self, add: AddFile, partition_values: Mapping[str, Any]) -> DataFile:
@@ -300,6 +303,8 @@ def convert_snapshot(log: DeltaLog, snapshot: DeltaSnapshot, *,
     updates += _property_updates(conversion.metadata, snapshot)
     new_metadata = update_table_metadata(conversion.metadata, tuple(updates),
                                          metadata_location=state.location if state is not None else None)
+    if conversion.optimized:
+        new_metadata = _expire_snapshots(new_metadata)
     try:
         ToOutputFile.table_metadata(new_metadata, fio.new_output(fio.location(mine)), overwrite=False)
     except FileExistsError:
@@ -374,6 +379,8 @@ def _replay(log: DeltaLog, conversion: _Conversion, snapshot: DeltaSnapshot, fir
         metadata = next((a for a in actions if isinstance(a, Metadata)), None)
         if metadata is not None and not iceberg_on(metadata.config):
             raise _Resync(f"UniForm was off at Delta version {version}: its history starts over")
+        info = next((a for a in actions if isinstance(a, CommitInfo)), None)
+        conversion.optimized |= info is not None and info.operation.upper() == OPTIMIZE_OPERATION
         timestamp = snapshot.timestamp_ms if version == last else log.commit_timestamp(version)
         _apply_commit(conversion, snapshot, version, timestamp, actions)
 
@@ -414,6 +421,20 @@ def _property_updates(metadata: TableMetadata, snapshot: DeltaSnapshot) -> list[
     if MAX_SNAPSHOT_AGE_PROPERTY in metadata.properties and MAX_SNAPSHOT_AGE_PROPERTY not in wanted:
         updates.append(RemovePropertiesUpdate(removals=[MAX_SNAPSHOT_AGE_PROPERTY]))
     return updates
+
+
+def _expire_snapshots(metadata: TableMetadata) -> TableMetadata:
+    """Drop the snapshots older than `history.expire.max-snapshot-age-ms` (Iceberg's default:
+    5 days) from the metadata, the current one always kept: what Delta's converter does after
+    an OPTIMIZE, so that the metadata does not grow with every commit forever. The expired
+    snapshots' manifest files stay in metadata/ (Delta deletes them; acidsql leaves them)."""
+    age = int(metadata.properties.get(MAX_SNAPSHOT_AGE_PROPERTY, MAX_SNAPSHOT_AGE_DEFAULT_MS))
+    oldest = int(time.time() * 1000) - age
+    expired = [s.snapshot_id for s in metadata.snapshots
+               if s.timestamp_ms < oldest and s.snapshot_id != metadata.current_snapshot_id]
+    if not expired:
+        return metadata
+    return update_table_metadata(metadata, (RemoveSnapshotsUpdate(snapshot_ids=expired),))
 
 
 def _write_hint(fio: StorageFileIO, version: int) -> None:
