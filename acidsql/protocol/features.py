@@ -264,8 +264,9 @@ _RECORDS = (
         "icebergCompatV2", W, "Iceberg compatibility V2 (delta.enableIcebergCompatV2), for UniForm.",
         enabling_property="delta.enableIcebergCompatV2", allowed_types=_ICEBERG_V2_TYPES, nested_field_ids=True,
         **_ICEBERG_COMPAT,
-        limitation="UniForm: with delta.universalFormat.enabledFormats = 'iceberg' acidsql writes the Iceberg "
-                   "metadata (metadata/, version-hint.text) after each commit (docs/uniform.md)",
+        limitation="UniForm: with delta.universalFormat.enabledFormats = 'iceberg' acidsql writes Iceberg V2 metadata "
+                   "beside the table after each commit (metadata/v<N>.metadata.json, version-hint.text; no catalog), "
+                   "and REORG ... UPGRADE UNIFORM upgrades to V2 only (docs/uniform.md)",
     ),
     TableFeature(
         "clustering", W, "Liquid clustering: clustering columns in the delta.clustering domain (CREATE and ALTER TABLE "

@@ -223,6 +223,8 @@ def _multi_commit(ex: RunContext, s: m.AnyStatement, location: str, name: str) -
             operation = "DROP FEATURE"
     except DeltaTableError as e:
         raise StatementError(str(e)) from None
+    if outcome is None:  # UPGRADE UNIFORM of a table already upgraded: no commit
+        return _result(s, operation, name, notes=("the table is upgraded already: nothing to commit",))
     commits = outcome.version - before
     return _result(s, operation, name, version=outcome.version, retries=outcome.retries,
                    notes=(f"{commits} commits (versions {before + 1}-{outcome.version})",) if commits > 1 else ())

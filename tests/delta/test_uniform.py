@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from pyiceberg.table import StaticTable
+from pyiceberg.types import LongType
 
 from acidsql.delta import DeltaTable
 from acidsql.delta.errors import StorageError
@@ -65,14 +66,23 @@ def test_every_write_is_readable_by_pyiceberg(table):
     t.update(lambda tb: pc.equal(tb["id"], 4), {"v": lambda tb: pc.multiply(tb["v"], 10.0)}, description="id = 4")
     same_rows(t)
     t.append(data(range(10, 14)))
+    t.append(data([15], p=[None]))  # a null partition value (delta-io/delta#3924)
     t.optimize()
-    same_rows(t)
+    assert (15, None, 22.5) in same_rows(t)
     t.add_columns([("w", "string")])
     t.append(pa.table({"id": pa.array([20], pa.int64()), "p": ["c"], "v": [0.5], "w": ["new"]}))
     assert (20, "c", 0.5, "new") in same_rows(t, ("id", "p", "v", "w"))
     t.rename_column("v", "value")
     got = same_rows(t, ("id", "p", "value", "w"))
     assert (4, "b", 60.0, None) in got
+    t.add_columns([("n", "integer")])
+    t.append(pa.table({"id": pa.array([21], pa.int64()), "p": ["c"], "value": [1.0], "w": ["x"],
+                       "n": pa.array([7], pa.int32())}))
+    t.set_properties({"delta.enableTypeWidening": "true"})
+    t.change_column_type("n", "long")  # Iceberg promotes int to long: the old file reads as long
+    t.drop_columns(["w"])
+    got = same_rows(t, ("id", "p", "value", "n"))
+    assert (21, "c", 1.0, 7) in got and iceberg(t.root).schema().find_field("n").field_type == LongType()
     # Every version converted had its own metadata file; each still reads as that version did.
     for version in range(t.version + 1):
         columns = [f.name for f in t.snapshot(version).arrow_schema()]
@@ -229,26 +239,64 @@ def test_a_failed_conversion_keeps_the_commit_and_the_next_commit_catches_up(tmp
     assert [s.summary["delta-version"] for s in iceberg(root).metadata.snapshots] == ["1", "2", "3", "4"]
 
 
-def test_conversion_behind_by_more_than_the_limit_converts_the_snapshot_whole(table, monkeypatch):
-    from acidsql.delta.iceberg import converter
-
+def test_uniform_off_and_on_again_starts_a_new_line_of_snapshots(table):
     t = table
     t.append(data([1, 2]))
     t.unset_properties(["delta.universalFormat.enabledFormats"])  # UniForm off: nothing converted
     for i in range(3):
         t.append(data([10 + i]))
     assert iceberg(t.root).metadata.properties["delta-version"] == "1"
-    t.set_properties({"delta.universalFormat.enabledFormats": "iceberg"})  # on again: a new line of history
+    t.set_properties({"delta.universalFormat.enabledFormats": "iceberg"})  # on again
     meta = iceberg(t.root).metadata
     assert meta.properties["delta-version"] == str(t.version)
-    assert meta.current_snapshot().parent_snapshot_id is None
+    assert meta.current_snapshot().parent_snapshot_id is None and len(meta.snapshots) == 2
     same_rows(t)
-    monkeypatch.setattr(converter, "MAX_COMMITS_TO_CONVERT", 1)
-    t.append(data([30]))
-    t.log.storage.delete("metadata/version-hint.text")  # readers find the newest metadata file without it
-    result = convert(t.log, t.snapshot())
-    assert result.mode == "up-to-date"
-    assert iceberg(t.root).metadata.properties["delta-version"] == str(t.version)
+
+
+def _broken_for(t: DeltaTable, storage: FailingMetadataStorage, commits: int) -> None:
+    storage.broken = True
+    with pytest.warns(UserWarning, match="could not write its Iceberg metadata"):
+        for i in range(commits):
+            t.append(data([100 + i]))
+    storage.broken = False
+
+
+def test_conversion_too_far_behind_or_without_its_log_converts_the_snapshot_whole(tmp_path, monkeypatch):
+    from acidsql.delta.checkpoint import write_checkpoint
+    from acidsql.delta.iceberg import converter
+
+    root = str(tmp_path / "t")
+    storage = FailingMetadataStorage(root)
+    t = DeltaTable.create(root, SCHEMA, storage=storage, properties=UNIFORM)
+    t.append(data([1, 2]))
+    monkeypatch.setattr(converter, "MAX_COMMITS_TO_CONVERT", 2)
+    _broken_for(t, storage, 2)
+    assert t.append(data([3])).conversion.mode == "full"  # 3 commits behind
+    _broken_for(t, storage, 1)
+    assert t.append(data([4])).conversion.mode == "incremental"  # 2 behind
+    # the commits since the last conversion are gone (log cleanup after a checkpoint)
+    _broken_for(t, storage, 1)
+    write_checkpoint(t.log, t.log.snapshot())
+    storage.delete(f"_delta_log/{t.version:020d}.json")
+    result = t.append(data([5]))
+    assert (result.conversion.mode, result.conversion.previous_version) == ("full", t.version - 2)
+    assert rows(iceberg(root).scan().to_arrow()) == rows(t.to_arrow())
+    # with no version-hint.text, readers and the converter find the newest metadata file
+    storage.delete("metadata/version-hint.text")
+    assert convert(t.log, t.snapshot()).mode == "up-to-date"
+    assert rows(iceberg(root).scan().to_arrow()) == rows(t.to_arrow())
+
+
+def test_manifests_are_merged_past_the_limit(table, monkeypatch):
+    from acidsql.delta.iceberg import converter
+
+    monkeypatch.setattr(converter, "MANIFEST_MERGE_COUNT", 3)
+    for i in range(5):
+        table.append(data([i * 10, i * 10 + 1]))
+        snapshot = iceberg(table.root).metadata.current_snapshot()
+        assert len(snapshot.manifests(iceberg(table.root).io)) <= 3
+    table.delete(lambda tb: pc.equal(tb["id"], 10), description="id = 10")
+    assert rows(iceberg(table.root).scan().to_arrow()) == rows(table.to_arrow())
 
 
 def test_reorg_upgrade_uniform_on_a_table_with_deletion_vectors(tmp_path):
@@ -268,7 +316,7 @@ def test_reorg_upgrade_uniform_on_a_table_with_deletion_vectors(tmp_path):
     # the rewritten files carry field ids: pyiceberg needs no name mapping for them
     for add in snap.files.values():
         assert all(b"PARQUET:field_id" in (f.metadata or {}) for f in pq.read_schema(os.path.join(t.root, add.path)))
-    t.upgrade_uniform()  # already upgraded: no commit
+    assert t.upgrade_uniform() is None  # already upgraded: no commit
     assert t.version == snap.version
     t.append(data([100]))
     same_rows(t)

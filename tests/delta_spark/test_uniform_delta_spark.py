@@ -82,6 +82,8 @@ def test_reorg_upgrade_uniform_of_a_table_with_deletion_vectors(db, delta):
     latest = DeltaLog(path).latest_version()
     columns, expected = delta_rows(delta, path, latest)
     assert iceberg_rows(path, latest, columns) == expected
+    db.sql("REORG TABLE t APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2))")  # upgraded already: no commit
+    assert DeltaLog(path).latest_version() == latest
     db.sql("DELETE FROM t WHERE id = 1")  # copy-on-write now: no deletion vector
     snapshot = DeltaLog(path).snapshot()
     assert all(a.deletion_vector is None for a in snapshot.files.values())

@@ -264,11 +264,12 @@ class _Conversion:
 
 
 def convert_snapshot(log: DeltaLog, snapshot: DeltaSnapshot, *,
-                     max_commits: int = MAX_COMMITS_TO_CONVERT) -> tuple[Optional[str], int, str, Optional[int]]:
+                     max_commits: Optional[int] = None) -> tuple[Optional[str], int, str, Optional[int]]:
     """Write the Iceberg metadata of `snapshot` (see the module's doc). Returns (the metadata
     location written or found, Iceberg snapshots added, how: "incremental", "full" or
     "up-to-date", the Delta version the previous metadata described)."""
     fio = StorageFileIO(log.storage)
+    max_commits = MAX_COMMITS_TO_CONVERT if max_commits is None else max_commits
     target = snapshot.version
     mine = metadata_file(target)
     if log.storage.exists(mine):

@@ -143,21 +143,22 @@ def _truncate_history(table: TableHandle, keep_from: int) -> None:
             storage.delete(f"_delta_log/{name}")
 
 
-def upgrade_uniform(table: TableHandle, iceberg_compat_version: int = 2) -> CommitResult:
+def upgrade_uniform(table: TableHandle, iceberg_compat_version: int = 2) -> Optional[CommitResult]:
     """REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)), in Delta's steps
     (ReorgTableForUpgradeUniformHelper): (1) IcebergCompatV2 on, with column mapping 'name' and
     deletion vectors off (one commit, when it is not on yet); (2) every file not yet written for
     it (without the ICEBERG_COMPAT_VERSION tag: no field ids, deletion vectors) rewritten and
     tagged (a REORG commit); (3) UniForm Iceberg on (a SET TBLPROPERTIES commit, after which the
-    Iceberg metadata is written). Each step commits as it goes; returns the last commit's result."""
+    Iceberg metadata is written). Each step commits as it goes; returns the last commit's result,
+    None when the table was upgraded already (nothing to commit)."""
     if iceberg_compat_version != 2:
         if iceberg_compat_version < 1 or iceberg_compat_version > 2:
             raise IcebergCompatViolation(
                 "DELTA_ICEBERG_COMPAT_VIOLATION.COMPAT_VERSION_NOT_SUPPORTED",
                 f"The validation of IcebergCompatV{iceberg_compat_version} has failed. IcebergCompatVersion = "
                 f"{iceberg_compat_version} is not supported. Supported versions are between 1 and 2")
-        raise UnsupportedFeatureError(f"ICEBERG_COMPAT_VERSION={iceberg_compat_version}: "
-                                      f"{known_feature('icebergCompatV1').limitation}")
+        raise UnsupportedFeatureError(f"ICEBERG_COMPAT_VERSION={iceberg_compat_version}: acidsql upgrades tables "
+                                      "to IcebergCompatV2 only (ICEBERG_COMPAT_VERSION=2)")
     version = str(iceberg_compat_version)
     txn = begin_write(table, WriteKind.METADATA)
     snap = txn.snapshot
@@ -194,6 +195,4 @@ def upgrade_uniform(table: TableHandle, iceberg_compat_version: int = 2) -> Comm
             "command again.")
     if not iceberg_on(snap.configuration):
         result = metadata.set_properties(table, {ENABLED_FORMATS: ICEBERG_FORMAT}).commit()
-    if result is None:  # already upgraded: nothing to commit, the last commit stands
-        return CommitResult(snap.version, 0, txn.isolation_level, False)
     return result
