@@ -129,7 +129,6 @@ class _Conversion:
     schema: Schema
     spec: PartitionSpec
     fields: Mapping[str, Any]  # stats physical names -> field ids
-    partition_columns: Sequence[str]
     manifests: list[ManifestFile] = field(default_factory=list)
     entries: dict[str, list[ManifestEntry]] = field(default_factory=dict)  # live entries by manifest path
     snapshots: list[Snapshot] = field(default_factory=list)
@@ -281,7 +280,7 @@ def convert_snapshot(log: DeltaLog, snapshot: DeltaSnapshot, *,
     schema = iceberg_schema(schema_json)
     spec = partition_spec(schema, snapshot.partition_columns)
     metadata, schema, spec, updates = _base_metadata(fio, state, schema, spec, snapshot)
-    conversion = _Conversion(fio, metadata, schema, spec, physical_fields(schema_json), snapshot.partition_columns)
+    conversion = _Conversion(fio, metadata, schema, spec, physical_fields(schema_json))
     how = "full"
     if (state is not None and base_version is not None and base_version < target
             and target - base_version <= max_commits and _same_spec(state.metadata, spec)):
@@ -302,10 +301,12 @@ def convert_snapshot(log: DeltaLog, snapshot: DeltaSnapshot, *,
         updates += [AddSnapshotUpdate(snapshot=s),
                     SetSnapshotRefUpdate(ref_name=MAIN_BRANCH, type=SnapshotRefType.BRANCH, snapshot_id=s.snapshot_id)]
     updates += _property_updates(conversion.metadata, snapshot)
-    new_metadata = update_table_metadata(conversion.metadata, tuple(updates),
-                                         metadata_location=state.location if state is not None else None)
     if conversion.optimized:
-        new_metadata = _expire_snapshots(new_metadata)
+        updates += _expired_snapshots(conversion.metadata, keep_current=not conversion.snapshots)
+    # One update, validated by pyiceberg's model (cheaper than its defensive deep copy, which
+    # grows with the snapshots kept).
+    new_metadata = update_table_metadata(conversion.metadata, tuple(updates), enforce_validation=True,
+                                         metadata_location=state.location if state is not None else None)
     try:
         ToOutputFile.table_metadata(new_metadata, fio.new_output(fio.location(mine)), overwrite=False)
     except FileExistsError:
@@ -316,8 +317,9 @@ def convert_snapshot(log: DeltaLog, snapshot: DeltaSnapshot, *,
 
 def _base_metadata(fio: StorageFileIO, state: Optional[ConvertedState], schema: Schema, spec: PartitionSpec,
                    snapshot: DeltaSnapshot) -> tuple[TableMetadata, Schema, PartitionSpec, list[TableUpdate]]:
-    """The metadata the conversion builds on (the last one, or a new table's), the schema and
-    spec with the ids they take in it, and the updates that bring the schema and spec there."""
+    """The metadata the conversion builds on (the last one, or a new table's), the snapshot's
+    schema and partition spec with the ids they take in it (the snapshots the conversion adds
+    carry them), and the updates that add them when they changed (applied first)."""
     if state is None:
         metadata = TableMetadataV2(
             location=fio.location(""), table_uuid=uuid.uuid4(), last_updated_ms=snapshot.timestamp_ms,
@@ -335,12 +337,9 @@ def _base_metadata(fio: StorageFileIO, state: Optional[ConvertedState], schema: 
     else:
         schema = Schema(*schema.fields, schema_id=max(s.schema_id for s in metadata.schemas) + 1)
         updates += [AddSchemaUpdate(schema_=schema), SetCurrentSchemaUpdate(schema_id=-1)]
-        # The schema is set before the snapshots are added, so they carry its id.
-        metadata = update_table_metadata(metadata, tuple(updates))
-        updates = []
     if not _same_spec(metadata, spec):
         spec = PartitionSpec(*spec.fields, spec_id=max(s.spec_id for s in metadata.partition_specs) + 1)
-        metadata = update_table_metadata(metadata, (AddPartitionSpecUpdate(spec=spec), SetDefaultSpecUpdate(spec_id=-1)))
+        updates += [AddPartitionSpecUpdate(spec=spec), SetDefaultSpecUpdate(spec_id=-1)]
     else:
         spec = metadata.spec()
     return metadata, schema, spec, updates
@@ -424,18 +423,16 @@ def _property_updates(metadata: TableMetadata, snapshot: DeltaSnapshot) -> list[
     return updates
 
 
-def _expire_snapshots(metadata: TableMetadata) -> TableMetadata:
-    """Drop the snapshots older than `history.expire.max-snapshot-age-ms` (Iceberg's default:
-    5 days) from the metadata, the current one always kept: what Delta's converter does after
-    an OPTIMIZE, so that the metadata does not grow with every commit forever. The expired
-    snapshots' manifest files stay in metadata/ (Delta deletes them; acidsql leaves them)."""
+def _expired_snapshots(metadata: TableMetadata, keep_current: bool) -> list[TableUpdate]:
+    """The removal of the snapshots older than `history.expire.max-snapshot-age-ms` (Iceberg's
+    default: 5 days), the current one kept: what Delta's converter does after an OPTIMIZE, so
+    that the metadata does not grow with every commit forever. The expired snapshots' manifest
+    files stay in metadata/ (Delta deletes them; acidsql leaves them)."""
     age = int(metadata.properties.get(MAX_SNAPSHOT_AGE_PROPERTY, MAX_SNAPSHOT_AGE_DEFAULT_MS))
     oldest = int(time.time() * 1000) - age
     expired = [s.snapshot_id for s in metadata.snapshots
-               if s.timestamp_ms < oldest and s.snapshot_id != metadata.current_snapshot_id]
-    if not expired:
-        return metadata
-    return update_table_metadata(metadata, (RemoveSnapshotsUpdate(snapshot_ids=expired),))
+               if s.timestamp_ms < oldest and not (keep_current and s.snapshot_id == metadata.current_snapshot_id)]
+    return [RemoveSnapshotsUpdate(snapshot_ids=expired)] if expired else []
 
 
 def _write_hint(fio: StorageFileIO, version: int) -> None:
