@@ -615,6 +615,7 @@ class OptimisticTransaction:
         # Callers refuse before writing files (check_write with what they mean to do); this
         # check of what was actually staged keeps any path that forgot from committing.
         self.check_write(self.staged_write_kind())
+        # IcebergCompat's writer requirements, on what the commit leaves (Delta's error classes).
         iceberg_compat.check_commit(self.snapshot and (self.snapshot.protocol, self.snapshot.metadata), self.protocol,
                                     self.metadata, self._adds.values(), operation)
         current = self.footprint(operation, kind, statement, changes_data, zorder)
