@@ -439,3 +439,31 @@ def test_an_optimize_expires_snapshots_older_than_the_table_keeps_files(table):
     assert meta.properties["history.expire.max-snapshot-age-ms"] == "1000"
     assert [s.summary.operation.value for s in meta.snapshots] == ["replace"]
     assert rows(iceberg(table.root).scan().to_arrow()) == rows(table.to_arrow())
+
+
+def test_without_pyiceberg(tmp_path):
+    """UniForm cannot be turned on without pyiceberg (Delta: DELTA_MISSING_ICEBERG_CLASS); a
+    commit to a table that has it on stands, and its failed conversion says what to install."""
+    import subprocess
+    import sys
+
+    t = DeltaTable.create(str(tmp_path / "t"), SCHEMA, properties=UNIFORM)  # with pyiceberg
+    code = ("import sys, warnings, pyarrow as pa\nsys.modules['pyiceberg'] = None  # not installed\n"
+            "from acidsql.delta import DeltaTable\nfrom acidsql.delta.iceberg.compat import IcebergCompatViolation\n"
+            f"t = DeltaTable({t.root!r})\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always')\n"
+            "    r = t.append(pa.table({'id': pa.array([1], pa.int64()), 'p': ['a'], 'v': [1.0]}))\n"
+            "assert t.version == 1 and \"pip install 'acidsql[uniform]'\" in r.conversion.error, r\n"
+            "assert len(caught) == 1, [str(w.message) for w in caught]\n"
+            "try:\n"
+            f"    DeltaTable.create({str(tmp_path / 'u')!r}, t.snapshot().arrow_schema(), properties={UNIFORM!r})\n"
+            "except IcebergCompatViolation as e:\n"
+            "    assert '[DELTA_MISSING_ICEBERG_CLASS]' in str(e), e\n"
+            "else:\n"
+            "    raise AssertionError('UniForm turned on without pyiceberg')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    # pyiceberg back: the next commit catches up
+    t.append(data([2]))
+    assert rows(iceberg(t.root).scan().to_arrow()) == rows(t.to_arrow())

@@ -132,6 +132,11 @@ def check_commit(before: Optional[tuple[Protocol, Metadata]], protocol: Optional
         return
     reorg = operation == UPGRADE_UNIFORM_OPERATION
     config = metadata.config
+    if iceberg_on(config) and (before is None or not iceberg_on(before[1].config)) and not _iceberg_library():
+        raise IcebergCompatViolation(
+            "DELTA_MISSING_ICEBERG_CLASS",
+            "Iceberg class was not found. UniForm writes the Iceberg metadata with pyiceberg: "
+            "pip install 'acidsql[uniform]'")
     compat = enabled_compat(config)
     if iceberg_on(config) and not compat:
         raise IcebergCompatViolation(
@@ -154,6 +159,16 @@ def check_commit(before: Optional[tuple[Protocol, Metadata]], protocol: Optional
     _check_type_widening(record, metadata)
     _check_nested_ids(record, metadata)
     _check_files(record, adds)
+
+
+def _iceberg_library() -> bool:
+    """Whether pyiceberg can be imported (without importing it)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("pyiceberg") is not None
+    except (ImportError, ValueError):  # ValueError: a module set to None in sys.modules
+        return False
 
 
 def _version(record: TableFeature) -> int:
