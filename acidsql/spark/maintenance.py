@@ -24,7 +24,7 @@ from acidsql.sql import model as m
 from acidsql.spark.changes import select_files, target_file_size
 from acidsql.spark.compaction import Bin, compact, plan_bins
 from acidsql.spark.prepared import NoCommit, PreparedWrite, RunContext
-from acidsql.spark.results import StatementError, StatementResult
+from acidsql.spark.results import StatementError, StatementResult, conversion_notes
 from acidsql.spark.views import timestamp_ms
 
 if TYPE_CHECKING:
@@ -51,7 +51,8 @@ class PreparedTableOperation(PreparedWrite):
         assert self.prepared is not None
         outcome = self.prepared.commit()
         return replace(self.result, version=outcome.version, retries=outcome.retries,
-                       isolation_level=outcome.isolation_level.value)
+                       isolation_level=outcome.isolation_level.value,
+                       notes=self.result.notes + conversion_notes(outcome))
 
 
 def _result(s: m.AnyStatement, operation: str, name: str, **counts: Any) -> StatementResult:
@@ -227,7 +228,8 @@ def _multi_commit(ex: RunContext, s: m.AnyStatement, location: str, name: str) -
         return _result(s, operation, name, notes=("the table is upgraded already: nothing to commit",))
     commits = outcome.version - before
     return _result(s, operation, name, version=outcome.version, retries=outcome.retries,
-                   notes=(f"{commits} commits (versions {before + 1}-{outcome.version})",) if commits > 1 else ())
+                   notes=((f"{commits} commits (versions {before + 1}-{outcome.version})",) if commits > 1 else ())
+                   + conversion_notes(outcome))
 
 
 def _create(ex: RunContext, s: m.CreateTable):

@@ -225,6 +225,10 @@ def test_a_failed_conversion_keeps_the_commit_and_the_next_commit_catches_up(tmp
         result = t.append(data([3]))
     assert result.conversion is not None and not result.conversion.ok
     assert "injected failure" in result.conversion.error
+    from acidsql.spark.results import conversion_notes  # what `acidsql run` reports for the statement
+
+    (note,) = conversion_notes(result)
+    assert note.startswith("UniForm: the Iceberg metadata of version 2 was not written (StorageError: injected")
     assert sorted(t.to_arrow()["id"].to_pylist()) == [1, 2, 3]  # the Delta commit stands
     assert iceberg(root).metadata.properties["delta-version"] == "1"  # Iceberg readers: the last conversion
     with pytest.warns(UserWarning):
