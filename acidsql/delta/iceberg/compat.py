@@ -13,7 +13,7 @@ numRecords). Needs no Iceberg library: every write to such a table runs these ch
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Optional
 
 from acidsql.delta.actions import AddFile, Metadata, Protocol
@@ -74,19 +74,18 @@ def with_nested_ids(schema: dict[str, Any], start_id: int) -> tuple[dict[str, An
         nonlocal next_id
         meta = dict(f.get("metadata") or {})
         ids = dict(meta.get(NESTED_IDS_KEY) or {})
-        wanted = list(_nested_keys(f["type"], str(meta.get(PHYSICAL_NAME_KEY, f["name"]))))
-        for key in wanted:
-            if key not in ids:
-                next_id += 1
-                ids[key] = next_id
-        if wanted:
-            meta[NESTED_IDS_KEY] = ids
-        return {**f, "metadata": meta}
+        missing = [key for key in _nested_keys(f["type"], str(meta.get(PHYSICAL_NAME_KEY, f["name"]))) if key not in ids]
+        if not missing:
+            return f
+        for key in missing:
+            next_id += 1
+            ids[key] = next_id
+        return {**f, "metadata": {**meta, NESTED_IDS_KEY: ids}}
 
     return map_struct_fields(schema, field), next_id
 
 
-def _nested_keys(t: Any, prefix: str) -> Any:
+def _nested_keys(t: Any, prefix: str) -> Iterator[str]:
     """The nested-id keys of the arrays and maps in `t` above its next struct."""
     if not isinstance(t, dict):
         return
