@@ -40,6 +40,7 @@ from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import CommitFileExists, CorruptLogError, StorageError, UnsafeStorageError
 from acidsql.delta.exceptions import MaxCommitRetriesExceeded, TransactionStateError, from_conflict
 from acidsql.delta.features import check_write, check_writer_protocol, protocol_features, table_layout
+from acidsql.delta.iceberg import ConversionResult, compat as iceberg_compat, convert_after_commit
 from acidsql.delta.footprints import (
     DataFileSet, PartitionPredicate, PartitionReadFilter, RowCondition, RowConditionFilter, RowConditionFilters,
     RowPositionSet, all_rows,
@@ -65,6 +66,7 @@ class CommitResult:
     rebases: tuple[Rebase, ...] = ()
     winners: tuple[int, ...] = ()  # versions this transaction was checked against
     notes: tuple[str, ...] = ()  # why it committed despite the winners (the rules' words)
+    conversion: Optional[ConversionResult] = None  # UniForm's Iceberg conversion after the commit
 
     @property
     def conflicts_resolved(self) -> int:
@@ -613,6 +615,9 @@ class OptimisticTransaction:
         # Callers refuse before writing files (check_write with what they mean to do); this
         # check of what was actually staged keeps any path that forgot from committing.
         self.check_write(self.staged_write_kind())
+        # IcebergCompat's writer requirements, on what the commit leaves (Delta's error classes).
+        iceberg_compat.check_commit(self.snapshot and (self.snapshot.protocol, self.snapshot.metadata), self.protocol,
+                                    self.metadata, self._adds.values(), operation)
         current = self.footprint(operation, kind, statement, changes_data, zorder)
         isolation = effective_isolation(current)
         blind = current.is_blind_append
@@ -665,6 +670,9 @@ class OptimisticTransaction:
             version = max(latest + 1, version)
         self._result = CommitResult(version, retries, isolation, blind, tuple(rebases), tuple(winners), tuple(notes))
         self._maybe_checkpoint(version)
+        # UniForm: write the Iceberg metadata (a post-commit step; never fails the commit).
+        self._result = replace(self._result, conversion=convert_after_commit(
+            self.log, version, self.metadata.config if self.metadata else {}, self.table_name))
         return self._result
 
     def _in_commit_timestamp(self, version: int, attempt_ms: int) -> Optional[int]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, Union
 from acidsql.conflict import OpKind
 from acidsql.delta.transaction import CommitResult, OptimisticTransaction
 from acidsql.sql import model as m
-from acidsql.spark.results import StatementResult
+from acidsql.spark.results import StatementResult, conversion_notes
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -50,7 +50,7 @@ class PreparedWrite:
                                   statement=self.statement.text, changes_data=self.changes_data, zorder=self.zorder)
         if self.after_commit is not None:
             self.after_commit(outcome)
-        notes = self.result.notes + tuple(r.kind.value for r in outcome.rebases)
+        notes = self.result.notes + tuple(r.kind.value for r in outcome.rebases) + conversion_notes(outcome)
         return replace(self.result, version=outcome.version, retries=outcome.retries,
                        isolation_level=outcome.isolation_level.value, notes=notes)
 
