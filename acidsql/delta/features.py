@@ -159,6 +159,13 @@ def check_write(protocol: Protocol, configuration: Mapping[str, str], schema: Op
             raise UnsupportedFeatureError(refusal)
 
 
+def partition_columns_stored(protocol: Protocol, configuration: Mapping[str, str]) -> bool:
+    """Whether new data files store the partition columns too, after the other columns (Delta's
+    writePartitionColumns: IcebergCompat, whose Iceberg readers may read them from the files, and
+    materializePartitionColumns)."""
+    return any(r.stores_partition_columns for r in active_features(protocol, configuration))
+
+
 # ---- which protocol a table needs -----------------------------------------------------------------
 
 def protocol_for(features: Iterable[str], base: Optional[Protocol] = None,

@@ -34,6 +34,8 @@ class CheckpointRows(typing.Protocol):
 
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
 COLUMN_ID_KEY = "delta.columnMapping.id"
+# The ids of array elements and map keys / values (IcebergCompatV2), on the nearest struct field.
+NESTED_IDS_KEY = "delta.columnMapping.nested.ids"
 
 DEFAULT_TOMBSTONE_RETENTION_MS = 7 * 24 * 3600 * 1000
 
@@ -356,6 +358,26 @@ VARIANT_ARROW_TYPE = pa.struct([pa.field("metadata", pa.binary(), nullable=False
                                 pa.field("value", pa.binary(), nullable=False)])
 
 
+def map_struct_fields(t: Any, update: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """A Spark schema type (StructType JSON) with each struct field, at any depth, replaced by
+    `update(field)`, a field before the fields inside it."""
+    if not isinstance(t, dict):
+        return t
+    kind = t.get("type")
+    if kind == "struct":
+        fields = []
+        for f in t["fields"]:
+            f = update(f)
+            fields.append({**f, "type": map_struct_fields(f["type"], update)})
+        return {**t, "fields": fields}
+    if kind == "array":
+        return {**t, "elementType": map_struct_fields(t["elementType"], update)}
+    if kind == "map":
+        return {**t, "keyType": map_struct_fields(t["keyType"], update),
+                "valueType": map_struct_fields(t["valueType"], update)}
+    return t
+
+
 def arrow_type_from_spark(t: Any, column_mapping: bool = False) -> pa.DataType:
     """One Spark type (a name like "long"/"decimal(10,2)" or a struct/array/map object) as pyarrow."""
     if isinstance(t, str):
@@ -389,6 +411,8 @@ def arrow_field_from_spark(f: dict[str, Any], column_mapping: bool = False) -> p
         field_meta = {PHYSICAL_NAME_KEY: str(meta[PHYSICAL_NAME_KEY])}
         if COLUMN_ID_KEY in meta:
             field_meta[COLUMN_ID_KEY] = str(meta[COLUMN_ID_KEY])
+        if meta.get(NESTED_IDS_KEY):
+            field_meta[NESTED_IDS_KEY] = json.dumps(meta[NESTED_IDS_KEY], sort_keys=True)
     return pa.field(f["name"], arrow_type_from_spark(f["type"], column_mapping),
                     nullable=f.get("nullable", True), metadata=field_meta)
 

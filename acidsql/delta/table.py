@@ -294,8 +294,9 @@ class DeltaTable:
         return features.drop_feature(self, name, truncate_history, now_ms=now_ms,
                                      history_retention_hours=history_retention_hours)
 
-    def upgrade_uniform(self, iceberg_compat_version: int = 2) -> CommitResult:
-        """REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)) (see operations.features)."""
+    def upgrade_uniform(self, iceberg_compat_version: int = 2) -> Optional[CommitResult]:
+        """REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)) (see operations.features);
+        None when the table was upgraded already."""
         return features.upgrade_uniform(self, iceberg_compat_version)
 
     def restore(self, version: Optional[int] = None, timestamp_ms: Optional[int] = None) -> CommitResult:

@@ -412,6 +412,11 @@ class TableProperties:
         return self.column_mapping_mode is not ColumnMappingMode.NONE
 
     @property
+    def iceberg_on(self) -> bool:
+        """UniForm Iceberg: each commit's Iceberg metadata is written (the conversion hook)."""
+        return "iceberg" in self.universal_formats
+
+    @property
     def iceberg_compat_version(self) -> Optional[int]:
         """The IcebergCompat version the table keeps to (the highest enabled), or None."""
         for version, on in ((3, self.enable_iceberg_compat_v3), (2, self.enable_iceberg_compat_v2),

@@ -23,6 +23,7 @@ from pyroaring import BitMap64
 from acidsql.delta.actions import AddCDCFile, AddFile, RemoveFile
 from acidsql.delta.change_data import CHANGE_DATA_DIR, CHANGE_TYPE_COLUMN, cdc_file_of, change_data_enabled
 from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
@@ -110,7 +111,8 @@ def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, 
     return write_dataframe(df, storage=storage, schema_json=schema_json,
                            partition_cols=partition_cols, target_size=target, data_change=data_change,
                            single_file=not partition_cols,  # one task, files rolled at the target: README, Known limitations
-                           codec=session_codec(df.sparkSession, snapshot.configuration), hidden=hidden)
+                           codec=session_codec(df.sparkSession, snapshot.configuration), hidden=hidden,
+                           stored_partitions=partition_columns_stored(snapshot.protocol, snapshot.configuration))
 
 
 def _kept_row_tracking(names: Sequence[str], snapshot: "Snapshot",
@@ -140,7 +142,8 @@ def write_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mappin
         table = table.rename_columns([renames.get(c, c) for c in table.column_names])
     return write_arrow_here(table, storage=storage, schema_json=schema_json,
                             partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
-                            codec=codec, hidden=hidden)
+                            codec=codec, hidden=hidden,
+                            stored_partitions=partition_columns_stored(snapshot.protocol, snapshot.configuration))
 
 
 def write_change_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,

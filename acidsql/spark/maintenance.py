@@ -24,7 +24,7 @@ from acidsql.sql import model as m
 from acidsql.spark.changes import select_files, target_file_size
 from acidsql.spark.compaction import Bin, compact, plan_bins
 from acidsql.spark.prepared import NoCommit, PreparedWrite, RunContext
-from acidsql.spark.results import StatementError, StatementResult
+from acidsql.spark.results import StatementError, StatementResult, conversion_notes
 from acidsql.spark.views import timestamp_ms
 
 if TYPE_CHECKING:
@@ -209,9 +209,12 @@ def _multi_commit(ex: RunContext, s: m.AnyStatement, location: str, name: str) -
             operation = "DROP FEATURE"
     except DeltaTableError as e:
         raise StatementError(str(e)) from None
+    if outcome is None:  # UPGRADE UNIFORM of a table already upgraded: no commit
+        return _result(s, operation, name, notes=("the table is upgraded already: nothing to commit",))
     commits = outcome.version - before
     return _result(s, operation, name, version=outcome.version, retries=outcome.retries,
-                   notes=(f"{commits} commits (versions {before + 1}-{outcome.version})",) if commits > 1 else ())
+                   notes=((f"{commits} commits (versions {before + 1}-{outcome.version})",) if commits > 1 else ())
+                   + conversion_notes(outcome))
 
 
 def _create(ex: RunContext, s: m.CreateTable):
@@ -267,6 +270,7 @@ def _create(ex: RunContext, s: m.CreateTable):
         adds: list = []
         if query_df is not None:
             from acidsql.delta.datafiles import parse_size
+            from acidsql.delta.features import partition_columns_stored
             from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, session_codec, write_dataframe
 
             metadata = txn.metadata  # the new table's, as staged
@@ -276,7 +280,8 @@ def _create(ex: RunContext, s: m.CreateTable):
             adds = write_dataframe(query_df, storage=txn.storage, schema_json=json.loads(metadata.schema_string),
                                    partition_cols=parts, target_size=target,
                                    single_file=not parts,  # one task, files rolled at the target: README, Known limitations
-                                   codec=session_codec(ex.spark, config))
+                                   codec=session_codec(ex.spark, config),
+                                   stored_partitions=partition_columns_stored(txn.protocol, config))
             for add in adds:
                 txn.add(add)
             count = query_df.count()

@@ -16,7 +16,7 @@ from acidsql.conflict import OpKind
 from acidsql.delta.commit import PreparedCommit
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.sql import model as m
-from acidsql.spark.results import StatementResult
+from acidsql.spark.results import StatementResult, conversion_notes
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -47,7 +47,7 @@ class PreparedWrite:
         """Validate against the commits that landed meanwhile and commit. Raises the engine's
         concurrent-modification exception when a winner conflicts."""
         outcome = self.prepared.commit()
-        notes = self.result.notes + tuple(r.kind.value for r in outcome.rebases)
+        notes = self.result.notes + tuple(r.kind.value for r in outcome.rebases) + conversion_notes(outcome)
         return replace(self.result, version=outcome.version, retries=outcome.retries,
                        isolation_level=outcome.isolation_level.value, notes=notes)
 

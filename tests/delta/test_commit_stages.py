@@ -53,11 +53,12 @@ def test_a_failed_checkpoint_never_fails_the_commit_and_the_next_commit_retries_
 class Recorder:
     name = "recorder"
     retryable = False
+    after_failure = "nothing recorded"
 
     def __init__(self) -> None:
         self.seen: list[tuple[int, str, int]] = []
 
-    def due(self, table, version, actions) -> bool:
+    def due(self, table, version, actions, *, retry) -> bool:
         return True
 
     def run(self, table, version, actions) -> None:
@@ -68,13 +69,14 @@ class Recorder:
 
 class BrokenOnce:
     name = "broken"
+    after_failure = "the catalog does not know"
 
     def __init__(self, retryable: bool) -> None:
         self.retryable = retryable
         self.runs: list[int] = []
 
-    def due(self, table, version, actions) -> bool:
-        return version == 1
+    def due(self, table, version, actions, *, retry) -> bool:
+        return retry or version == 1
 
     def run(self, table, version, actions) -> None:
         self.runs.append(version)

@@ -3,13 +3,14 @@
 `PreparedCommit` is a transaction whose reads and file writes are done, with what it says it
 does (commitInfo's operation, parameters and metrics). `commit_prepared` runs the stages:
 
-1. prepare (prepare.py): refuse what may not be committed; build each attempt's actions
-   (commitInfo, in-commit timestamp, row ids);
+1. prepare (prepare.py): refuse what may not be committed (table features, IcebergCompat);
+   build each attempt's actions (commitInfo, in-commit timestamp, row ids);
 2. write (write.py): the attempt goes to the CommitTarget (put-if-absent of `<v>.json`);
 3. check/rebase (check.py, rebase.py): when another writer won the version, each winner is
    checked with the conflict rules and the transaction rebased onto it, and the next version
    is tried, up to `max_retries` times;
-4. post-commit hooks (hooks.py): checkpoints, and whatever else follows a commit.
+4. post-commit hooks (hooks.py): the checkpoint, UniForm's Iceberg conversion, and whatever
+   else follows a commit.
 
 A multi-table commit (issue 27) reuses stages 1 and 3 for each table (`WinnerCheck`,
 `attempt_actions`) and replaces 2 with staging every table's commit, one ratification in the
@@ -61,7 +62,7 @@ class PreparedCommit:
 def commit_prepared(prepared: PreparedCommit) -> CommitResult:
     txn = prepared.txn
     txn.check_open()
-    check_staged(txn)
+    check_staged(txn, prepared.operation)
     check = WinnerCheck(txn, prepared.operation, prepared.kind, prepared.statement, prepared.changes_data,
                         prepared.zorder)
     result, actions = write_with_retries(prepared, check, txn.target)

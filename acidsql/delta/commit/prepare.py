@@ -19,16 +19,19 @@ from acidsql.delta.commit.winners import TableState
 from acidsql.delta.commit.write import CommitTarget
 from acidsql.delta.exceptions import TransactionStateError
 from acidsql.delta.features import check_writer_protocol
+from acidsql.delta.iceberg import compat as iceberg_compat
 
 ENGINE_INFO = "acidsql/0.1.0"
 ICT_ENABLEMENT_VERSION = "delta.inCommitTimestampEnablementVersion"
 ICT_ENABLEMENT_TIMESTAMP = "delta.inCommitTimestampEnablementTimestamp"
 
 
-def check_staged(txn: Transaction) -> None:
+def check_staged(txn: Transaction, operation: str) -> None:
     """Refuse a commit the staged actions may not make: the first commit of a table without
-    metadata and protocol, a protocol acidsql may not write, or a write a table feature does
-    not allow. Callers refuse before writing files (`check_write` with what they mean to do);
+    metadata and protocol, a protocol acidsql may not write, a write a table feature does not
+    allow, or a table IcebergCompat / UniForm would leave in a state Delta refuses (Delta's
+    error classes; `operation` tells REORG ... UPGRADE UNIFORM, which purges deletion vectors
+    itself). Callers refuse before writing files (`check_write` with what they mean to do);
     this check of what was actually staged keeps any path that forgot from committing."""
     staged = txn.staged
     if txn.read_version < 0 and (staged.metadata is None or staged.protocol is None):
@@ -36,6 +39,8 @@ def check_staged(txn: Transaction) -> None:
     if staged.protocol is not None:
         check_writer_protocol(staged.protocol)
     txn.check_write(staged.write_kind())
+    before = (txn.snapshot.protocol, txn.snapshot.metadata) if txn.snapshot is not None else None
+    iceberg_compat.check_commit(before, txn.protocol, txn.metadata, staged.adds.values(), operation)
 
 
 def attempt_actions(txn: Transaction, target: CommitTarget, version: int, attempt_ms: int, state: TableState, *,

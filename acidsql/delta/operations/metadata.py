@@ -14,16 +14,17 @@ from acidsql.delta.actions import DomainMetadata, schema_string
 from acidsql.delta.clustering import ClusteringError, clustering_domain_configuration, resolve_clustering_columns
 from acidsql.delta.constraints import RowRule, RuleKind, TableRules, find_violations, violation_error
 from acidsql.delta.exceptions import DeltaTableError, InvalidTablePropertyError
+from acidsql.delta.iceberg import compat as iceberg_compat
 from acidsql.delta.features import (
     CLUSTERING_DOMAIN, LEGACY_CLUSTERING_PROPERTY, LIQUID_DOMAIN, protocol_features, protocol_for, required_features,
     table_properties, validate_properties,
 )
 from acidsql.delta.operations import PreparedCommit, begin_write, TableHandle
-from acidsql.delta.operations.schema import with_column_mapping
+from acidsql.delta.operations.schema import max_column_id, with_column_mapping
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
-from acidsql.protocol.properties import CONSTRAINT_PREFIX, ColumnMappingMode, TableProperties
+from acidsql.protocol.properties import CONSTRAINT_PREFIX, ColumnMappingMode
 
 
 ViolationCounter = Callable[[Snapshot, RowRule], tuple[int, Optional[dict]]]
@@ -53,7 +54,6 @@ def set_properties(table: TableHandle, properties: Mapping[str, Any]) -> Prepare
         raise InvalidTablePropertyError(
             f"delta.columnMapping.mode cannot change from {old_mode.value!r} to {new_mode.value!r}; "
             "only 'none' -> 'name' is allowed")
-    check_property_combination(new)
     schema_json = snap.schema_json
     if old_mode is ColumnMappingMode.NONE and new_mode is not ColumnMappingMode.NONE:
         if new_mode is ColumnMappingMode.ID:
@@ -199,10 +199,18 @@ def cluster_by(table: TableHandle, columns: Sequence[str]) -> PreparedCommit:
 
 def stage_metadata(txn: OptimisticTransaction, config: Mapping[str, str], schema_json: Mapping[str, Any],
                    min_reader: Optional[int] = None, min_writer: Optional[int] = None,
-                   features: Iterable[str] = ()) -> None:
+                   features: Iterable[str] = (), reorg: bool = False) -> None:
     """Stage the table's metadata with `config` and `schema_json`, and the protocol they need
-    (the features they ask for, and `features`), when it is not the table's already."""
+    (the features they ask for, and `features`), when it is not the table's already. What
+    IcebergCompat sets by itself is set, and what it refuses refused here (`reorg` for REORG ...
+    UPGRADE UNIFORM, which may turn IcebergCompat on with the properties it needs)."""
     snap = txn.snapshot
+    config = iceberg_compat.configure(snap.configuration, config, creating=reorg)
+    if iceberg_compat.needs_nested_ids(config):
+        last_id = int(config.get("delta.columnMapping.maxColumnId") or max_column_id(dict(schema_json)))
+        schema_json, max_id = iceberg_compat.with_nested_ids(dict(schema_json), last_id)
+        if max_id != last_id:
+            config["delta.columnMapping.maxColumnId"] = str(max_id)
     wanted = required_features(config, schema_json, clustered=CLUSTERING_DOMAIN in snap.domains) | set(features)
     protocol = protocol_for(wanted, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
     config = with_row_tracking_names(config, protocol, snap.configuration)
@@ -211,6 +219,8 @@ def stage_metadata(txn: OptimisticTransaction, config: Mapping[str, str], schema
     txn.update_metadata(metadata)
     if protocol != snap.protocol:
         txn.update_protocol(protocol)
+    iceberg_compat.check_commit((snap.protocol, snap.metadata), protocol, metadata, (),
+                                iceberg_compat.UPGRADE_UNIFORM_OPERATION if reorg else "")
 
 
 def with_row_tracking_names(config: Mapping[str, str], protocol: Any, old: Mapping[str, str]) -> dict[str, str]:
@@ -224,8 +234,3 @@ def with_row_tracking_names(config: Mapping[str, str], protocol: Any, old: Mappi
             config[key] = old[key]
     return row_tracking.with_materialized_column_names(config)
 
-
-def check_property_combination(properties: TableProperties) -> None:
-    if properties.enable_iceberg_compat_v2 and properties.enable_deletion_vectors:
-        raise InvalidTablePropertyError(
-            "delta.enableIcebergCompatV2 requires deletion vectors to be off; set delta.enableDeletionVectors=false")

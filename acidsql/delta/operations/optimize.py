@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Optional
 
@@ -20,6 +20,7 @@ from acidsql.delta.clustering import (
     z_order,
 )
 from acidsql.delta.exceptions import DeltaTableError
+from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.footprints import PartitionPredicate
 from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition, TableHandle
 from acidsql.delta.row_mapping import (
@@ -81,12 +82,16 @@ def optimize(table: TableHandle, partition_predicate: Optional[PartitionPredicat
 
 
 def reorg_purge(table: TableHandle, partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
-                tags: Optional[Mapping[str, str]] = None, all_files: bool = False) -> PreparedCommit:
-    """REORG TABLE ... APPLY (PURGE): rewrite every file with deleted rows, one by one."""
+                tags: Optional[Mapping[str, str]] = None, all_files: bool = False,
+                file_filter: Optional[Callable[[AddFile], bool]] = None) -> PreparedCommit:
+    """REORG TABLE ... APPLY (PURGE): rewrite every file with deleted rows, one by one (every
+    file with `all_files`, or those `file_filter` picks: REORG ... UPGRADE UNIFORM rewrites the
+    files not yet written for IcebergCompat)."""
     txn = begin_write(table, WriteKind.REARRANGE)
     files = [a for p, a in sorted(txn.snapshot.files.items())
              if (partition_predicate is None or partition_predicate(raw_partition(a)))
-             and (all_files or (a.deletion_vector is not None and a.deletion_vector.cardinality > 0))]
+             and (all_files or (file_filter(a) if file_filter is not None
+                                else a.deletion_vector is not None and a.deletion_vector.cardinality > 0))]
     txn.record_read_predicate(partition_predicate, description)
     txn.record_read_files(files)
     metrics = _rewrite(table, txn, [[a] for a in files], tags=tags)
@@ -132,7 +137,8 @@ def _rewrite(table: TableHandle, txn: OptimisticTransaction, groups: list[list[A
             chunk, hidden = row_tracking.materialize(chunk, tracked)
             add = datafiles.write_data_file(table.log.storage, chunk, values, data_change=False, tags=file_tags or None,
                                             schema=schema if snap.properties.column_mapping else None,
-                                            codec=datafiles.parquet_codec(snap.properties), hidden_columns=hidden)
+                                            codec=datafiles.parquet_codec(snap.properties), hidden_columns=hidden,
+                                            partition_columns_stored=partition_columns_stored(snap.protocol, snap.configuration))
             txn.add(add)
             metrics["numAddedFiles"] += 1
     return metrics

@@ -15,6 +15,7 @@ from acidsql.delta import change_data, datafiles, row_tracking
 from acidsql.delta.actions import AddFile, RemoveFile
 from acidsql.delta.constraints import TableRules, check_rows, with_generated_columns
 from acidsql.delta.exceptions import DeltaTableError
+from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.footprints import PartitionPredicate
 from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition, TableHandle
 from acidsql.delta.partition_values import partition_value_to_string
@@ -99,7 +100,8 @@ def write_rows(table: TableHandle, txn: OptimisticTransaction, data: pa.Table, d
     for values, part in split_by_partition(snap, data, hidden):
         add = datafiles.write_data_file(table.log.storage, part, values, data_change=data_change, tags=tags,
                                         schema=schema if snap.properties.column_mapping else None,
-                                        codec=datafiles.parquet_codec(snap.properties), hidden_columns=hidden)
+                                        codec=datafiles.parquet_codec(snap.properties), hidden_columns=hidden,
+                                        partition_columns_stored=partition_columns_stored(snap.protocol, snap.configuration))
         txn.add(add)
         adds.append(add)
     return adds
