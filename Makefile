@@ -9,7 +9,7 @@ $(BIN)/acidsql: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(BIN)/acidsql
 
-.PHONY: install demo test bench lint-corpus delta-jars
+.PHONY: install demo test test-fast bench lint-corpus delta-jars
 install: $(BIN)/acidsql
 
 # Delta Spark, the reference implementation the delta_spark tests compare acidsql with: its
@@ -44,6 +44,12 @@ demo: install
 
 test: install delta-jars
 	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider -n 2
+
+# The developers' tier (README, "Tests"): no Spark, no Delta Spark, no other process — the SQL
+# front end, the analyzer, the conflict rules, lint, rewrite and the Delta engine, in a minute.
+FAST := not spark and not delta_spark and not processes and not slow
+test-fast: install
+	$(BIN)/python -m pytest -q -m "$(FAST)" -p no:cacheprovider -n 2
 
 # The benchmarks also need the `bench` extra (sqlfluff, for the side-by-side in lint_throughput).
 $(VENV)/.bench-installed: $(BIN)/acidsql

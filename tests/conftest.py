@@ -82,3 +82,36 @@ def s3_bucket(s3_server, monkeypatch):
     forget_conditional_put_checks()
     yield name
     forget_conditional_put_checks()
+
+
+# ---- the test tiers (README, "Tests") -------------------------------------------------------------
+# Markers follow from what a test uses, so a new test lands in the right tier without anyone
+# remembering a decorator: the `spark` fixture makes a test `spark`; another process (the CLI in
+# a child, the moto S3 server, spawned writers, `python -c` probes, pre-commit) makes it
+# `processes`. `make test-fast` runs what is neither (nor `delta_spark`, nor `slow`).
+_PROCESS_FIXTURES = {"s3_server", "s3_bucket"}
+_PROCESS_WORDS = ("subprocess", "multiprocessing", "sys.executable", "Popen")
+_PROCESS_MODULES = ("tests/cli/", "tests/stress/test_torture.py", "tests/stress/test_crash.py")
+
+
+def _starts_processes(item) -> bool:
+    import inspect
+
+    if _PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    path = Path(str(item.fspath)).resolve().relative_to(ROOT).as_posix()
+    if path.startswith(_PROCESS_MODULES):
+        return True
+    try:
+        source = inspect.getsource(item.function)
+    except (OSError, TypeError, AttributeError):
+        return False
+    return any(word in source for word in _PROCESS_WORDS)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("spark"):
+            item.add_marker(pytest.mark.spark)
+        if not item.get_closest_marker("processes") and _starts_processes(item):
+            item.add_marker(pytest.mark.processes)
