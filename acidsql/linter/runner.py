@@ -132,7 +132,8 @@ def lint_text(
     errors: list[LintError] = []
     unseen: dict[str, None] = {}
     unseen_statements = 0
-    for statement in parse_statements(text, file, params=params or None, model_queries=model_queries):
+    for statement in parse_statements(text, file, params=params or None, model_queries=model_queries,
+                                      templater=config.templater):
         if type(statement) is ParseError:
             if report_errors:
                 for finding in findings_for_errors((statement,), file):

@@ -40,11 +40,10 @@ class Session:
         self.executor = Executor(spark, self.warehouse, row_level_concurrency)
 
     def statements(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> tuple[m.AnyStatement, ...]:
-        """Parse `text`; a statement that does not parse raises StatementError with file:line:col."""
-        script = parse_script(text, file, params=dict(params) if params else None)
-        if script.errors:
-            raise StatementError("\n".join(e.format() for e in script.errors))
-        return script.statements
+        """Every statement of `text`, parsed and bound before any runs: a statement that does not
+        parse, a parameter marker without a value, or a statement acidsql does not run yet raises
+        StatementError naming each of them at file:line:col, and nothing has run."""
+        return statements_to_run(text, file, params)
 
     def sql(self, text: str, params: Optional[Mapping[str, str]] = None) -> Union[StatementResult, "DataFrame"]:
         """Run one statement (or several: the result of the last). SELECT and DESCRIBE return a
@@ -71,6 +70,28 @@ class Session:
         from acidsql.spark.tables import table_ref_from_text
 
         return self.warehouse.location(table_ref_from_text(name))
+
+
+# Statements acidsql reads but does not run yet (their semantics come with issue 27).
+NOT_RUN_YET = (m.AtomicBlock, m.CompoundBlock, m.BeginTransaction, m.CommitTransaction, m.RollbackTransaction)
+
+
+def not_run_yet(statement: m.AnyStatement) -> Optional[str]:
+    """Why acidsql does not run this statement yet, or None when it runs it."""
+    if isinstance(statement, NOT_RUN_YET):
+        return (f"{statement.span}: error: acidsql reads {statement.label} but does not run it yet "
+                "(multi-statement transactions are not supported yet): nothing was run")
+    return None
+
+
+def statements_to_run(text: str, file: str, params: Optional[Mapping[str, str]] = None) -> tuple[m.AnyStatement, ...]:
+    """The statements of a script to run, every one parsed and bound first (StatementError
+    listing every problem, and nothing run, otherwise)."""
+    script = parse_script(text, file, params=dict(params) if params else None, require_params=True)
+    problems = [e.format() for e in script.errors] + [why for s in script.statements if (why := not_run_yet(s))]
+    if problems:
+        raise StatementError("\n".join(problems))
+    return script.statements
 
 
 def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",

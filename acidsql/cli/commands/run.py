@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from acidsql.cli.commands._spark import add_session_options, jsonable, print_rows, rows_of, session
-from acidsql.cli.common import add_format_option, add_param_option, parse_params
+from acidsql.cli.common import add_format_option, add_param_option, load_templater, parse_params
 from acidsql.cli.errors import EXIT_CLEAN, EXIT_FINDINGS, UsageError
 from acidsql.cli.output import is_terminal
 
@@ -34,21 +34,29 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from acidsql.spark.session_api import not_run_yet
     from acidsql.sql import parse_script
 
     params = parse_params(args.param)
     scripts = []
-    for name in args.scripts:
+    failed = False
+    for name in args.scripts:  # every statement of every script parsed and bound before the first runs
         path = Path(name)
         if not path.is_file():
             raise UsageError(f"no such file: {name}")
-        script = parse_script(path.read_text(encoding="utf-8"), str(path), params=params or None)
-        if script.errors:
-            for e in script.errors:
-                print(e.format(), file=sys.stderr)
-            print(f"acidsql: {path}: {len(script.errors)} statement(s) do not parse; nothing was run", file=sys.stderr)
-            return EXIT_FINDINGS
+        script = parse_script(path.read_text(encoding="utf-8"), str(path), params=params or None,
+                              require_params=True, templater=load_templater(str(path)))
+        refused = [why for statement in script.statements if (why := not_run_yet(statement))]
+        for e in script.errors:
+            print(e.format(), file=sys.stderr)
+        for why in refused:
+            print(why, file=sys.stderr)
+        if script.errors or refused:
+            print(f"acidsql: {path}: {len(script.errors) + len(refused)} problem(s); nothing was run", file=sys.stderr)
+            failed = True
         scripts.append(script)
+    if failed:
+        return EXIT_FINDINGS
     db = session(args)
     out: list[dict] = []
     status = EXIT_CLEAN
