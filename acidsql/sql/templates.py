@@ -83,7 +83,7 @@ def render(template: str, file: str = "<sql>", config: Optional[TemplateConfig] 
     """The template rendered with dbt's functions, and its source map (TemplateError if it does
     not render)."""
     import jinja2
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
     config = config or TemplateConfig()
     env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
@@ -104,6 +104,8 @@ def render(template: str, file: str = "<sql>", config: Optional[TemplateConfig] 
         raise _positioned(error, template, f"the template does not render: {error.message}") from None
     except TemplateError as error:
         raise _positioned(error, template, error.message, error.note) from None
+    except SecurityError as error:  # an attribute or call outside the sandbox: refused, never run
+        raise _positioned(error, template, f"the template does not render: the sandbox refuses it: {error}") from None
     except Exception as error:  # a filter or function failing on a value: the template's error
         raise _positioned(error, template, f"the template does not render: {type(error).__name__}: {error}") from None
     return _source_map(template, output, chunks)
@@ -190,9 +192,10 @@ def _positioned(error: Exception, template: str, message: str, note: Optional[st
         if frame.filename == _TEMPLATE_NAME or frame.filename == "<template>":
             line = frame.lineno
     offset = _line_offset(template, line)
-    name = re.search(r"'([A-Za-z_][A-Za-z0-9_]*)' is undefined|var\('([^']+)'\)", message)
+    name = re.search(r"'([A-Za-z_][A-Za-z0-9_]*)' is undefined|var\('([^']+)'\)|access to attribute '([^']+)'",
+                     message)
     if name is not None:
-        word = name.group(1) or name.group(2)
+        word = next(group for group in name.groups() if group)
         end = template.find("\n", offset)
         found = template.find(word, offset, end if end >= 0 else len(template))
         if found >= 0:

@@ -93,9 +93,55 @@ def test_the_source_map_points_each_character_at_its_template_offset():
     assert template[rendered.origin[rendered.text.index("WHERE")]:].startswith("WHERE a")
 
 
-def test_templates_render_in_a_sandbox():
-    (error,) = parse_script("SELECT {{ ''.__class__.__mro__ }}", "t.sql").errors
-    assert "does not render" in error.message
+# Each escapes an unsandboxed jinja2.Environment: the first five run a command or write a file
+# (they would create MARK), the last mutates a value; the sandbox refuses each at the attribute.
+ESCAPES = [
+    ("{{ cycler.__init__.__globals__.os.popen('touch MARK').read() }}", "__init__"),
+    ("{{ lipsum.__globals__['os'].system('touch MARK') }}", "__globals__"),
+    ("{{ namespace.__init__.__globals__.os.system('touch MARK') }}", "__init__"),
+    ("{{ self.__init__.__globals__.__builtins__.open('MARK', 'w').write('x') }}", "__init__"),
+    ("{{ ''.__class__.__mro__[1].__subclasses__() }}", "__class__"),
+    ("{% set days = ['2024-06-01'] %}{{ days.append('MARK') }}", "append"),
+]
+
+
+@pytest.mark.parametrize("escape, attribute", ESCAPES, ids=[a for _, a in ESCAPES])
+def test_templates_render_in_a_sandbox_that_runs_no_code(tmp_path, monkeypatch, escape, attribute):
+    monkeypatch.chdir(tmp_path)
+    line = f"DELETE FROM t WHERE d = '{escape}';"
+    script = parse_script(f"SELECT 1;\n{line}", "t.sql")
+    (error,) = script.errors
+    assert "the sandbox refuses it" in error.message and f"attribute '{attribute}'" in error.message
+    assert (error.line, error.col) == (2, line.index(f"{attribute}") + 1), error.format()
+    assert not script.statements and not (tmp_path / "MARK").exists()
+
+
+def test_variables_come_from_param_and_var_defaults():
+    template = ("{% if true %}DELETE FROM t WHERE d = '{{ run_day }}'\n"
+                "AND c = '{{ var(\"country\", \"fr\") }}'{% endif %}")
+    (delete,) = parse_script(template, "t.sql", params={"run_day": "2024-06-02"}).statements
+    assert delete.where.sql() == "d = '2024-06-02' AND c = 'fr'"
+    (delete,) = parse_script(template, "t.sql", params={"run_day": "2024-06-02", "country": "de"}).statements
+    assert delete.where.sql() == "d = '2024-06-02' AND c = 'de'"
+
+
+def test_a_job_with_an_undefined_variable_is_refused_at_its_line_and_column(tmp_path):
+    """lint and parse report it where it is in the template; run refuses the job before Spark
+    starts; with the variable given, the job is read."""
+    (tmp_path / "job.sql").write_text("CREATE TABLE t (d STRING) USING DELTA;\n{% if true %}\nDELETE FROM t\n"
+                                      "WHERE d = '{{ run_day }}';\n{% endif %}\n")
+    lint = acidsql("lint", "job.sql", cwd=tmp_path)
+    assert lint.returncode == 1
+    assert "job.sql:4:15: DL000 [parse-error] the template does not render: 'run_day' is undefined" in lint.stdout
+    parse = acidsql("parse", "job.sql", cwd=tmp_path)
+    assert parse.returncode == 1 and "job.sql:4:15: error: the template does not render" in parse.stdout + parse.stderr
+    run = acidsql("run", "job.sql", "--warehouse", "wh", cwd=tmp_path)
+    assert run.returncode == 1 and "job.sql:4:15: error: the template does not render: 'run_day' is undefined" in run.stderr
+    assert "nothing was run" in run.stderr and "Traceback" not in run.stderr and not (tmp_path / "wh").exists()
+    given = acidsql("parse", "job.sql", "--param", "run_day=2024-06-02", "--format", "json", cwd=tmp_path)
+    statements = json.loads(given.stdout)["statements"]
+    assert given.returncode == 0 and [(s["kind"], s["at"], s.get("where")) for s in statements] == [
+        ("CREATE TABLE", "1:1", None), ("DELETE", "3:1", "d = '2024-06-02'")]
 
 
 def test_lint_renders_templates_with_the_configured_templater(tmp_path):
