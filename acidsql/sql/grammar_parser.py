@@ -9,8 +9,7 @@ The grammar is LALR(1) with Lark's contextual lexer. Its parser is `generated_pa
 from delta.lark by Lark's standalone generator and committed (tests/sql/test_grammar.py
 regenerates it and checks that it is the same, so the two cannot drift apart):
 
-    python -m lark.tools.standalone -l contextual acidsql/sql/grammar/delta.lark \
-        -o acidsql/sql/generated_parser.py
+    make grammar        # python -m tests.sql.generate_parser
 
 Loading it is importing a module: no grammar to compile, no cache file, and Lark itself is
 not needed at run time. The grammar sees the clause skeleton only: `prepare` finds where a

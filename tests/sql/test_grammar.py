@@ -7,12 +7,10 @@ import ast
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 from acidsql.sql.grammar_parser import GRAMMAR
-
-GENERATED = Path(__file__).resolve().parents[2] / "acidsql" / "sql" / "generated_parser.py"
-COMMAND = [sys.executable, "-m", "lark.tools.standalone", "-l", "contextual", str(GRAMMAR)]
+from tests.sql.generate_parser import GENERATED, HEADER, generate
+from tests.sql.generate_parser import GRAMMAR as GENERATED_FROM
 
 
 def _code_and_tables(text: str) -> tuple[str, object, object]:
@@ -42,13 +40,14 @@ def _code_and_tables(text: str) -> tuple[str, object, object]:
 
 
 def test_the_generated_parser_is_the_grammar_regenerated(tmp_path):
+    assert GENERATED_FROM == GRAMMAR  # the grammar the parser loads is the one generated from
     out = tmp_path / "generated_parser.py"
-    subprocess.run(COMMAND + ["-o", str(out)], check=True)
-    assert _code_and_tables(GENERATED.read_text())[1]  # the split found the tables
-    assert _code_and_tables(out.read_text()) == _code_and_tables(GENERATED.read_text()), (
-        "acidsql/sql/generated_parser.py is not what delta.lark generates: regenerate it with\n"
-        "  python -m lark.tools.standalone -l contextual acidsql/sql/grammar/delta.lark "
-        "-o acidsql/sql/generated_parser.py")
+    generate(out)
+    committed = GENERATED.read_text()
+    assert committed.startswith(HEADER) and _code_and_tables(committed)[1]  # the split found the tables
+    assert _code_and_tables(out.read_text()) == _code_and_tables(committed), (
+        "acidsql/sql/generated_parser.py is not what delta.lark generates: regenerate it with `make grammar` "
+        "(python -m tests.sql.generate_parser)")
 
 
 def test_parsing_writes_no_cache_file(tmp_path):
