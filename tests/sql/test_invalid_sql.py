@@ -4,22 +4,13 @@ first words and then nothing Spark knows; a byte-order mark is no character of t
 (tests/sql/test_spark_parser_parity.py checks the same against Spark's parser itself.)"""
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from acidsql.sql import parse_script
 from acidsql.sql.model import OtherStatement
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def acidsql(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "acidsql.cli.main", *args], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=120)
+from tests.sql.cli import ROOT, acidsql
 
 
 @pytest.mark.parametrize("text, note", [

@@ -5,21 +5,12 @@ DL000, run refuses before anything runs."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from acidsql.sql import parse_script
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def acidsql(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "acidsql.cli.main", *args], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=120)
+from tests.sql.cli import acidsql
 
 
 @pytest.mark.parametrize("sql, columns", [

@@ -4,22 +4,12 @@ value is an error naming it at its line:column, found when the script is parsed,
 `acidsql.connect().sql()` run nothing of a script that has one."""
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from sqlglot import exp
 
 from acidsql.sql import parse_script, parse_statement
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def acidsql(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "acidsql.cli.main", *args], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=120)
+from tests.sql.cli import acidsql
 
 
 def _strings(statement) -> list[str]:

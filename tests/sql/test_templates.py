@@ -4,23 +4,14 @@ template's own line:column; a template that does not render is a positioned erro
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from acidsql.sql import parse_script
-from acidsql.sql.model import Delete, Merge, Select
+from acidsql.sql.model import Delete, Merge
 from acidsql.sql.templates import TemplateConfig, is_template, render
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def acidsql(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "acidsql.cli.main", *args], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=120)
+from tests.sql.cli import acidsql
 
 
 MODEL = """{{ config(materialized='incremental', unique_key='id') }}

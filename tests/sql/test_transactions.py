@@ -4,22 +4,12 @@ its statements (the `;` inside do not end it), BEGIN { TRANSACTION | WORK }, COM
 them, before anything runs, as not supported yet."""
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from acidsql.sql import parse_script
 from acidsql.sql.model import AtomicBlock, BeginTransaction, CommitTransaction, CompoundBlock, Delete, RollbackTransaction, Update
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def acidsql(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "acidsql.cli.main", *args], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=120)
+from tests.sql.cli import acidsql
 
 
 def test_begin_atomic_is_one_statement_holding_its_statements():
