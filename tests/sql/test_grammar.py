@@ -59,3 +59,13 @@ def test_parsing_writes_no_cache_file(tmp_path):
             "ALTER TABLE t DROP FEATURE x; BEGIN ATOMIC DELETE FROM t; END')")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     assert list(home.rglob("*")) == []
+
+
+def test_reading_a_delta_statement_imports_no_regex_module():
+    """The generated parser runs on the stdlib re: the third-party `regex` (installed here, as
+    on many machines) stays unimported, as it costs start-up time on every lint."""
+    code = ("import sys, importlib.util; import acidsql.sql as s; s.parse_script('OPTIMIZE t ZORDER BY (a)'); "
+            "assert 'acidsql.sql.generated_parser' in sys.modules and importlib.util.find_spec('regex'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'regex'))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"
