@@ -50,7 +50,7 @@ def schema_statement(statement: m.Statement) -> Optional[SchemaStatement]:
     acidsql cannot honour (it says which clause)."""
     if not is_schema_statement(statement):
         return None
-    tree = statement.expression
+    tree = statement.expression if statement.expression is not None else _sqlglot_tree(statement.text)
     if isinstance(tree, exp.Create):
         table = tree.this
         for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
@@ -76,6 +76,19 @@ def schema_statement(statement: m.Statement) -> Optional[SchemaStatement]:
     if not create and name == "default":
         raise StatementError("[UNSUPPORTED_FEATURE.DROP_DATABASE] the default schema cannot be dropped")
     return SchemaStatement(create, name, if_clause, statement.text)
+
+
+def _sqlglot_tree(text: str) -> Optional[exp.Expression]:
+    """sqlglot's tree of a schema statement (the front end's grammar reads and checks it but
+    keeps its text only): its clauses are read from it. None when sqlglot cannot read it."""
+    from sqlglot.errors import SqlglotError
+
+    from acidsql.sql.sqlglot_calls import parse_one_sql
+
+    try:
+        return parse_one_sql(text)
+    except SqlglotError:
+        return None
 
 
 def run_schema_statement(warehouse: "Warehouse", s: SchemaStatement) -> StatementResult:
