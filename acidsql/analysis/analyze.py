@@ -210,7 +210,7 @@ class _Analyzer:
     def _merge(self) -> Analysis:
         s: m.Merge = self.s
         resolver = self._resolver(unqualified_is_target=False)
-        qualifier = (s.target.alias or (s.target.name or "").split(".")[-1]) if s.target else "t"
+        qualifier = (s.target.alias or s.target.table_part) if s.target else "t"
         by_source = any(c.match is m.MergeMatch.NOT_MATCHED_BY_SOURCE for c in s.clauses)
         only_inserts = bool(s.clauses) and all(c.action is m.MergeAction.INSERT for c in s.clauses)
         with_implied, implied = merge_target_predicates(s.on, resolver, qualifier)
@@ -389,7 +389,7 @@ class _Analyzer:
             why = f"{how} reads every file (Delta's replace condition is an EXISTS over the query's rows); it replaces the target rows whose {', '.join(cols)} equal a query row's"
         else:
             target = s.target
-            qualifier = (target.alias or (target.name or "").split(".")[-1]) if target is not None else "t"
+            qualifier = (target.alias or target.table_part) if target is not None else "t"
             resolver = self._resolver(unqualified_is_target=False)
             preds, _ = merge_target_predicates(s.replace_on, resolver, qualifier)
             rows = Region.from_condition(and_all(preds), types, resolver) if preds else Region()

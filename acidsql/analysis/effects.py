@@ -409,7 +409,7 @@ class _Effector:
         from acidsql.analysis.readsets import and_all, merge_target_predicates
 
         resolver = TargetColumns(s.target, self.info, unqualified_is_target=False)
-        qualifier = (s.target.alias or (s.target.name or "").split(".")[-1]) if s.target else "t"
+        qualifier = (s.target.alias or s.target.table_part) if s.target else "t"
         preds, _ = merge_target_predicates(s.on, resolver, qualifier)
         target_cond = and_all(preds)
         if source_rows is None:

@@ -140,6 +140,17 @@ def load_catalog(catalog_path: Optional[str], near: Optional[str] = None, wareho
     return catalog
 
 
+def load_templater(near: Optional[str] = None):
+    """The `[tool.acidsql.templater]` settings of the nearest acidsql.toml / pyproject.toml."""
+    from acidsql.linter.config import ConfigError, find_config
+
+    try:
+        start = Path(near).parent if near and Path(near).exists() else None
+        return find_config(start).templater
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
 def to_plain(value):
     """A JSON-ready view of a result object (its `to_dict()` when it has one)."""
     import dataclasses

@@ -15,6 +15,14 @@ catalog = "catalog.toml"             # optional: a catalog file (see acidsql.ana
 columns = { id = "BIGINT", date = "DATE", country = "STRING" }
 partitioned_by = ["date", "country"]
 properties = { "delta.enableDeletionVectors" = "true" }
+
+[tool.acidsql.templater]             # Jinja / dbt templates (acidsql.sql.templates)
+mode = "auto"                        # auto (templates only) | jinja (every script) | none
+is_incremental = false               # what is_incremental() returns
+this = "analytics.orders"            # what {{ this }} is (default: the file's stem)
+refs = { orders = "analytics.orders" }          # ref('orders') -> analytics.orders (default: orders)
+sources = { "raw.events" = "lake.raw_events" }  # source('raw', 'events') (default: raw.events)
+vars = { run_date = "2024-06-02" }              # var('run_date'), unless --param gives it
 ```
 """
 from __future__ import annotations
@@ -25,6 +33,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from acidsql.analysis.catalog import Catalog, TableInfo, table_from_config
+from acidsql.sql.templates import MODES, TemplateConfig
 
 
 class ConfigError(ValueError):
@@ -43,6 +52,7 @@ class LintConfig:
     root: Path = field(default_factory=Path.cwd)
     # Catalog loaders for tables nobody described (e.g. a live `_delta_log` reader).
     loaders: tuple = ()
+    templater: TemplateConfig = TemplateConfig()
     # Glob patterns of files not to lint (`exclude` in the config, `--exclude` on the command line).
     exclude: tuple[str, ...] = ()
 
@@ -140,8 +150,37 @@ def _table(name: str, raw: Any, source: Path) -> TableInfo:
         raise ConfigError(str(error)) from None
 
 
+_TEMPLATER_KEYS = {"mode", "is_incremental", "this", "refs", "sources", "vars"}
+
+
+def _templater(raw: Any, source: Path) -> TemplateConfig:
+    """`[tool.acidsql.templater]` (see the module's docstring)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: `templater` must be a table of settings")
+    unknown = sorted(set(raw) - _TEMPLATER_KEYS)
+    if unknown:
+        raise ConfigError(f"{source}: unknown templater setting(s): {', '.join(unknown)}")
+    mode = raw.get("mode", "auto")
+    if mode not in MODES:
+        raise ConfigError(f"{source}: templater.mode must be one of {', '.join(MODES)}, not {mode!r}")
+    maps = {}
+    for key in ("refs", "sources", "vars"):
+        value = raw.get(key, {})
+        if not isinstance(value, dict) or not all(isinstance(v, (str, int, float, bool)) for v in value.values()):
+            raise ConfigError(f"{source}: templater.{key} must map names to values")
+        maps[key] = tuple((str(k), str(v)) for k, v in value.items())
+    if not isinstance(raw.get("is_incremental", False), bool):
+        raise ConfigError(f"{source}: templater.is_incremental must be true or false")
+    this = raw.get("this")
+    if this is not None and not isinstance(this, str):
+        raise ConfigError(f"{source}: templater.this must be a table name")
+    return TemplateConfig(mode=mode, refs=maps["refs"], sources=maps["sources"], variables=maps["vars"],
+                          is_incremental=raw.get("is_incremental", False), this=this)
+
+
 def config_from_mapping(raw: dict, source: Path) -> LintConfig:
-    known = {"select", "ignore", "per-file-ignores", "per_file_ignores", "concurrent", "tables", "catalog", "exclude"}
+    known = {"select", "ignore", "per-file-ignores", "per_file_ignores", "concurrent", "tables", "catalog", "exclude",
+             "templater"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown setting(s): {', '.join(unknown)}")
@@ -167,6 +206,7 @@ def config_from_mapping(raw: dict, source: Path) -> LintConfig:
         catalog_file=(source.parent / catalog) if catalog else None,
         source=source,
         root=source.parent,
+        templater=_templater(raw.get("templater", {}), source),
     )
 
 

@@ -143,7 +143,8 @@ def lint_text(
     errors: list[LintError] = list(_suppression_errors(suppressions, file))
     unseen: dict[str, None] = {}
     unseen_statements = 0
-    for statement in parse_statements(text, file, params=params or None, model_queries=model_queries):
+    for statement in parse_statements(text, file, params=params or None, model_queries=model_queries,
+                                      templater=config.templater):
         if type(statement) is ParseError:
             if not report_errors:
                 unparsed += 1

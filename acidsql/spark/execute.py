@@ -1144,7 +1144,7 @@ def target_alias(ref: Optional[m.TableRef]) -> str:
     if ref.alias:
         return ref.alias
     if ref.name:
-        return ref.name.split(".")[-1]
+        return ref.table_part
     return "__target"
 
 

@@ -25,6 +25,8 @@ from acidsql.sql import model as m
 if TYPE_CHECKING:
     from acidsql.spark.tables import Warehouse
 
+# Statements acidsql reads but does not run yet (their semantics come with issue 27).
+NOT_RUN_YET = (m.AtomicBlock, m.CompoundBlock, m.BeginTransaction, m.CommitTransaction, m.RollbackTransaction)
 _SCHEMA_KINDS = {"SCHEMA", "DATABASE", "NAMESPACE"}
 _COMMANDS = {f"{verb} {kind}" for verb in ("CREATE", "DROP") for kind in _SCHEMA_KINDS}
 
@@ -48,7 +50,7 @@ def schema_statement(statement: m.Statement) -> Optional[SchemaStatement]:
     acidsql cannot honour (it says which clause)."""
     if not is_schema_statement(statement):
         return None
-    tree = statement.expression
+    tree = statement.expression if statement.expression is not None else _sqlglot_tree(statement.text)
     if isinstance(tree, exp.Create):
         table = tree.this
         for prop in (tree.args.get("properties").expressions if tree.args.get("properties") else []):
@@ -74,6 +76,19 @@ def schema_statement(statement: m.Statement) -> Optional[SchemaStatement]:
     if not create and name == "default":
         raise StatementError("[UNSUPPORTED_FEATURE.DROP_DATABASE] the default schema cannot be dropped")
     return SchemaStatement(create, name, if_clause, statement.text)
+
+
+def _sqlglot_tree(text: str) -> Optional[exp.Expression]:
+    """sqlglot's tree of a schema statement (the front end's grammar reads and checks it but
+    keeps its text only): its clauses are read from it. None when sqlglot cannot read it."""
+    from sqlglot.errors import SqlglotError
+
+    from acidsql.sql.sqlglot_calls import parse_one_sql
+
+    try:
+        return parse_one_sql(text)
+    except SqlglotError:
+        return None
 
 
 def run_schema_statement(warehouse: "Warehouse", s: SchemaStatement) -> StatementResult:
@@ -105,6 +120,9 @@ def run_schema_statement(warehouse: "Warehouse", s: SchemaStatement) -> Statemen
 def cannot_run(statement: m.Statement) -> Optional[str]:
     """Why `acidsql run` / `Session.execute` would refuse `statement`, found without Spark so a
     script is refused before it starts; None when it is one acidsql runs."""
+    if isinstance(statement, NOT_RUN_YET):
+        return (f"acidsql reads {statement.label} but does not run it yet "
+                "(multi-statement transactions are not supported yet)")
     if is_schema_statement(statement):
         try:
             schema_statement(statement)

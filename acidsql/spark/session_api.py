@@ -20,7 +20,7 @@ from acidsql.spark.execute import Executor
 from acidsql.spark.prepared import Prepared
 from acidsql.spark.results import StatementError
 from acidsql.spark.results import StatementResult
-from acidsql.spark.schemas import run_schema_statement, schema_statement
+from acidsql.spark.schemas import cannot_run, run_schema_statement, schema_statement
 from acidsql.spark.tables import Warehouse
 
 if TYPE_CHECKING:
@@ -41,11 +41,10 @@ class Session:
         self.executor = Executor(spark, self.warehouse, row_level_concurrency)
 
     def statements(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> tuple[m.AnyStatement, ...]:
-        """Parse `text`; a statement that does not parse raises StatementError with file:line:col."""
-        script = parse_script(text, file, params=dict(params) if params else None)
-        if script.errors:
-            raise StatementError("\n".join(e.format() for e in script.errors))
-        return script.statements
+        """Every statement of `text`, parsed and bound before any runs: a statement that does not
+        parse, a parameter marker without a value, or a statement acidsql does not run yet raises
+        StatementError naming each of them at file:line:col, and nothing has run."""
+        return statements_to_run(text, file, params)
 
     def sql(self, text: str, params: Optional[Mapping[str, str]] = None) -> Union[StatementResult, "DataFrame"]:
         """Run one statement (or several: the result of the last). SELECT and DESCRIBE return a
@@ -78,6 +77,17 @@ class Session:
         from acidsql.spark.tables import table_ref_from_text
 
         return self.warehouse.location(table_ref_from_text(name))
+
+
+def statements_to_run(text: str, file: str, params: Optional[Mapping[str, str]] = None) -> tuple[m.AnyStatement, ...]:
+    """The statements of a script to run, every one parsed, bound and known runnable first
+    (StatementError listing every problem, and nothing run, otherwise)."""
+    script = parse_script(text, file, params=dict(params) if params else None, require_params=True)
+    problems = [e.format() for e in script.errors] + [f"{s.span}: error: {why}" for s in script.statements
+                                                      if (why := cannot_run(s))]
+    if problems:
+        raise StatementError("\n".join(problems))
+    return script.statements
 
 
 # The names Spark accepts for UTC itself (spark.sql.session.timeZone).

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional
 from acidsql.analysis.catalog import TableInfo, table_info_of_delta
 from acidsql.delta.storage import is_object_store_location, join_location, normalize_location
 from acidsql.delta.stores import storage_for
-from acidsql.sql.model import TableRef
+from acidsql.sql.model import TableRef, split_name
 
 if TYPE_CHECKING:
     from acidsql.delta.log import DeltaLog
@@ -103,9 +103,14 @@ class Warehouse:
         return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
     def location_of_name(self, name: str) -> str:
-        parts = [p.strip("`").lower() for p in name.split(".")]
+        """`<warehouse>/<db>/<table>` of a name as SQL writes it (`t`, `db.t`, `cat.db.t`; parts
+        read as the SQL front end reads them: `` `my.db`.`we``ird` `` is the folder my.db/we`ird)."""
+        parts = [p.lower() for p in split_name(name)]
         if not all(parts):  # `..`.t arrives as '...t': no part may be empty
             raise TableLocationError(f"not a table name: {name!r}")
+        if len(parts) > 3:
+            raise TableLocationError(f"[REQUIRES_SINGLE_PART_NAMESPACE] {name} has {len(parts)} parts: a table name has "
+                                     "at most three, catalog.schema.table")
         # A three-part catalog.db.table keeps db.table: the warehouse is the one catalog.
         db, table = (parts[-2], parts[-1]) if len(parts) >= 2 else (DEFAULT_DATABASE, parts[0])
         for part in (db, table):

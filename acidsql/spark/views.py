@@ -92,7 +92,7 @@ class ViewCatalog:
 
     @staticmethod
     def _temp_key(ref: TableRef) -> Optional[str]:
-        parts = (ref.name or "").split(".")
+        parts = ref.parts
         if ref.path is not None or len(parts) > 2 or (len(parts) == 2 and parts[0] != "global_temp"):
             return None
         return parts[-1]
@@ -269,7 +269,7 @@ class TableViews:
             view = self.view_of(ref, metadata_column=wants_metadata)
             if view is None:
                 continue
-            alias = ref.alias or (ref.name.split(".")[-1] if ref.name else None)
+            alias = ref.alias or (ref.table_part or None)
             replacement = exp.to_table(view)
             if alias:
                 replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))

@@ -1,98 +1,31 @@
 """sqlglot trees -> the typed statement model (acidsql.sql.model)."""
 from __future__ import annotations
 
-import logging
 import re
-import threading
 from typing import Optional
 
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import ParseError
 
+from acidsql.sql.databricks_only import note as databricks_note
+# (SQL_DIALECT, parse_one_sql, parse_sql and tree_nodes are read from here by analysis and spark too)
+from acidsql.sql.sqlglot_calls import SQL_DIALECT, parse_one_sql, parse_sql, tokenizer_and_parser, tree_nodes
 from acidsql.sql.model import (
     AlterAction, AlterTable, ColumnChange, ColumnDef, CreateTable, CreateView, Delete, Describe, DescribeWhat,
     DropView, Insert, InsertMode, Merge, MergeAction, MergeClause, MergeMatch, MultiInsert, OtherStatement,
     Select, Span, TableRef, Truncate, Update,
 )
 
-DIALECT = "databricks"
-# One Dialect object for every parse and generate call: passing the name makes sqlglot build a
-# new Dialect (and look it up) on each call.
-SQL_DIALECT = Dialect.get_or_raise(DIALECT)
-_per_thread = threading.local()
-
-
-def _tokenizer_and_parser():
-    try:
-        return _per_thread.pair
-    except AttributeError:
-        # Both reset themselves at the start of each call; one pair per thread, as they keep state.
-        _per_thread.pair = (SQL_DIALECT.tokenizer(), SQL_DIALECT.parser(error_message_context=1_000_000))
-        return _per_thread.pair
-
-
-class _QuietWhileParsing(logging.Filter):
-    """Drops what sqlglot logs while acidsql parses with it ("... contains unsupported syntax.
-    Falling back to parsing as a 'Command'"): acidsql reports each statement itself (a
-    passthrough, or a positioned error), and a library's warning must not reach the user's
-    stderr. sqlglot's logging outside acidsql's parsing is left alone."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not getattr(_per_thread, "parsing", False)
-
-
-logging.getLogger("sqlglot").addFilter(_QuietWhileParsing())
-
-
-def parse_sql(sql: str) -> list:
-    """`sqlglot.parse(sql, read="databricks", error_message_context=1_000_000)`, without building
-    a new dialect, tokenizer and parser for every call (a third of sqlglot's time on short
-    statements). Raises sqlglot's ParseError / TokenError like it."""
-    tokenizer, parser = _tokenizer_and_parser()
-    _per_thread.parsing = True
-    try:
-        return parser.parse(tokenizer.tokenize(sql), sql)
-    finally:
-        _per_thread.parsing = False
-
-
-def parse_one_sql(sql: str) -> exp.Expression:
-    """`sqlglot.parse_one(sql, read="databricks", error_message_context=1_000_000)`, likewise."""
-    result = parse_sql(sql)
-    if not result or result[0] is None:
-        raise ParseError(f"No expression was parsed from '{sql}'")
-    return exp.Block(expressions=result) if len(result) > 1 else result[0]
-
-
-def _tree_nodes_python(expression: exp.Expression) -> list[exp.Expression]:
-    nodes = [expression]
-    for node in nodes:  # grows while it is read: a queue
-        for value in node.args.values():
-            if isinstance(value, list):
-                nodes += [v for v in value if isinstance(v, exp.Expr)]
-            elif isinstance(value, exp.Expr):
-                nodes.append(value)
-    return nodes
-
-
-def _tree_nodes_compiled(expression: exp.Expression) -> list[exp.Expression]:
-    return list(expression.walk())
-
-
-# Every node of the tree, in the order of `expression.walk()` (breadth first, children in
-# argument order); the analysis walks conditions a lot. With the compiled sqlglot (sqlglotc)
-# its own walk is fastest (about 1.4x this loop); with pure-Python sqlglot, one loop filling
-# a list is about twice as fast as its nested generators.
-tree_nodes = _tree_nodes_compiled if type(exp.Expression.walk).__name__ == "method_descriptor" else _tree_nodes_python
-
-
 _AT_VERSION = re.compile(r"^(.*)@v(\d+)$", re.IGNORECASE)
 _AT_TIMESTAMP = re.compile(r"^(.*)@(\d{17})$")
 
 
 class UnsupportedStatement(Exception):
-    """A statement sqlglot read but that acidsql cannot model; carries a plain message."""
+    """A statement sqlglot read but that acidsql cannot model; carries a plain message and
+    where in the statement (`offset`, 0 for the statement)."""
+
+    def __init__(self, message: str, offset: int = 0):
+        super().__init__(message)
+        self.offset = offset
 
 
 def sql_text(expression: Optional[exp.Expression]) -> Optional[str]:
@@ -100,11 +33,25 @@ def sql_text(expression: Optional[exp.Expression]) -> Optional[str]:
 
 
 def _part(identifier: Optional[exp.Expression]) -> Optional[str]:
+    """One part of a name: a quoted part exactly as written (unquoted), else in lower case."""
     if identifier is None:
         return None
     if isinstance(identifier, exp.Identifier):
         return identifier.this if identifier.quoted else identifier.this.lower()
     return identifier.name.lower()
+
+
+def _name_parts(table: exp.Table) -> tuple[str, ...]:
+    """Every part of a table's name, in order: sqlglot keeps the first three as catalog, db and
+    this, and a fourth and more as a Dot in `this` (`a.b.c.d`: catalog a, db b, this c.d)."""
+    args = table.args
+    parts = [p for p in (_part(args.get("catalog")), _part(args.get("db"))) if p is not None]
+    this = table.this
+    if isinstance(this, exp.Dot):
+        parts += [_part(p) or "" for p in this.flatten()]
+    else:
+        parts.append(_part(this) or "")
+    return tuple(parts)
 
 
 def is_path(text: str) -> bool:
@@ -119,13 +66,14 @@ def table_ref(table: exp.Table, alias: Optional[str] = None) -> TableRef:
     this, db = table.this, args.get("db")
     version_as_of: Optional[int] = None
     timestamp_as_of: Optional[exp.Expression] = None
-    name = path = None
+    path = None
+    parts: tuple[str, ...] = ()
     if isinstance(this, exp.Literal) and this.is_string:
         path = this.this
     elif db is not None and not args.get("catalog") and db.name.lower() == "delta" and is_path(this.name):
         path = this.name
     else:
-        name = ".".join([p for p in (_part(args.get("catalog")), _part(db), _part(this)) if p])
+        parts = _name_parts(table)
     if path is not None:
         match = _AT_VERSION.match(path)
         if match:
@@ -148,7 +96,7 @@ def table_ref(table: exp.Table, alias: Optional[str] = None) -> TableRef:
                 timestamp_as_of = exp.Literal.string(m.group(2))
         elif table_alias.name:
             alias_name = alias_name or table_alias.name
-    return TableRef(name=name, path=path, alias=alias_name, version_as_of=version_as_of,
+    return TableRef(path=path, parts=parts if path is None else (), alias=alias_name, version_as_of=version_as_of,
                     timestamp_as_of=timestamp_as_of)
 
 
@@ -335,7 +283,7 @@ def build(tree: exp.Expression, text: str, span: Span, extras: dict):
         nodes = tree_nodes(tree)
         note = ""
         if any(isinstance(node, exp.Describe) for node in nodes):
-            note = "Databricks-only: DESCRIBE used as a table subquery"
+            note = databricks_note("describe_history_subquery")
         return Select(target=None, tables=tables_read(tree, nodes=nodes), **common, **({"notes": (note,)} if note else {}))
     if isinstance(tree, exp.Command):
         raise UnsupportedStatement(f"{tree.name.upper()} statement not understood")
@@ -382,7 +330,7 @@ def _merge(tree: exp.Merge, common: dict, extras: dict) -> Merge:
         else:
             clauses.append(MergeClause(match, MergeAction.DELETE, condition))
     ctes = _ctes(tree)
-    notes = ("Databricks-only: * EXCEPT (...) in MERGE clauses",) if any(c.star_except for c in clauses) else ()
+    notes = (databricks_note("merge_star_except"),) if any(c.star_except for c in clauses) else ()
     return Merge(notes=notes, 
         target=table_ref(target_table), source=source, source_alias=source_alias,
         on=tree.args.get("on"), clauses=tuple(clauses),
@@ -457,7 +405,7 @@ def _multi_insert(tree: exp.MultitableInserts, common: dict, extras: dict) -> Mu
 
 def _depth0_keyword_offsets(text: str, keyword: str) -> list[int]:
     """Offsets in `text` of `keyword` tokens outside parentheses."""
-    tokenizer, _ = _tokenizer_and_parser()
+    tokenizer, _ = tokenizer_and_parser()
     depth, out = 0, []
     for token in tokenizer.tokenize(text):
         kind = token.token_type.name
@@ -526,7 +474,7 @@ def _create(tree: exp.Create, common: dict, extras: dict) -> CreateTable | Creat
         elif isinstance(prop, exp.ClusterProperty):
             if str(prop.args.get("this") or "").upper() == "AUTO":
                 cluster_auto = True
-                notes.append("Databricks-only: CLUSTER BY AUTO")
+                notes.append(databricks_note("cluster_by_auto"))
             else:
                 clustered = tuple(_column_name(c) for c in prop.expressions)
         elif isinstance(prop, exp.LocationProperty):

@@ -7,18 +7,36 @@ from typing import Mapping, Optional
 
 from sqlglot import exp
 
+from acidsql.sql.scanner import markers_in_string
+
 
 def bind_parameters(tree: exp.Expression, params: Mapping[str, str]) -> exp.Expression:
     """Replace each parameter marker node whose name is in `params` by a string literal
-    holding the value: the value becomes one literal whatever quotes or comments it holds."""
+    holding the value: the value becomes one literal whatever quotes or comments it holds.
+    Inside a string literal, `${name}` and `{{ name }}` are replaced by the value as text, as
+    Databricks' variable substitution and Jinja do (`'${day}'` -> `'2024-06-02'`); the value
+    stays inside that one literal."""
 
     def replace(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Literal):
+            if node.is_string and ("${" in node.this or "{{" in node.this):
+                return exp.Literal.string(_substituted(node.this, params))
+            return node
         name = _marker_name(node)
         if name is not None and name in params:
             return exp.Literal.string(str(params[name]))
         return node
 
     return tree.transform(replace, copy=True)
+
+
+def _substituted(value: str, params: Mapping[str, str]) -> str:
+    out, pos = [], 0
+    for marker in markers_in_string(value):
+        if marker.name in params:
+            out += [value[pos:marker.start], str(params[marker.name])]
+            pos = marker.end
+    return "".join(out) + value[pos:]
 
 
 def _marker_name(node: exp.Expression) -> Optional[str]:

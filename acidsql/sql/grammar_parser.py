@@ -1,18 +1,24 @@
-"""The Lark grammar (`grammar/delta.lark`) for the Delta statements sqlglot cannot read:
-OPTIMIZE, VACUUM, REORG, RESTORE, DESCRIBE HISTORY/DETAIL, ALTER TABLE UNSET TBLPROPERTIES /
-DROP FEATURE / PREDICTIVE OPTIMIZATION / CHANGE COLUMN, CREATE TABLE ... CLONE.
+"""The Lark grammar (`grammar/delta.lark`) for the Delta statements sqlglot cannot read
+(OPTIMIZE, VACUUM, REORG, RESTORE, CONVERT, GENERATE, DESCRIBE HISTORY/DETAIL, ALTER TABLE UNSET
+TBLPROPERTIES / DROP FEATURE / PREDICTIVE OPTIMIZATION / CHANGE COLUMN, CREATE TABLE ... CLONE),
+the statements that write no Delta table in Spark's forms (SHOW, USE, REFRESH, DROP TABLE, ...)
+and Databricks' BEGIN TRANSACTION / COMMIT / ROLLBACK: `prepare` and the tree -> model builder.
+(grammar_reader feeds the parser the scanner's tokens.)
 
-The grammar is LALR(1) with Lark's contextual lexer, built once, on first use (and kept in a
-per-user cache file, so later processes load it instead of building it). It sees the clause
-skeleton only: `prepare` finds where a WHERE condition ends from the statement's depth-0
-keywords and blanks the condition out (same length) before Lark runs. Conditions and other
-expressions are parsed by sqlglot from the statement text, so every statement carries sqlglot
-expressions whichever parser read it.
+The grammar is LALR(1) with Lark's contextual lexer. Its parser is `generated_parser.py`, made
+from delta.lark by Lark's standalone generator and committed (tests/sql/test_grammar.py
+regenerates it and checks that it is the same, so the two cannot drift apart):
+
+    make grammar        # python -m tests.sql.generate_parser
+
+Loading it is importing a module: no grammar to compile, no cache file, and Lark itself is
+not needed at run time. The grammar sees the clause skeleton only: `prepare` finds where a
+WHERE condition ends from the statement's depth-0 keywords and blanks the condition out (same
+length) before Lark runs. Conditions and other expressions are parsed by sqlglot from the
+statement text, so every statement carries sqlglot expressions whichever parser read it.
 """
 from __future__ import annotations
 
-import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -22,63 +28,44 @@ from sqlglot.errors import TokenError
 
 from acidsql.sql.expressions import bind_parameters, plain_sqlglot
 from acidsql.sql.build import is_path, parse_one_sql, plain_raw_strings
+from acidsql.sql.databricks_only import note as databricks_note
 from acidsql.sql.model import (
-    AlterAction, AlterTable, ColumnChange, ColumnDef, ConvertToDelta, CreateTable, Describe, DescribeWhat, Optimize,
-    OtherStatement, Reorg, ReorgApply, Restore, Span, TableRef, Vacuum,
+    AlterAction, AlterTable, BeginTransaction, ColumnChange, ColumnDef, CommitTransaction, ConvertToDelta, CreateTable,
+    Describe, DescribeWhat, Optimize, OtherStatement, Reorg, ReorgApply, Restore, RollbackTransaction, Span, TableRef,
+    Vacuum,
 )
+from acidsql.sql.scanner import name_end, scan, tokens
 
-if TYPE_CHECKING:  # lark is imported on first use: scripts without Delta statements never need it
-    from lark import Lark, Token
+if TYPE_CHECKING:  # the generated parser is imported on first use: scripts without Delta statements never need it
+    from acidsql.sql.generated_parser import Lark, Token
 
 GRAMMAR = Path(__file__).resolve().parent / "grammar" / "delta.lark"
-FIRST_WORDS = frozenset({"OPTIMIZE", "VACUUM", "REORG", "RESTORE", "CONVERT"})
 CONDITION_CHAR = "\x1a"  # what a blanked-out WHERE condition is made of (terminal CONDITION)
 
 _parser: Optional["Lark"] = None
 
 
+class _NoLexer:
+    """Stands in for Lark's contextual lexer, which acidsql does not use: the parser is fed the
+    scanner's tokens (grammar_reader), so the lexer Lark would build at load is not built."""
+
+    def __init__(self, *_args, **_kwargs) -> None:
+        pass
+
+
 def grammar() -> "Lark":
-    """The LALR parser, built on first use. Building takes ~0.2 s, so it is also kept in a
-    cache file (lark's own format, checked against a hash of the grammar and options)."""
+    """The LALR parser of delta.lark (from the generated module), made on first use."""
     global _parser
     if _parser is None:
-        from lark import Lark
+        from acidsql.sql.generated_parser import Lark_StandAlone
 
-        text = GRAMMAR.read_text()
-        options = dict(parser="lalr", lexer="contextual", maybe_placeholders=False)
-        cache = _cache_file(text)
-        try:
-            _parser = Lark(text, cache=cache, **options) if cache else Lark(text, **options)
-        except Exception:  # an unreadable or stale cache file must not stop parsing
-            _parser = Lark(text, **options)
+        _parser = Lark_StandAlone(_plugins={"ContextualLexer": _NoLexer})
     return _parser
-
-
-def _cache_file(grammar_text: str) -> Optional[str]:
-    if os.environ.get("ACIDSQL_NO_GRAMMAR_CACHE"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "acidsql")
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError:
-        return None
-    if not os.access(folder, os.W_OK):
-        return None
-    import hashlib
-
-    digest = hashlib.sha256(grammar_text.encode()).hexdigest()[:16]
-    return os.path.join(folder, f"delta-lark-{digest}.lalr")
 
 
 # -- cutting expressions out ----------------------------------------------------------------
 
-# Parentheses, and the words that start or end an expression, outside names.
-_CLAUSE_WORDS = re.compile(
-    r"\(|\)|(?<![\w.$])(WHERE|ZORDER\s+BY|APPLY(?=\s*\()|FULL|TIMESTAMP\s+AS\s+OF|INVENTORY(?=\s*\()|TBLPROPERTIES"
-    r"|LOCATION)(?![\w$])",
-    re.IGNORECASE)
-_PREPARED = frozenset({"OPTIMIZE", "REORG", "RESTORE", "VACUUM", "CREATE", "REPLACE"})
+_PREPARED = frozenset({"OPTIMIZE", "REORG", "RESTORE", "VACUUM", "CREATE", "REPLACE", "ALTER"})
 
 
 class Prepared:
@@ -93,7 +80,7 @@ class Prepared:
         self.spans = spans
 
 
-def prepare(text: str, masked: str, first_word: str) -> Prepared:
+def prepare(text: str, seq: list, first_word: str) -> Prepared:
     """Blank out, for the grammar, the expressions of
       OPTIMIZE t WHERE cond [ZORDER BY ...] [FULL]     REORG TABLE t WHERE cond APPLY (...)
       RESTORE t TO TIMESTAMP AS OF expr                VACUUM t USING INVENTORY (query) ...
@@ -102,56 +89,94 @@ def prepare(text: str, masked: str, first_word: str) -> Prepared:
     `FULL` that ends the statement) for OPTIMIZE, to the last depth-0 `APPLY (` for REORG, else
     to the end: so a column named `apply`, `zorder` or `full` inside it is read as a column. A
     `)` that closes nothing ends it too. TIMESTAMP AS OF runs to the end (for CLONE, to a depth-0
-    TBLPROPERTIES or LOCATION), the inventory query to its closing parenthesis. `masked` is `text` with strings, quoted names and comments blanked
-    (scanner.scan), so nothing inside those counts."""
+    TBLPROPERTIES or LOCATION), the inventory query to its closing parenthesis. `seq` is the
+    statement's tokens (scanner.tokens), so nothing inside strings, quoted names or comments counts."""
     if first_word not in _PREPARED:
         return Prepared(text, text)
-    depth = 0
+    if first_word == "ALTER":
+        return _prepare_change_column(text, seq)
     start = None  # where the expression starts (after WHERE / AS OF / the inventory's `(`)
     end = None
     inventory_paren = False  # INVENTORY seen, its `(` next
     ends: list[tuple[str, int]] = []  # depth-0 words that can end a WHERE condition
-    for match in _CLAUSE_WORDS.finditer(masked):
-        token = match.group(0)
-        if token == "(":
-            depth += 1
-            if inventory_paren:
-                start, inventory_paren = match.end(), False
-        elif token == ")":
-            depth -= 1
-            if start is not None and depth <= 0 and (first_word == "VACUUM" or depth < 0):
-                end = match.start()  # the inventory query's `)`, or a `)` closing nothing
+    clone = first_word in ("CREATE", "REPLACE")
+    for k, token in enumerate(seq):
+        if token.kind == "symbol":
+            if token.upper == "(" and inventory_paren:
+                start, inventory_paren = token.end, False
+            elif token.upper == ")" and start is not None and token.depth <= 0 and (
+                    first_word == "VACUUM" or token.depth < 0):
+                end = token.start  # the inventory query's `)`, or a `)` closing nothing
                 break
-        elif depth == 0:
-            word = match.group(1)[:2].upper()
-            clone = first_word in ("CREATE", "REPLACE")
-            if start is None:
-                if (word == "WH" and first_word in ("OPTIMIZE", "REORG")) or (
-                        word == "TI" and (first_word == "RESTORE" or clone)):
-                    start = match.end()
-                elif word == "IN" and first_word == "VACUUM":
-                    inventory_paren = True
-            elif clone and word in ("TB", "LO"):
-                end = match.start()
-                break
-            elif (word == "ZO" and first_word == "OPTIMIZE") or (word == "AP" and first_word == "REORG") or (
-                    word == "FU" and first_word == "OPTIMIZE" and not masked[match.end():].strip()):
-                ends.append((word[0], match.start()))
+            continue
+        if token.kind != "word" or token.depth != 0 or (k > 0 and seq[k - 1].upper == "." and seq[k - 1].end == token.start):
+            continue  # (a word right after a dot is part of a name)
+        phrase = _clause_phrase(seq, k)
+        if phrase is None:
+            continue
+        word, phrase_end = phrase
+        if start is None:
+            if (word == "WHERE" and first_word in ("OPTIMIZE", "REORG")) or (
+                    word == "TIMESTAMP" and (first_word == "RESTORE" or clone)):
+                start = phrase_end
+            elif word == "INVENTORY" and first_word == "VACUUM":
+                inventory_paren = True
+        elif clone and word in ("TBLPROPERTIES", "LOCATION"):
+            end = token.start
+            break
+        elif (word == "ZORDER" and first_word == "OPTIMIZE") or (word == "APPLY" and first_word == "REORG") or (
+                word == "FULL" and first_word == "OPTIMIZE" and k == len(seq) - 1):
+            ends.append((word[0], token.start))
     if start is None:
         return Prepared(text, text)
     if end is None:
         zorder = [at for word, at in ends if word == "Z"]
         end = zorder[-1] if zorder else (ends[-1][1] if ends else len(text))
-    while start < end and masked[start].isspace():
-        start += 1
-    while end > start and masked[end - 1].isspace():
-        end -= 1
-    if start >= end:  # nothing there: the grammar says what is missing
+    inside = [t for t in seq if start <= t.start and t.end <= end]  # (comments are no tokens)
+    if not inside:  # nothing there: the grammar says what is missing
         return Prepared(text, text)
+    start, end = inside[0].start, inside[-1].end
     return Prepared(text, text[:start] + CONDITION_CHAR * (end - start) + text[end:], ((start, end),))
 
 
+def _prepare_change_column(text: str, seq: list) -> Prepared:
+    """ALTER TABLE t CHANGE | ALTER [COLUMN] c <rest>: the rest blanked (read by the builder)."""
+    k = name_end(seq, 4 if [t.upper for t in seq[2:4]] == ["IF", "EXISTS"] else 2)
+    if k is None or k >= len(seq) or seq[k].upper not in ("CHANGE", "ALTER"):
+        return Prepared(text, text)
+    k += 1
+    if k + 1 < len(seq) and seq[k].upper == "COLUMN" and seq[k + 1].kind in ("word", "quoted"):
+        k += 1
+    end = name_end(seq, k)
+    if end is None or end >= len(seq):
+        return Prepared(text, text)
+    start, stop = seq[end].start, seq[-1].end
+    return Prepared(text, text[:start] + CONDITION_CHAR * (stop - start) + text[stop:], ((start, stop),))
+
+
+def _clause_phrase(seq: list, k: int) -> Optional[tuple[str, int]]:
+    """(first word, end offset) of the clause phrase starting at seq[k], if one does: WHERE,
+    ZORDER BY, APPLY (, FULL, TIMESTAMP AS OF, INVENTORY (, TBLPROPERTIES, LOCATION."""
+    word = seq[k].upper
+    after = [t.upper for t in seq[k + 1:k + 3]]
+    if word in ("WHERE", "FULL", "TBLPROPERTIES", "LOCATION"):
+        return word, seq[k].end
+    if word == "ZORDER" and after[:1] == ["BY"]:
+        return word, seq[k + 1].end
+    if word in ("APPLY", "INVENTORY") and after[:1] == ["("]:
+        return word, seq[k].end
+    if word == "TIMESTAMP" and after == ["AS", "OF"]:
+        return word, seq[k + 2].end
+    return None
+
+
 # -- the tree -> the model -----------------------------------------------------------------
+
+_TRANSACTIONS = {"begin_transaction": BeginTransaction, "commit": CommitTransaction, "rollback": RollbackTransaction}
+# The grammar's statements that write no Delta table (see `command` in delta.lark).
+_COMMANDS = frozenset({"show", "use", "use_catalog", "set_catalog", "refresh", "uncache", "clear_cache", "repair",
+                       "drop", "create_namespace", "alter_namespace", "describe_other", "comment_on", "analyze",
+                       "load_data", "alter_view"})
 
 
 class ExpressionError(Exception):
@@ -197,7 +222,7 @@ def _target(tree) -> TableRef:
     parts = _name_parts(tree)
     if len(parts) == 2 and parts[0][0].lower() == "delta" and parts[1][1] and is_path(parts[1][0]):
         return TableRef(path=parts[1][0])
-    return TableRef(name=".".join(text if quoted else text.lower() for text, quoted in parts))
+    return TableRef(parts=tuple(text if quoted else text.lower() for text, quoted in parts))
 
 
 def _unquote(text: str) -> str:
@@ -229,8 +254,10 @@ class GrammarStatementBuilder:
     the same text as sqlglot should read its expressions (same length; see parser). With
     `params`, parameter markers in expressions are bound (see expressions.bind_parameters)."""
 
-    def __init__(self, text: str, span: Span, params=None, source: Optional[str] = None, raw_strings: bool = False):
+    def __init__(self, text: str, span: Span, params=None, source: Optional[str] = None, raw_strings: bool = False,
+                 seq: Optional[list] = None):
         self.text = text
+        self.seq = seq if seq is not None else list(tokens(scan(text).masked))
         self.span = span
         self.params = params
         self.source = text if source is None else source
@@ -256,8 +283,8 @@ class GrammarStatementBuilder:
                 at = max(source.rfind(alias.name), 0) if alias.name else 0
                 while at > 0 and source[at - 1] in "@:$":
                     at -= 1
-            word = re.match(r"\S+", source[at:])
-            raise ExpressionError(f"bad expression: unexpected '{word.group(0) if word else alias.name}'", start + at)
+            word = source[at:].split(None, 1)
+            raise ExpressionError(f"bad expression: unexpected '{word[0] if word else alias.name}'", start + at)
         if self.raw_strings:
             expression = plain_raw_strings(expression)
         if self.params:
@@ -298,7 +325,7 @@ class GrammarStatementBuilder:
             timestamp = self.sub_expression(stamp.children[-1])
             notes = ()
             if not (isinstance(timestamp, exp.Literal) and timestamp.is_string):
-                notes = ("Databricks-only: OSS Delta accepts only a string literal after TIMESTAMP AS OF",)
+                notes = (databricks_note("restore_timestamp_expression"),)
             return Restore(target=target, timestamp=timestamp, notes=notes, **common)
         if kind == "describe":
             what_tree = _find(tree, "describe_what")
@@ -312,6 +339,22 @@ class GrammarStatementBuilder:
             return self._clone(tree, common)
         if kind == "convert":
             return self._convert(tree, common)
+        if kind in _TRANSACTIONS:
+            return _TRANSACTIONS[kind](notes=(databricks_note(kind),), target=None, **common)
+        if kind == "generate":
+            mode = _name_part(_find(tree, "name"))[0]
+            return OtherStatement(target=target, command=f"GENERATE {mode}",
+                                  note=f"GENERATE {mode} writes manifest files, not a Delta commit: no conflict effect",
+                                  **common)
+        if kind == "comment_on" and _has(tree, "TABLE"):
+            return AlterTable(target=_target(_find(tree, "dotted_name")), action=AlterAction.OTHER,
+                              detail="COMMENT ON TABLE", notes=("acidsql reads COMMENT ON TABLE as a metadata change",),
+                              **common)
+        if kind in _COMMANDS:
+            from acidsql.sql.commands import passthrough
+
+            notes = (databricks_note("use_catalog"),) if kind == "use_catalog" else ()
+            return passthrough(self.text, self.seq, self.span, notes)
         raise ValueError(f"no builder for {kind}")  # the grammar and this builder disagree
 
     def _alter(self, tree, target: TableRef, common: dict):
@@ -330,13 +373,22 @@ class GrammarStatementBuilder:
                               truncate_history=_find(action, "truncate_history") is not None, **common)
         if action.data == "predictive_optimization":
             verb = action.children[0].value.upper()
-            return OtherStatement(target=target, note=f"Databricks-only: ALTER TABLE ... {verb} PREDICTIVE OPTIMIZATION",
-                                  **common)
+            return OtherStatement(target=target, note=f"ALTER TABLE ... {verb} PREDICTIVE OPTIMIZATION: no commit",
+                                  command="ALTER TABLE", notes=(databricks_note("predictive_optimization"),), **common)
         column = _dotted(_find(action, "dotted_name"))
+        rest = next((t for t in action.children if isinstance(t, str) and t.type == "CONDITION"), None)
+        if rest is None:
+            raise ExpressionError(f"[_LEGACY_ERROR_TEMP_0035] Operation not allowed: ALTER TABLE ... "
+                                  f"{action.children[0].value.upper()} COLUMN {column} without what to change", 0)
+        words = _words(self.text[rest.start_pos:rest.end_pos])
+        tail = [w.value.upper() for w in words]
+        if tail[-2:] == ["NOT", "NULL"] and tail[-3:-2] not in (["DROP"], ["SET"]):
+            raise ExpressionError("[_LEGACY_ERROR_TEMP_0034] Operation not allowed: ALTER TABLE ... CHANGE COLUMN with "
+                                  "NOT NULL (Delta adds a NOT NULL constraint with ALTER COLUMN ... SET NOT NULL)", 0)
         notes = ()
         if "." in column:
-            notes = ("Databricks-only: Apache Spark's parser rejects renaming a nested column with CHANGE COLUMN",)
-        change = _column_change(column, action)
+            notes = (databricks_note("nested_change_column"),)
+        change = _column_change(column, words)
         if change is not None:
             return AlterTable(target=target, action=AlterAction.CHANGE_COLUMN, column_change=change,
                               detail=f"CHANGE COLUMN {column}", notes=notes, **common)
@@ -350,9 +402,9 @@ class GrammarStatementBuilder:
         version = next((t for t in ref_tree.children if isinstance(t, str) and t.type == "NUMBER"), None)
         timestamp = next((t for t in ref_tree.children if isinstance(t, str) and t.type == "CONDITION"), None)
         if version is not None:
-            clone_of = TableRef(name=clone_of.name, path=clone_of.path, version_as_of=int(version.value))
+            clone_of = TableRef(parts=clone_of.parts, path=clone_of.path, version_as_of=int(version.value))
         elif timestamp is not None:
-            clone_of = TableRef(name=clone_of.name, path=clone_of.path, timestamp_as_of=self.sub_expression(timestamp))
+            clone_of = TableRef(parts=clone_of.parts, path=clone_of.path, timestamp_as_of=self.sub_expression(timestamp))
         properties = []
         for prop in (p for tail in _all(tree, "clone_properties") for p in _all(tail, "property")):
             key = prop.children[0].children[0]
@@ -363,11 +415,12 @@ class GrammarStatementBuilder:
             properties.append((key_text, value_text))
         location = _find(tree, "clone_location")
         create = _has(tree, "CREATE")
+        notes = () if _has(tree, "SHALLOW") or _has(tree, "DEEP") else (databricks_note("clone_default_deep"),)
         return CreateTable(
             target=target, or_replace=create and _has(tree, "REPLACE"), replace_only=not create,
             if_not_exists=_find(tree, "if_not_exists") is not None, properties=tuple(properties),
             location=_unquote(location.children[1].value) if location is not None else None,
-            clone_of=clone_of, **common,
+            clone_of=clone_of, notes=notes, **common,
         )
 
 
@@ -387,7 +440,7 @@ class GrammarStatementBuilder:
             source_format = parts[0][0].lower()
             target = TableRef(path=parts[1][0])
         else:  # a catalog table stored as Parquet
-            target = TableRef(name=".".join(text if quoted else text.lower() for text, quoted in parts))
+            target = TableRef(parts=tuple(text if quoted else text.lower() for text, quoted in parts))
         columns = []
         partitions = _find(tree, "convert_partitions")
         for column in _all(partitions, "convert_column") if partitions is not None else ():
@@ -405,33 +458,38 @@ class GrammarStatementBuilder:
 
 
 class _Word:
-    """A parenthesised group of CHANGE COLUMN's tail, as one word."""
+    """A word of CHANGE COLUMN's rest: `type` as the grammar's terminals name them (IDENT,
+    BACKTICKED, STRING, NUMBER, OPERATOR), GROUP for a parenthesised group (DECIMAL(10, 2): "(10,2)")."""
 
-    type = "GROUP"
-
-    def __init__(self, value: str):
+    def __init__(self, type_: str, value: str):
+        self.type = type_
         self.value = value
 
 
-def _tokens_of(tree) -> list:
-    out = []
-    for child in tree.children:
-        out += [child] if isinstance(child, str) else _tokens_of(child)
-    return out
+_WORD_TYPES = {"word": "IDENT", "quoted": "BACKTICKED", "string": "STRING", "number": "NUMBER"}
 
 
-def _column_change(column: str, action) -> Optional[ColumnChange]:
+def _words(text: str) -> list[_Word]:
+    """CHANGE COLUMN's rest as words, each parenthesised group as one."""
+    words: list[_Word] = []
+    group: Optional[list[str]] = None
+    for token in tokens(scan(text).masked):
+        value = text[token.start:token.end]
+        if token.upper == "(" and token.depth == 0:
+            group = []
+        elif token.upper == ")" and token.depth == 0 and group is not None:
+            words.append(_Word("GROUP", "(" + ",".join(v for v in group if v != ",") + ")"))
+            group = None
+        elif group is not None:
+            group.append(value)
+        else:
+            words.append(_Word(_WORD_TYPES.get(token.kind, "OPERATOR"), value))
+    return words
+
+
+def _column_change(column: str, words: list[_Word]) -> Optional[ColumnChange]:
     """CHANGE | ALTER COLUMN c [c [type]] [COMMENT 'x'] [FIRST | AFTER d], or ... DROP NOT NULL:
     the metadata-only column changes; None for anything else (a rename, a new type, defaults)."""
-    words = []  # after CHANGE|ALTER COLUMN name; a parenthesised group (DECIMAL(10, 2)) as one "(" word
-    rest = action.children
-    start = next((i for i, c in enumerate(rest) if not isinstance(c, str)), len(rest)) + 1
-    for child in rest[start:]:
-        if isinstance(child, str):
-            words.append(child)
-        else:  # "(" inner* ")"
-            inside = [t.value for t in _tokens_of(child)]
-            words.append(_Word("(" + ",".join(v for v in inside if v != ",") + ")"))
     texts = [w.value.upper() if w.type != "STRING" else w.value for w in words]
     if texts == ["DROP", "NOT", "NULL"]:
         return ColumnChange(column=column, drop_not_null=True)

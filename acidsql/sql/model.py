@@ -47,26 +47,94 @@ class StatementKind(str, enum.Enum):
     DESCRIBE = "DESCRIBE"
     RESTORE = "RESTORE"
     SELECT = "SELECT"
+    BLOCK = "BLOCK"  # BEGIN [ATOMIC] ... END
+    BEGIN_TRANSACTION = "BEGIN TRANSACTION"
+    COMMIT = "COMMIT"
+    ROLLBACK = "ROLLBACK"
     OTHER = "OTHER"
+
+
+def quote_name_part(part: str) -> str:
+    """One part of a name as Spark writes it back: as it is when it is a plain identifier
+    (letters, digits, `_`, not all digits), else backquoted with each backquote doubled."""
+    if part and part.replace("_", "a").isalnum() and part.isascii() and not part.isdigit():
+        return part
+    return "`" + part.replace("`", "``") + "`"
+
+
+def name_of_parts(parts: tuple[str, ...]) -> str:
+    """The dotted name of these parts, each quoted where it has to be: `a.b`, `` `my.db`.t ``."""
+    return ".".join(quote_name_part(part) for part in parts)
 
 
 @dataclass(frozen=True)
 class TableRef:
-    """A table named in SQL: by catalog name (`db.t`) or by path (delta.`/p`, or a quoted path)."""
+    """A table named in SQL: by catalog name (`db.t`) or by path (delta.`/p`, or a quoted path).
 
-    name: Optional[str] = None  # normalized dotted name, lower-cased unquoted parts
+    A name is its `parts` (`catalog.schema.table` has three), each as written after unquoting:
+    unquoted parts in lower case (Spark's names are case-insensitive), quoted parts exactly
+    (`` `my.db`.`we``ird` `` is the two parts `my.db` and ``we`ird``). `name` is the same name
+    as text, parts quoted where they must be: never split it on dots, read `parts`."""
+
+    name: Optional[str] = None  # the parts as one dotted name, quoted where needed
     path: Optional[str] = None  # for delta.`/path` and '/path' targets
     alias: Optional[str] = None
     version_as_of: Optional[int] = None
     timestamp_as_of: Optional[exp.Expression] = None
+    parts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.path is None and (self.name or self.parts):  # one spelling of the name: from its parts
+            parts = self.parts or split_name(self.name or "")
+            object.__setattr__(self, "parts", parts)
+            object.__setattr__(self, "name", name_of_parts(parts))
 
     @property
     def key(self) -> str:
         """The identity used by catalogs: the path for path tables, else the name."""
         return f"delta.`{self.path}`" if self.path is not None else (self.name or "")
 
+    @property
+    def table_part(self) -> str:
+        """The name's last part (the table's own name), or "" for a path."""
+        return self.parts[-1] if self.parts else ""
+
     def __str__(self) -> str:
         return self.key
+
+
+def split_name(text: str) -> tuple[str, ...]:
+    """The parts of a dotted name as written in SQL: `` a.`b.c`.`d``e` `` -> ("a", "b.c", "d`e").
+    Unquoted parts keep their case here (TableRef's makers lower-case them)."""
+    parts: list[str] = []
+    i, n = 0, len(text)
+    while i <= n:
+        while i < n and text[i].isspace():
+            i += 1
+        if i < n and text[i] == "`":
+            j, part = i + 1, []
+            while j < n:
+                if text[j] == "`":
+                    if j + 1 < n and text[j + 1] == "`":
+                        part.append("`")
+                        j += 2
+                        continue
+                    break
+                part.append(text[j])
+                j += 1
+            parts.append("".join(part))
+            i = j + 1
+            while i < n and text[i].isspace():
+                i += 1
+        else:
+            j = text.find(".", i)
+            j = n if j < 0 else j
+            parts.append(text[i:j].strip())
+            i = j
+        if i >= n or text[i] != ".":
+            break
+        i += 1
+    return tuple(parts)
 
 
 @dataclass(frozen=True)
@@ -377,9 +445,62 @@ class OtherStatement(Statement):
         return self.command or self.kind.value
 
 
+@dataclass(frozen=True)
+class BeginTransaction(Statement):
+    """BEGIN { TRANSACTION | WORK }: opens an interactive transaction (Databricks)."""
+
+    kind = StatementKind.BEGIN_TRANSACTION
+
+
+@dataclass(frozen=True)
+class CommitTransaction(Statement):
+    """COMMIT [ TRANSACTION | WORK ]: commits the interactive transaction (Databricks)."""
+
+    kind = StatementKind.COMMIT
+
+
+@dataclass(frozen=True)
+class RollbackTransaction(Statement):
+    """ROLLBACK [ TRANSACTION | WORK ]: drops the interactive transaction's changes (Databricks)."""
+
+    kind = StatementKind.ROLLBACK
+
+
+@dataclass(frozen=True)
+class Block(Statement):
+    """BEGIN [ATOMIC] <statement>; ... END: its statements, in order; `writes` are theirs."""
+
+    kind = StatementKind.BLOCK
+    statements: tuple["AnyStatement", ...] = ()
+
+    @property
+    def writes(self) -> tuple[Statement, ...]:
+        return tuple(w for s in self.statements for w in s.writes)
+
+
+@dataclass(frozen=True)
+class AtomicBlock(Block):
+    """BEGIN ATOMIC ... END: the statements as one transaction (Databricks)."""
+
+    @property
+    def label(self) -> str:
+        return "BEGIN ATOMIC ... END"
+
+
+@dataclass(frozen=True)
+class CompoundBlock(Block):
+    """BEGIN ... END (SQL scripting's compound statement, not atomic): each statement its own
+    transaction, in order."""
+
+    @property
+    def label(self) -> str:
+        return "BEGIN ... END"
+
+
 AnyStatement = Union[
     Merge, Update, Delete, Insert, MultiInsert, Truncate, ConvertToDelta, CreateTable, AlterTable, Reorg,
-    Optimize, Vacuum, Describe, Restore, Select, CreateView, DropView, OtherStatement,
+    Optimize, Vacuum, Describe, Restore, Select, CreateView, DropView, OtherStatement, BeginTransaction,
+    CommitTransaction, RollbackTransaction, AtomicBlock, CompoundBlock,
 ]
 
 
@@ -415,3 +536,6 @@ class Script:
     statements: tuple[AnyStatement, ...]
     errors: tuple[ParseError, ...]
     parameters: tuple[str, ...] = ()  # names of the parameter markers found (:name, ${name}, {{ name }})
+    # A Jinja / dbt template, parsed as the SQL it renders to: statements' `text` is rendered SQL,
+    # their spans point into `text` (the template).
+    template: bool = False

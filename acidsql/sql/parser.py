@@ -1,65 +1,33 @@
 """Script text -> `Script`: split, parse each statement, keep going after a bad one.
 
-Which parser reads a statement:
-- sqlglot (Databricks dialect; compiled by sqlglotc when installed) reads everything it can.
-  sqlglotc forbids Python subclasses of its parser and expression classes ("interpreted
-  classes cannot inherit from compiled"), so the few Delta forms sqlglot misses are handled
-  around it instead of inside it: offset-preserving blanking of `WITH SCHEMA EVOLUTION` and
-  `REPLACE ON cond` (parsed apart), `REPLACE TABLE` read as `CREATE TABLE`, and strict checks
-  of what sqlglot is lenient about (MERGE without THEN, UPDATE ... WHERE ... SET).
-- the Lark grammar (grammar/delta.lark, LALR) reads OPTIMIZE, VACUUM, REORG, RESTORE, DESCRIBE
-  HISTORY/DETAIL, ALTER TABLE t UNSET TBLPROPERTIES / DROP FEATURE / ... PREDICTIVE
-  OPTIMIZATION / CHANGE and CREATE/REPLACE TABLE ... CLONE: the leading keywords decide, so
-  these go to the grammar without sqlglot trying first. Other ALTER/CREATE statements that
-  sqlglot could only keep as an opaque Command, or rejects, get a second chance there.
-  Each statement is parsed once in the common case.
+Which reader takes a statement is decided by its first tokens (scanner.tokens), as Spark's
+grammar decides by its first keywords:
+- the Lark grammar (grammar/delta.lark) reads Delta's own statements (OPTIMIZE, VACUUM, REORG,
+  RESTORE, CONVERT, GENERATE, DESCRIBE HISTORY / DETAIL, CREATE TABLE ... CLONE, the ALTER
+  TABLE forms sqlglot misses), the statements that write no Delta table (SHOW, USE, REFRESH,
+  DROP TABLE, ...) and Databricks' BEGIN TRANSACTION / COMMIT / ROLLBACK;
+- sqlglot (sqlglot_reader) reads queries, DML, CREATE / REPLACE TABLE, views and the rest;
+- SET, RESET, ADD / LIST, DECLARE take Spark's own checks (commands); EXPLAIN and DESCRIBE
+  QUERY read the statement they hold; BEGIN [ATOMIC] ... END reads each statement inside;
+- a statement starting with a word no statement starts with is Spark's PARSE_SYNTAX_ERROR at
+  that word.
+Each statement is parsed once in the common case.
 """
 from __future__ import annotations
 
-import dataclasses
-import re
 from typing import Iterator, Mapping, Optional, Union
 
-from sqlglot import exp
-from sqlglot.errors import ParseError as SqlglotParseError
-from sqlglot.errors import TokenError
-
-from acidsql.sql.build import (
-    SQL_DIALECT, UnsupportedStatement, build, parse_one_sql, parse_sql, plain_raw_strings, table_ref,
-)
-from acidsql.sql.fast_grammar import fast_parse
-from acidsql.sql.expressions import bind_parameters, plain_sqlglot, plain_tokens
-from acidsql.sql.grammar_parser import FIRST_WORDS, ExpressionError, GrammarStatementBuilder, grammar, prepare
+from acidsql.sql import commands, grammar_reader, sqlglot_reader
+from acidsql.sql.checks import check_statement_tokens
+from acidsql.sql.databricks_only import note as databricks_note
+from acidsql.sql.failure import INTERNAL_ERROR_NOTE, StatementError
 from acidsql.sql.model import (
-    AlterAction, AlterTable, AnyStatement, OtherStatement, ParseError, Script, Span, StatementKind, TableRef,
+    AnyStatement, AtomicBlock, CompoundBlock, Describe, ParseError, Script, Span,
 )
-from acidsql.sql.scanner import ScannedScript, scan, trim
+from acidsql.sql.scanner import ScannedScript, Token, block_end, name_end, scan, tokens, trim
+from acidsql.sql.templates import Rendered, TemplateConfig, TemplateError, is_template, render
 
-# The first two words within a statement's first 80 characters (of its masked text).
-_FIRST_TWO_WORDS = re.compile(r"[^A-Za-z_]*([A-Za-z_]+)(?:[^A-Za-z_]+([A-Za-z_]+))?")
-_EVOLUTION = re.compile(r"^\s*(MERGE|INSERT)\s+(WITH\s+SCHEMA\s+EVOLUTION)\b", re.IGNORECASE)
-_REPLACE_TABLE = re.compile(r"^\s*(REPLACE)\s+TABLE\b", re.IGNORECASE)
-_REPLACE_ON = re.compile(r"\bREPLACE\s+ON\b", re.IGNORECASE)
-_QUERY_START = re.compile(r"\s*(\(\s*)*(SELECT|WITH|VALUES|TABLE|FROM)\b", re.IGNORECASE)
-_WHEN = re.compile(r"\bWHEN\s+(NOT\s+)?MATCHED\b(\s+BY\s+(SOURCE|TARGET)\b)?", re.IGNORECASE)
-_CLAUSE_WORD = re.compile(r"\b(THEN|UPDATE|DELETE|INSERT|WHEN)\b", re.IGNORECASE)
-_THEN_UPDATE = re.compile(r"\bTHEN\s+UPDATE\b", re.IGNORECASE)
-_SET = re.compile(r"\s*SET\b", re.IGNORECASE)
-# A table name in masked text (quoted parts are blanked inside their quotes).
-_NAME = r"(?:[A-Za-z_][A-Za-z0-9_$]*|`[^`]*`|'[^']*'|\"[^\"]*\")(?:\s*\.\s*(?:[A-Za-z_][A-Za-z0-9_$]*|`[^`]*`))*"
-_GRAMMAR_ALTER = re.compile(
-    r"\s*ALTER\s+TABLE\s+" + _NAME
-    + r"\s+(UNSET\s+TBLPROPERTIES|DROP\s+FEATURE|(ENABLE|DISABLE|INHERIT)\s+PREDICTIVE|CHANGE)(?![\w$])",
-    re.IGNORECASE)
-_CLONE = re.compile(
-    r"\s*(CREATE(\s+OR\s+REPLACE)?|REPLACE)\s+TABLE\s+(IF\s+NOT\s+EXISTS\s+)?" + _NAME
-    + r"\s+((SHALLOW|DEEP)\s+)?CLONE(?![\w$])", re.IGNORECASE)
-_SOURCE_ALIAS = re.compile(r"\)\s*((AS\s+)?([A-Za-z_][A-Za-z0-9_]*))\s*$", re.IGNORECASE)
-_TIME_TRAVEL = re.compile(r"\b(VERSION|TIMESTAMP)\s+AS\s+OF\b|@v?\d", re.IGNORECASE)
-
-
-# The note of a statement acidsql failed to read through a defect of its own.
-INTERNAL_ERROR_NOTE = "this is a defect in acidsql, not in the SQL: please report it with this statement"
+__all__ = ["SqlSyntaxError", "parse_script", "parse_statement", "parse_statements"]
 
 
 class SqlSyntaxError(Exception):
@@ -70,22 +38,14 @@ class SqlSyntaxError(Exception):
         self.error = error
 
 
-class _StatementError(Exception):
-    """A positioned failure inside one statement (offset relative to the statement)."""
-
-    def __init__(self, message: str, offset: int, note: Optional[str] = None):
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
-        self.note = note
-
-
 class _Lines:
     """Line and column of offsets. Offsets mostly come in increasing order (statement after
-    statement), so lines are counted from the last offset asked for, with str.count."""
+    statement), so lines are counted from the last offset asked for, with str.count. A
+    byte-order mark at the start of the text is no column of the first line."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, bom: bool = False):
         self.text = text
+        self.bom = bom
         self._offset = 0
         self._line = 1
 
@@ -96,33 +56,122 @@ class _Lines:
         else:
             line = 1 + text.count("\n", 0, offset)
         self._offset, self._line = offset, line
-        return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        if line == 1 and self.bom and offset > 0:
+            col -= 1
+        return line, col
 
     def line_around(self, offset: int) -> str:
         """The text of the line holding `offset` (without its newline)."""
         end = self.text.find("\n", offset)
-        return self.text[self.text.rfind("\n", 0, offset) + 1 : end if end >= 0 else len(self.text)]
+        line = self.text[self.text.rfind("\n", 0, offset) + 1: end if end >= 0 else len(self.text)]
+        return line.lstrip("\ufeff")
 
 
-def parse_script(text: str, file: str = "<string>", params: Optional[Mapping[str, str]] = None) -> Script:
+class _TemplateLines(_Lines):
+    """Positions of a rendered template's SQL, given in the template (through its source map)."""
+
+    def __init__(self, rendered: Rendered):
+        super().__init__(rendered.template, rendered.template.startswith("\ufeff"))
+        self.rendered = rendered
+
+    def position(self, offset: int) -> tuple[int, int]:
+        return super().position(self.rendered.template_offset(offset))
+
+    def line_around(self, offset: int) -> str:
+        return super().line_around(self.rendered.template_offset(offset))
+
+
+class _Reading:
+    """One script being read: its scan, positions, and the options of the parse."""
+
+    def __init__(self, scanned: ScannedScript, file: str, params: Optional[Mapping[str, str]], model_queries: bool,
+                 rendered: Optional[Rendered] = None):
+        self.scanned = scanned
+        self.text = scanned.text
+        self.masked = scanned.masked
+        self.lines = _TemplateLines(rendered) if rendered is not None else _Lines(scanned.text, scanned.bom)
+        self.rendered = rendered
+        self.file = file
+        self.params = params
+        self.model_queries = model_queries
+
+    def span(self, start: int, end: int) -> Span:
+        line, col = self.lines.position(start)
+        end_line, end_col = self.lines.position(end)
+        if self.rendered is not None:  # offsets in the template, as lines and columns are
+            start, end = self.rendered.template_offset(start), self.rendered.template_offset(max(end - 1, start)) + 1
+        return Span(self.file, line, col, end_line, end_col, start, end)
+
+    def sql_text(self, start: int, end: int) -> str:
+        """The statement's text for sqlglot and the grammar: the text itself, unless it holds a
+        comment they would end elsewhere than Spark does (a `--` comment continued by a
+        backslash-newline, a nested block comment): those are blanked, same length."""
+        scanned = self.scanned
+        text = scanned.text[start:end]
+        if not scanned.unusual_comments:
+            return text
+        blanked = scanned.unusual_comments_in(start, end)
+        if not blanked:
+            return text
+        chars = list(text)
+        for s, e in blanked:
+            s, e = max(s, start) - start, min(e, end) - start
+            chars[s:e] = [c if c == "\n" else " " for c in chars[s:e]]
+        return "".join(chars)
+
+    def error(self, failure: StatementError, start: int, end: int, span: Optional[Span]) -> ParseError:
+        statement_text = self.text[start:end]
+        offset = start + min(max(failure.offset, 0), max(len(statement_text) - 1, 0))
+        line, col = self.lines.position(offset)
+        return ParseError(message=failure.message, file=self.file, line=line, col=col,
+                          source_line=self.lines.line_around(offset), statement_text=statement_text, span=span,
+                          note=failure.note)
+
+
+def parse_script(text: str, file: str = "<string>", params: Optional[Mapping[str, str]] = None, *,
+                 require_params: bool = False, templater: Optional[TemplateConfig] = None) -> Script:
     """Parse a whole script. Never raises for bad SQL: each statement that does not parse
     becomes a `ParseError` (file, line, col in the script) and the rest still parses. With
-    `params`, parameter markers (:name, ${name}, {{ name }}) are bound as SQL string literals."""
-    return _parse_script(text, file, params)
-
-
-def _parse_script(text: str, file: str, params: Optional[Mapping[str, str]]) -> Script:
-    scanned = scan(text)
+    `params`, parameter markers (:name, ${name}, {{ name }}, and the last two inside string
+    literals too) are bound as SQL string literals. With `require_params` (what running a
+    script needs), every marker left without a value is an error at its line:column. A Jinja /
+    dbt template is rendered first (`templater`: see acidsql.sql.templates); positions are the
+    template's."""
     statements: list[AnyStatement] = []
     errors: list[ParseError] = []
-    for item in _parse_each(scanned, file, params):
-        (errors if type(item) is ParseError else statements).append(item)
-    names = tuple(dict.fromkeys(marker.name for marker in scanned.markers))
-    return Script(file=file, text=text, statements=tuple(statements), errors=tuple(errors), parameters=names)
+    names: tuple[str, ...] = ()
+    try:
+        scanned, rendered = _scan(text, file, params, templater)
+    except TemplateError as failure:
+        errors.append(_template_error(failure, text, file))
+    else:
+        for item in _parse_each(scanned, file, params, True, require_params, rendered):
+            (errors if type(item) is ParseError else statements).append(item)
+        names = tuple(dict.fromkeys(marker.name for marker in scanned.markers_in(0, len(scanned.text))))
+    return Script(file=file, text=text, statements=tuple(statements), errors=tuple(errors), parameters=names,
+                  template=is_template(text, templater))
+
+
+def _scan(text: str, file: str, params, templater: Optional[TemplateConfig]) -> tuple[ScannedScript, Optional[Rendered]]:
+    """The script's scan, of its SQL as rendered when it is a template."""
+    if not is_template(text, templater):
+        return scan(text), None
+    rendered = render(text, file, templater, params)
+    return scan(rendered.text), rendered
+
+
+def _template_error(failure: TemplateError, text: str, file: str) -> ParseError:
+    lines = _Lines(text, text.startswith("\ufeff"))
+    offset = min(max(failure.offset, 0), len(text))
+    line, col = lines.position(offset)
+    return ParseError(message=failure.message, file=file, line=line, col=col, source_line=lines.line_around(offset),
+                      statement_text=text, note=failure.note)
 
 
 def parse_statements(text: str, file: str = "<string>", params: Optional[Mapping[str, str]] = None, *,
-                     model_queries: bool = True) -> Iterator[Union[AnyStatement, ParseError]]:
+                     model_queries: bool = True,
+                     templater: Optional[TemplateConfig] = None) -> Iterator[Union[AnyStatement, ParseError]]:
     """The statements of a script and the errors of those that do not parse, one at a time in
     script order: what `parse_script` collects. A caller done with each before it takes the next
     keeps one statement's tree alive at a time, not the whole script's (less memory, and less
@@ -131,48 +180,61 @@ def parse_statements(text: str, file: str = "<string>", params: Optional[Mapping
     positioned error as always, but comes as an `OtherStatement` (command QUERY) holding its
     tree, without the `Select` model's walk over it (the tables it reads): for callers that
     never look at queries, like the linter."""
-    return _parse_each(scan(text), file, params, model_queries)
+    try:
+        scanned, rendered = _scan(text, file, params, templater)
+    except TemplateError as failure:
+        return iter((_template_error(failure, text, file),))
+    return _parse_each(scanned, file, params, model_queries, False, rendered)
 
 
-def _parse_each(scanned: ScannedScript, file: str, params: Optional[Mapping[str, str]],
-                model_queries: bool = True) -> Iterator[Union[AnyStatement, ParseError]]:
-    text = scanned.text
-    lines = _Lines(text)
+def _parse_each(scanned: ScannedScript, file: str, params: Optional[Mapping[str, str]], model_queries: bool,
+                require_params: bool, rendered: Optional[Rendered] = None) -> Iterator[Union[AnyStatement, ParseError]]:
+    reading = _Reading(scanned, file, params, model_queries, rendered)
     for raw_start, raw_end in scanned.statements:
         start, end = trim(scanned.masked, raw_start, raw_end)
         if start >= end:
             continue
-        statement_text = text[start:end]
-        line, col = lines.position(start)
-        end_line, end_col = lines.position(end)
-        span = Span(file, line, col, end_line, end_col, start, end)
+        span = reading.span(start, end)
+        if require_params:
+            unbound = [m for m in scanned.markers_in(start, end)
+                       if m.style == "positional" or not params or m.name not in params]
+            if unbound:
+                for marker in unbound:
+                    yield reading.error(_unbound(marker), marker.start, end, span)
+                continue
         try:
             problem = scanned.problem_in(start, end) if scanned.problems else None
             if problem is not None:  # an unclosed quote or comment: the lexer's error is the one
-                raise _StatementError(problem.message, problem.offset - start, problem.note)
-            try:
-                item: Union[AnyStatement, ParseError] = _parse_one(
-                    statement_text, scanned.masked[start:end], span, params, _readable_text(scanned, start, end),
-                    scanned.has_raw_string(start, end), model_queries)
-            except RecursionError:  # sqlglot recurses once per level of nesting
-                raise _too_deep(scanned.masked[start:end]) from None
-            except _StatementError:
-                raise
-            except Exception as bug:  # a defect of acidsql, not of the SQL: this statement only
-                raise _StatementError(f"internal error while reading this statement: {type(bug).__name__}: {bug}", 0,
-                                      INTERNAL_ERROR_NOTE) from None
-        except _StatementError as failure:
-            offset = start + min(max(failure.offset, 0), len(statement_text) - 1)
-            err_line, err_col = lines.position(offset)
-            item = ParseError(
-                message=failure.message, file=file, line=err_line, col=err_col,
-                source_line=lines.line_around(offset), statement_text=statement_text, span=span,
-                note=failure.note,
-            )
+                raise StatementError(problem.message, problem.offset - start, problem.note)
+            item: Union[AnyStatement, ParseError] = _read_guarded(reading, start, end, span)
+        except StatementError as failure:
+            item = reading.error(failure, start, end, span)
         yield item
 
 
-def _too_deep(masked: str) -> _StatementError:
+def _unbound(marker) -> StatementError:
+    if marker.style == "positional":
+        return StatementError("a positional parameter marker (?) has no value: acidsql binds parameters by name "
+                              "(:name, ${name} or {{ name }}) with --param name=value", 0)
+    shown = {"colon": f":{marker.name}", "dollar": f"${{{marker.name}}}", "jinja": f"{{{{ {marker.name} }}}}"}[marker.style]
+    where = " (inside a string literal)" if marker.in_string else ""
+    return StatementError(f"parameter {shown}{where} has no value: give it with --param {marker.name}=VALUE "
+                          f"(params={{'{marker.name}': ...}} from Python)", 0)
+
+
+def _read_guarded(reading: _Reading, start: int, end: int, span: Span) -> AnyStatement:
+    try:
+        return _read(reading, start, end, span)
+    except RecursionError:  # sqlglot recurses once per level of nesting
+        raise _too_deep(reading.masked[start:end]) from None
+    except StatementError:
+        raise
+    except Exception as bug:  # a defect of acidsql, not of the SQL: this statement only
+        raise StatementError(f"internal error while reading this statement: {type(bug).__name__}: {bug}", 0,
+                             INTERNAL_ERROR_NOTE) from None
+
+
+def _too_deep(masked: str) -> StatementError:
     """The error for a statement nested deeper than the parser can follow, placed at the
     parenthesis where the nesting passes 100 levels (or at the statement's start)."""
     depth = deepest = 0
@@ -186,8 +248,8 @@ def _too_deep(masked: str) -> _StatementError:
         elif ch == ")":
             depth -= 1
     levels = f" ({deepest} levels of parentheses)" if deepest >= 100 else ""
-    return _StatementError(f"the statement is nested too deeply to parse{levels}", offset or 0,
-                           "flatten the expression or split the statement")
+    return StatementError(f"the statement is nested too deeply to parse{levels}", offset or 0,
+                          "flatten the expression or split the statement")
 
 
 def parse_statement(text: str, params: Optional[Mapping[str, str]] = None) -> AnyStatement:
@@ -203,459 +265,303 @@ def parse_statement(text: str, params: Optional[Mapping[str, str]] = None) -> An
     return script.statements[0]
 
 
-# ---------------------------------------------------------------------------------------------
+# -- one statement: which reader ------------------------------------------------------------------
+
+_GRAMMAR = frozenset({"OPTIMIZE", "VACUUM", "REORG", "RESTORE", "CONVERT", "GENERATE", "COMMIT", "ROLLBACK", "SHOW",
+                      "USE", "UNCACHE", "CLEAR", "MSCK", "REPAIR", "LOAD", "COMMENT", "ANALYZE"})
+_NAMESPACE = frozenset({"SCHEMA", "DATABASE", "NAMESPACE"})
+_ALTER_TABLE_BY_GRAMMAR = frozenset({"UNSET", "FEATURE", "PREDICTIVE", "CHANGE"})
+_EXPLAIN_MODES = frozenset({"LOGICAL", "FORMATTED", "EXTENDED", "CODEGEN", "COST"})
+# SQL scripting's control flow, inside BEGIN ... END: Spark reads it, acidsql does not (yet).
+_SCRIPTING = frozenset({"IF", "WHILE", "LOOP", "REPEAT", "FOR", "CASE", "LEAVE", "ITERATE", "SIGNAL", "RESIGNAL",
+                        "RETURN", "GET", "OPEN", "FETCH", "CLOSE"})
 
 
-def _readable_text(scanned: ScannedScript, start: int, end: int) -> str:
-    """The statement's text for sqlglot and the grammar: the text itself, unless it holds a
-    comment they would end elsewhere than Spark does (a `--` comment continued by a
-    backslash-newline, a nested block comment): those are blanked, same length."""
-    text = scanned.text[start:end]
-    if not scanned.unusual_comments:
-        return text
-    blanked = scanned.unusual_comments_in(start, end)
-    if not blanked:
-        return text
-    chars = list(text)
-    for s, e in blanked:
-        s, e = max(s, start) - start, min(e, end) - start
-        chars[s:e] = [c if c == "\n" else " " for c in chars[s:e]]
-    return "".join(chars)
+def _read(reading: _Reading, start: int, end: int, span: Span, in_block: bool = False) -> AnyStatement:
+    text = reading.text[start:end]
+    masked = reading.masked[start:end]
+    seq = list(tokens(masked))  # the statement's tokens, read once and handed to the reader
+    head = seq[:8]
+    first = head[0]
+    word = first.upper if first.kind == "word" else ""
+    second = head[1].upper if len(head) > 1 else ""
+
+    def grammar(first_word: str = word) -> AnyStatement:
+        return grammar_reader.read(text, seq, first_word, span, reading.params, reading.sql_text(start, end),
+                                   reading.scanned.has_raw_string(start, end))
+
+    def sqlglot() -> AnyStatement:
+        return sqlglot_reader.read(text, masked, seq, span, reading.params, reading.sql_text(start, end),
+                                   reading.scanned.has_raw_string(start, end), reading.model_queries)
+
+    if first.kind == "symbol" and first.upper == "(":
+        return sqlglot()
+    if word not in commands.FIRST_WORDS:
+        if in_block and word in _SCRIPTING:
+            raise StatementError(f"SQL scripting's {word} statement is not read by acidsql: it reads the SQL "
+                                 "statements of a BEGIN ... END block, not its control flow", 0)
+        raise commands.unknown_first_word(first, text)
+    if word == "BEGIN":
+        if second in ("TRANSACTION", "WORK"):
+            return grammar()
+        if len(head) == 1:
+            raise StatementError("[PARSE_SYNTAX_ERROR] syntax error at or near end of input: BEGIN takes TRANSACTION "
+                                 "or WORK, or opens a block (BEGIN ATOMIC ... END)", first.end)
+        return _block(reading, start, end, span, head)
+    if word in commands.UNMODELLED_WRITES:
+        raise StatementError(f"acidsql does not read {word} statements: {word} writes a Delta table, and what it "
+                             "conflicts with cannot be judged without reading it", 0)
+    if word in _GRAMMAR:
+        if word == "ANALYZE" and any(t.upper == "DELTA" for t in seq):
+            raise StatementError("acidsql does not read ANALYZE TABLE ... COMPUTE DELTA STATISTICS: it writes the "
+                                 "table's Delta log (new file statistics), which acidsql does not model", 0,
+                                 databricks_note("compute_delta_statistics"))
+        return grammar()
+    if word == "SET":
+        if second == "CATALOG":
+            return grammar()
+        if second == "ROLE":
+            raise StatementError("[PARSE_SYNTAX_ERROR] SET ROLE is a Hive statement Spark does not run", 0)
+        if second in ("VAR", "VARIABLE") and len(seq) > 3 and seq[2].upper == "(" and seq[3].upper == ")":
+            raise StatementError("[INVALID_SET_SYNTAX] SET VARIABLE (...) names at least one variable", 0)
+        if second in ("VAR", "VARIABLE", "TIME"):
+            return commands.passthrough(text, seq, span)
+        commands.check_set(text, seq)
+        return commands.passthrough(text, seq, span, label="SET")
+    if word == "RESET":
+        commands.check_reset(text, seq)
+        return commands.passthrough(text, seq, span, label="RESET")
+    if word == "REFRESH":
+        if second in ("TABLE", "FUNCTION") or (len(head) > 1 and head[1].kind == "string"):
+            return grammar()
+        commands.check_refresh_path(text, seq)
+        return commands.passthrough(text, seq, span, label="REFRESH")
+    if word in ("ADD", "LIST"):
+        commands.check_resource(text, seq)
+        return commands.passthrough(text, seq, span)
+    if word in ("GRANT", "REVOKE"):
+        return commands.passthrough(text, seq, span, (databricks_note("grant_revoke"),))
+    if word in ("DECLARE", "CALL", "EXECUTE"):
+        _check_declare_call_execute(text, seq)
+        return commands.passthrough(text, seq, span)
+    if word == "EXPLAIN":
+        inner = 2 if second in _EXPLAIN_MODES else 1
+        if len(head) <= inner:
+            raise StatementError("EXPLAIN takes a statement", len(text))
+        _inner(reading, start, end, start + head[inner].start)
+        return commands.passthrough(text, head, span, label="EXPLAIN")
+    if word in ("DESC", "DESCRIBE"):
+        return _describe(reading, start, end, span, seq, grammar, sqlglot)
+    if word == "DROP":
+        return sqlglot() if second == "VIEW" else grammar()
+    if word in ("CREATE", "REPLACE"):
+        if _is_clone(seq):
+            return grammar()
+        if word == "CREATE" and second in _NAMESPACE:
+            return grammar()
+        if {"STREAMING", "MATERIALIZED"} & {t.upper for t in head[1:5]}:
+            raise StatementError("acidsql does not read Databricks' streaming tables and materialized views "
+                                 "(Delta Live Tables): they write tables acidsql does not model", 0,
+                                 databricks_note("streaming_table"))
+        return sqlglot()
+    if word == "ALTER":
+        if second in _NAMESPACE:
+            return grammar()
+        if second == "TABLE":
+            return _alter_table(text, seq, span, grammar, sqlglot)
+        if second == "VIEW":
+            action = name_end(seq, 2)
+            if action is not None and action < len(seq) and seq[action].upper in ("SET", "UNSET", "RENAME", "WITH"):
+                return grammar()
+            return sqlglot()
+        raise StatementError(f"[PARSE_SYNTAX_ERROR] syntax error at or near '{text[head[1].start:head[1].end]}'"
+                                 if len(head) > 1 else "[PARSE_SYNTAX_ERROR] syntax error at or near end of input",
+                                 head[1].start if len(head) > 1 else first.end)
+    return sqlglot()
 
 
-def _parse_one(text: str, masked: str, span: Span, params, sql_text: Optional[str] = None,
-               raw_strings: bool = False, model_queries: bool = True) -> AnyStatement:
-    """Parse one statement. `sql_text`: its text as sqlglot should read it (same length as
-    `text`); `raw_strings`: whether it holds raw string literals (r'...')."""
-    sql_text = text if sql_text is None else sql_text
-    words = _FIRST_TWO_WORDS.match(masked, 0, 80)
-    first = words.group(1).upper() if words else ""
-    second = (words.group(2) or "").upper() if words else ""
-    if first in _PASSTHROUGH_FIRST or (first == "ALTER" and second in _ALTER_NOT_TABLE):
-        return _passthrough(text, masked, span)
-    if first == "GENERATE":
-        return _generate(text, masked, span)
-    if first in FIRST_WORDS or (first in ("DESCRIBE", "DESC") and second in ("HISTORY", "DETAIL")) or (
-            first == "ALTER" and _GRAMMAR_ALTER.match(masked)) or (
-            first in ("CREATE", "REPLACE") and _CLONE.match(masked)):
+def _inner(reading: _Reading, start: int, end: int, inner_start: int, in_block: bool = False) -> AnyStatement:
+    """The statement that starts `inner_start` into the statement at [start, end) (EXPLAIN's,
+    DESCRIBE QUERY's, a block's): read as a statement of its own, its errors placed in the outer."""
+    try:
+        return _read(reading, inner_start, end, reading.span(inner_start, end), in_block)
+    except StatementError as failure:
+        raise failure.shifted(inner_start - start) from None
+
+
+def _describe(reading, start, end, span, seq, grammar, sqlglot) -> AnyStatement:
+    head = seq[:8]
+    second = head[1].upper if len(head) > 1 else ""
+    if second in ("HISTORY", "DETAIL"):
         try:
-            return _parse_with_grammar(text, masked, first, span, params, sql_text, raw_strings)
-        except _StatementError:
+            return grammar()
+        except StatementError:
             # never worse than sqlglot: what it reads as a statement (`DESCRIBE history.tbl`,
             # a table named history) is that statement
-            statement = _sqlglot_statement_or_none(text, masked, span, params, sql_text, raw_strings)
-            if statement is None:
+            try:
+                statement = sqlglot()
+            except StatementError:
+                statement = None
+            if not isinstance(statement, Describe):
                 raise
             return statement
-
-    _strict_checks(first, masked)
-    rewritten, extras = _rewrite(sql_text, masked, params)
+    if second == "FUNCTION" or (second in _NAMESPACE and (len(head) < 3 or head[2].upper != ".")):
+        return grammar()
+    if second == "QUERY" and len(head) > 2:
+        _inner(reading, start, end, start + head[2].start)
+        return commands.passthrough(reading.text[start:end], head, span, label="DESCRIBE QUERY")
+    text = reading.text[start:end]
+    if second in ("INSERT", "UPDATE", "DELETE", "MERGE"):
+        at = head[2] if len(head) > 2 else head[1]
+        raise StatementError(f"[PARSE_SYNTAX_ERROR] syntax error at or near '{text[at.start:at.end]}': DESCRIBE takes "
+                             f"a table or a query, not {second}", at.start)
+    words = [t.upper for t in seq]
+    if words[-2:] == ["AS", "JSON"] and "EXTENDED" not in words:
+        raise StatementError("[DESCRIBE_JSON_NOT_EXTENDED] DESCRIBE ... AS JSON needs DESCRIBE EXTENDED", 0)
+    if "PARTITION" in words:
+        k = words.index("PARTITION")
+        for j in range(k + 2, len(seq)):
+            if seq[j].kind == "word" and words[j - 1] in ("(", ",") and j + 1 < len(seq) and words[j + 1] in (",", ")"):
+                raise StatementError(f"[INVALID_SQL_SYNTAX.EMPTY_PARTITION_VALUE] the partition column "
+                                     f"{text[seq[j].start:seq[j].end]} has no value", seq[k].start)
     try:
-        trees = parse_sql(rewritten)
-    except SqlglotParseError as error:
-        if first in ("ALTER", "CREATE", "REPLACE"):
-            try:
-                return _parse_with_grammar(text, masked, first, span, params, sql_text, raw_strings)
-            except _StatementError:
-                pass
-        raise _from_sqlglot(error, text) from None
-    except TokenError as error:
-        raise _StatementError(f"cannot read the statement: {_plain_token_error(error)}", 0) from None
-    trees = [tree for tree in trees if tree is not None]
-    if len(trees) != 1:
-        raise _StatementError("expected one statement", 0)
-    tree = trees[0]
-    if isinstance(tree, exp.Command) or (isinstance(tree, exp.Alter) and any(
-            isinstance(a, exp.Command) for a in tree.args.get("actions") or ())):
-        return _from_command(tree, text, masked, first, second, span, params, sql_text, raw_strings)
-    if not model_queries and isinstance(tree, exp.Query):  # (`build` reads any Query as a Select)
-        return OtherStatement(text=text, span=span, expression=tree, target=None, command="QUERY",
-                              note="a query: writes no table (not modelled)")
-    return _build(tree, text, masked, span, params, extras, raw_strings)
+        return sqlglot()
+    except StatementError:
+        described = _describe_column(text, seq, span)  # DESCRIBE t col: sqlglot takes no column
+        if described is None:
+            raise
+        return described
 
 
-def _build(tree: exp.Expression, text: str, masked: str, span: Span, params, extras: dict,
-           raw_strings: bool) -> AnyStatement:
-    if raw_strings:
-        tree = plain_raw_strings(tree)
-    if params:
-        tree = bind_parameters(tree, params)
+def _describe_column(text: str, seq: list[Token], span: Span) -> Optional[Describe]:
+    """DESC[RIBE] [TABLE] [EXTENDED | FORMATTED] name [PARTITION (...)] column: the table's
+    description (a column of it), or None for anything else."""
+    k = 1
+    if k < len(seq) and seq[k].upper == "TABLE":
+        k += 1
+    if k < len(seq) and seq[k].upper in ("EXTENDED", "FORMATTED"):
+        k += 1
+    end = name_end(seq, k)
+    if end is None:
+        return None
+    target = sqlglot_reader.table_named(text[seq[k].start:seq[end - 1].end])
+    k = end
+    if k < len(seq) and seq[k].upper == "PARTITION" and k + 1 < len(seq) and seq[k + 1].upper == "(":
+        k = next((j + 1 for j in range(k + 2, len(seq)) if seq[j].upper == ")" and seq[j].depth == 0), len(seq) + 1)
+    column_end = name_end(seq, k)
+    if target is None or column_end != len(seq):
+        return None
+    return Describe(text=text, span=span, target=target)
+
+
+def _alter_table(text, seq, span, grammar, sqlglot) -> AnyStatement:
+    after_name = name_end(seq, 4 if [t.upper for t in seq[2:4]] == ["IF", "EXISTS"] else 2) or len(seq)
+    action = seq[after_name:after_name + 2]
+    action_words = {t.upper for t in action if t.kind == "word"}
+    if action and ([t.upper for t in action] == ["UNSET", "TBLPROPERTIES"] or action[0].upper == "CHANGE" or (action[0].upper == "DROP" and "FEATURE" in action_words)
+                   or (action[0].upper in ("ENABLE", "DISABLE", "INHERIT") and "PREDICTIVE" in action_words)):
+        return grammar()
     try:
-        statement = build(tree, text, span, extras)
-    except UnsupportedStatement as error:
-        raise _StatementError(str(error), 0) from None
-    except (AttributeError, TypeError, KeyError, IndexError, ValueError):
-        # a tree sqlglot built from broken SQL in a shape the model does not expect: this
-        # function reports bad SQL, it does not raise for it
-        raise _StatementError(f"{tree.key.upper()} statement not understood", 0) from None
-    if type(statement) is OtherStatement and not statement.command:
-        statement = dataclasses.replace(statement, command=command_label(masked))
-    _check_target(statement, masked)
+        statement = sqlglot()
+    except StatementError as sqlglot_error:
+        try:
+            return grammar()
+        except StatementError:
+            opaque = sqlglot_reader.opaque_alter_table(text, seq, span) if _is_command(text) else None
+            if opaque is not None:
+                check_statement_tokens(seq, seq[:8], text)
+                return opaque
+            raise sqlglot_error from None
     return statement
 
 
-def _sqlglot_statement_or_none(text: str, masked: str, span: Span, params, sql_text: str,
-                               raw_strings: bool) -> Optional[AnyStatement]:
-    """The statement sqlglot reads, when it reads one (not an opaque Command); else None."""
+def _is_command(text: str) -> bool:
+    """Whether sqlglot keeps this statement only as an opaque Command (an action it does not know)."""
+    from sqlglot import exp
+
     try:
-        trees = [tree for tree in parse_sql(sql_text) if tree is not None]
-    except (SqlglotParseError, TokenError):
-        return None
-    if len(trees) != 1 or isinstance(trees[0], exp.Command):
-        return None
-    try:
-        return _build(trees[0], text, masked, span, params, {}, raw_strings)
-    except _StatementError:
-        return None
+        tree = sqlglot_reader.parse_tree(text)
+    except StatementError:
+        return False
+    return isinstance(tree, exp.Command) or (isinstance(tree, exp.Alter) and any(
+        isinstance(a, exp.Command) for a in tree.args.get("actions") or ()))
 
 
-def _from_command(tree: exp.Expression, text: str, masked: str, first: str, second: str, span: Span, params,
-                  sql_text: str, raw_strings: bool) -> AnyStatement:
-    """A statement sqlglot could keep only as an opaque Command: the grammar's, if it reads it;
-    else an ALTER TABLE acidsql does not model in detail (a metadata change, which conflicts
-    with every concurrent writer: the safe reading), or a passthrough when its leading words
-    say it writes no table; else the grammar's error."""
-    try:
-        return _parse_with_grammar(text, masked, first, span, params, sql_text, raw_strings)
-    except _StatementError as error:
-        if first == "ALTER" and second == "TABLE":
-            statement = _opaque_alter_table(tree, text, masked, span)
-            if statement is not None:
-                return statement
-            raise
-        if not writes_a_table(masked, first):
-            return _passthrough(text, masked, span)
-        raise error from None
+def _is_clone(seq: list[Token]) -> bool:
+    """(CREATE [OR REPLACE] | REPLACE) TABLE [IF NOT EXISTS] name [SHALLOW | DEEP] CLONE ..."""
+    k = 1
+    if seq[0].upper == "CREATE" and [t.upper for t in seq[1:3]] == ["OR", "REPLACE"]:
+        k = 3
+    if k >= len(seq) or seq[k].upper != "TABLE":
+        return False
+    k += 1
+    if [t.upper for t in seq[k:k + 3]] == ["IF", "NOT", "EXISTS"]:
+        k += 3
+    k = name_end(seq, k) or (k + 1 if k < len(seq) and seq[k].kind == "string" else None)
+    if k is None:
+        return False
+    if k < len(seq) and seq[k].upper in ("SHALLOW", "DEEP"):
+        k += 1
+    return k < len(seq) and seq[k].upper == "CLONE"
 
 
-def _parse_with_grammar(text: str, masked: str, first: str, span: Span, params, sql_text: Optional[str] = None,
-                        raw_strings: bool = False) -> AnyStatement:
-    sql_text = text if sql_text is None else sql_text
-    prepared = prepare(sql_text, masked, first)
-    tree = fast_parse(prepared.lark_text)  # the plain forms, without Lark (same tree)
-    if tree is None:
-        from lark.exceptions import UnexpectedInput
-
-        try:
-            tree = grammar().parse(prepared.lark_text)
-        except UnexpectedInput as error:
-            raise _from_lark(error, text) from None
-    try:
-        return GrammarStatementBuilder(text, span, params, sql_text, raw_strings).build(tree)
-    except ExpressionError as error:
-        raise _StatementError(error.message, error.offset) from None
-
-
-# -- statements that write no Delta table -----------------------------------------------------
-
-# Leading words of statements that write no Delta table's log, read from those words alone, as
-# Spark's grammar reads SET and RESET (the rest of the text as it is): no conflict effect.
-_PASSTHROUGH_FIRST = frozenset({
-    "SHOW", "EXPLAIN", "MSCK", "REFRESH", "SET", "RESET", "USE", "DECLARE", "CACHE", "UNCACHE", "CLEAR",
-    "ADD", "LIST", "GRANT", "REVOKE",
-})
-_ALTER_NOT_TABLE = frozenset({"VIEW", "SCHEMA", "DATABASE", "NAMESPACE", "CATALOG", "FUNCTION", "VOLUME",
-                              "SHARE", "RECIPIENT", "PROVIDER", "CONNECTION", "LOCATION", "CREDENTIAL",
-                              "MATERIALIZED", "USER", "GROUP"})
-# Statements whose leading word says they (may) write a table: when acidsql cannot read one,
-# passing it through would hide its conflicts, so its parse error stands.
-_WRITES_A_TABLE = frozenset({
-    "INSERT", "UPDATE", "DELETE", "MERGE", "OPTIMIZE", "VACUUM", "REORG", "RESTORE", "TRUNCATE", "CONVERT",
-    "COPY", "FSCK", "SYNC", "UNDROP", "WITH", "FROM", "ALTER",
-})
-# (These four, asked only of the statements that sqlglot and the grammar both cannot read, are
-# pattern sources: `re` compiles and caches each on first use, not every run's start-up.)
-_CREATES_TABLE = r"\s*(CREATE|REPLACE)\s+(OR\s+REPLACE\s+)?((EXTERNAL|GLOBAL|TEMP|TEMPORARY|STREAMING|LIVE)\s+)*TABLE\b"
-_COMMENT_ON_TABLE = r"\s*COMMENT\s+ON\s+TABLE\b"
-_DELTA_STATISTICS = r"\bCOMPUTE\s+DELTA\s+STATISTICS\b"
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Words that continue a statement's kind after its first word (`SHOW TBLPROPERTIES t`: the kind
-# is SHOW TBLPROPERTIES); OR REPLACE, TEMP, IF [NOT] EXISTS ... are left out of it.
-_KIND_WORDS = frozenset({
-    "TABLE", "TABLES", "VIEW", "VIEWS", "SCHEMA", "SCHEMAS", "DATABASE", "DATABASES", "NAMESPACE", "NAMESPACES",
-    "CATALOG", "CATALOGS", "FUNCTION", "FUNCTIONS", "CREATE", "TBLPROPERTIES", "PARTITIONS", "COLUMNS", "REPAIR",
-    "VARIABLE", "CACHE", "LAZY", "JAR", "JARS", "FILE", "FILES", "ARCHIVE", "ARCHIVES", "CURRENT", "USER",
-    "SYSTEM", "ALL", "MATERIALIZED", "STREAMING", "CONNECTION", "CONNECTIONS", "LOCATION", "LOCATIONS", "SHARE",
-    "SHARES", "RECIPIENT", "RECIPIENTS", "PROVIDER", "PROVIDERS", "GRANTS", "CREDENTIAL", "CREDENTIALS",
-    "VOLUME", "VOLUMES", "TIME", "ZONE", "ROLE", "ROLES", "GROUPS", "USERS", "PRINCIPALS",
-})
-_KIND_SKIPPED = frozenset({"OR", "REPLACE", "TEMP", "TEMPORARY", "GLOBAL", "EXTERNAL", "IF", "NOT", "EXISTS"})
+def _check_declare_call_execute(text: str, seq: list[Token]) -> None:
+    word = seq[0].upper
+    if word == "EXECUTE" and (len(seq) < 3 or seq[1].upper != "IMMEDIATE"):
+        at = seq[1] if len(seq) > 1 else None
+        raise StatementError(f"[PARSE_SYNTAX_ERROR] syntax error at or near "
+                             f"'{text[at.start:at.end] if at else 'end of input'}': EXECUTE IMMEDIATE <statement>",
+                             at.start if at else seq[0].end)
+    if word == "CALL" and not (len(seq) >= 3 and seq[1].kind in ("word", "quoted") and seq[-1].upper == ")"):
+        raise StatementError("CALL takes a procedure and its arguments: CALL name(args)", seq[0].end)
+    if word == "DECLARE":
+        k = 1
+        if [t.upper for t in seq[1:3]] == ["OR", "REPLACE"]:
+            k = 3
+        if k < len(seq) and seq[k].upper == "VARIABLE":
+            k += 1
+        if k < len(seq) and seq[k].upper == "IF":
+            at = seq[k + 1] if k + 1 < len(seq) else seq[k]
+            raise StatementError(f"[PARSE_SYNTAX_ERROR] syntax error at or near '{text[at.start:at.end]}'", at.start)
+        end = name_end(seq, k)
+        if end is None:
+            raise StatementError("DECLARE takes a variable name", seq[-1].end)
+        if end >= len(seq):
+            raise StatementError("[INVALID_SQL_SYNTAX.VARIABLE_TYPE_OR_DEFAULT_REQUIRED] the declaration of a variable "
+                                 "needs its type or a DEFAULT value", seq[1].start)
 
 
-def command_label(masked: str) -> str:
-    """The kind of a statement acidsql passes through, from its leading words:
-    `SHOW TBLPROPERTIES t` -> SHOW TBLPROPERTIES, `CREATE OR REPLACE TEMP VIEW v` -> CREATE VIEW."""
-    words: list[str] = []
-    for match in _WORD.finditer(masked, 0, 200):
-        word = match.group(0).upper()
-        if not words:
-            words.append(word)
-        elif word in _KIND_SKIPPED:
+# -- BEGIN [ATOMIC] ... END ------------------------------------------------------------------------
+
+
+def _block(reading: _Reading, start: int, end: int, span: Span, head: list[Token]) -> AnyStatement:
+    """BEGIN ATOMIC <statements> END (Databricks: one transaction) or BEGIN <statements> END
+    (SQL scripting's compound statement): each statement inside read as one of its own."""
+    text = reading.text[start:end]
+    atomic = len(head) > 1 and head[1].upper == "ATOMIC"
+    opener = head[1] if atomic else head[0]
+    closed_at = block_end(reading.masked, start + opener.end)
+    if closed_at is None or closed_at > end:
+        raise StatementError("this BEGIN is never closed: expected END", 0)
+    end_word = closed_at - 3  # the END
+    after = list(tokens(reading.masked, closed_at, end))
+    if after and not (len(after) == 1 and after[0].kind == "word"):
+        raise StatementError(f"[PARSE_SYNTAX_ERROR] syntax error at or near "
+                             f"'{reading.text[after[0].start:after[0].end]}': the block ended at END", after[0].start - start)
+    body = start + opener.end
+    inner = scan(reading.text[body:end_word])
+    statements = []
+    for raw_start, raw_end in inner.statements:
+        s, e = trim(reading.masked, body + raw_start, body + raw_end)
+        if s >= e:
             continue
-        elif word not in _KIND_WORDS or len(words) == 4:
-            break
-        else:
-            words.append(word)
-    return " ".join(words)
-
-
-def writes_a_table(masked: str, first: str) -> bool:
-    """Whether a statement with these leading words may write a Delta table."""
-    if first in _WRITES_A_TABLE:
-        return True
-    if first in ("CREATE", "REPLACE"):
-        return re.match(_CREATES_TABLE, masked, re.IGNORECASE) is not None
-    if first == "COMMENT":
-        return re.match(_COMMENT_ON_TABLE, masked, re.IGNORECASE) is not None
-    if first == "ANALYZE":
-        return re.search(_DELTA_STATISTICS, masked, re.IGNORECASE) is not None
-    return False
-
-
-_PASSTHROUGH_NOTES = {
-    "EXPLAIN": "EXPLAIN plans its statement and runs nothing: read-only, no conflict effect",
-}
-
-
-def _passthrough(text: str, masked: str, span: Span) -> OtherStatement:
-    label = command_label(masked)
-    note = _PASSTHROUGH_NOTES.get(label, f"{label} writes no Delta table: no conflict effect")
-    return OtherStatement(text=text, span=span, target=None, command=label, note=note)
-
-
-# a pattern source (compiled by `re` on the first GENERATE: start-up)
-_GENERATE = r"\s*GENERATE\s+([A-Za-z_][A-Za-z0-9_]*)\s+FOR\s+TABLE\s+(" + _NAME + r")\s*$"
-
-
-def _generate(text: str, masked: str, span: Span) -> OtherStatement:
-    """GENERATE <mode> FOR TABLE t: Delta writes manifest files for other engines beside the
-    table; that is no commit to its log."""
-    match = re.match(_GENERATE, masked, re.IGNORECASE)
-    if match is None:
-        raise _StatementError("expected GENERATE symlink_format_manifest FOR TABLE <table>", 0)
-    target = _table_named(text[match.start(2):match.end(2)])
-    if target is None:
-        raise _StatementError("expected a table name after FOR TABLE", match.start(2))
-    mode = match.group(1)
-    return OtherStatement(text=text, span=span, target=target, command=f"GENERATE {mode}",
-                          note=f"GENERATE {mode} writes manifest files, not a Delta commit: no conflict effect")
-
-
-def _table_named(name: str) -> Optional[TableRef]:
-    try:
-        table = exp.to_table(name, dialect=SQL_DIALECT)
-    except (SqlglotParseError, TokenError):
-        return None
-    return table_ref(table) if isinstance(table, exp.Table) and table.name else None
-
-
-# a pattern source (compiled by `re` on the first ALTER TABLE acidsql does not model: start-up)
-_ALTER_TABLE_NAME = r"\s*ALTER\s+TABLE\s+(IF\s+EXISTS\s+)?(" + _NAME + r")"
-
-
-def _opaque_alter_table(tree: exp.Expression, text: str, masked: str, span: Span) -> Optional[AlterTable]:
-    """An ALTER TABLE whose action acidsql does not model: a metadata change on its table."""
-    match = re.match(_ALTER_TABLE_NAME, masked, re.IGNORECASE)
-    if isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
-        target: Optional[TableRef] = table_ref(tree.this)
-    elif match is not None:
-        target = _table_named(text[match.start(2):match.end(2)])
-    else:
-        return None
-    if target is None:
-        return None
-    detail = " ".join(text[match.end():].split()[:3]) if match is not None else ""
-    return AlterTable(text=text, span=span, target=target, action=AlterAction.OTHER, detail=detail or None,
-                      notes=("acidsql reads this ALTER TABLE action only as a metadata change",))
-
-
-
-
-
-
-
-
-# -- what sqlglot is lenient about -------------------------------------------------------------
-
-
-def _strict_checks(first: str, masked: str) -> None:
-    if first == "MERGE" or (first == "WITH" and re.search(r"\bMERGE\b", masked, re.IGNORECASE)):
-        for when in _WHEN.finditer(masked):
-            nxt = _CLAUSE_WORD.search(masked, when.end())
-            if nxt is None or nxt.group(1).upper() != "THEN":
-                clause = " ".join(when.group(0).upper().split())
-                at = nxt.start() if nxt is not None else len(masked.rstrip()) - 1
-                raise _StatementError(f"expected THEN after {clause}", at)
-        for then_update in _THEN_UPDATE.finditer(masked):
-            if not _SET.match(masked, then_update.end()):
-                at = len(masked) - len(masked[then_update.end():].lstrip())
-                raise _StatementError("expected SET after UPDATE (UPDATE SET * or UPDATE SET col = value)", at)
-    elif first == "UPDATE":
-        where = _depth0_word(masked, "WHERE")
-        set_at = _depth0_word(masked, "SET")
-        if where is not None and set_at is not None and where < set_at:
-            raise _StatementError("SET must come before WHERE in UPDATE", set_at)
-
-
-def _depth0_word(masked: str, word: str) -> Optional[int]:
-    depth = 0
-    pattern = re.compile(r"\(|\)|\b" + word + r"\b", re.IGNORECASE)
-    for match in pattern.finditer(masked):
-        token = match.group(0)
-        if token == "(":
-            depth += 1
-        elif token == ")":
-            depth -= 1
-        elif depth == 0:
-            return match.start()
-    return None
-
-
-_NO_TIME_TRAVEL = (StatementKind.MERGE, StatementKind.UPDATE)
-
-
-def _check_target(statement, masked: str) -> None:
-    target = statement.target
-    if statement.kind in _NO_TIME_TRAVEL and target is not None and (
-            target.version_as_of is not None or target.timestamp_as_of is not None):
-        match = _TIME_TRAVEL.search(masked)
-        raise _StatementError(
-            f"{statement.kind.value} target cannot be time-travelled (VERSION/TIMESTAMP AS OF)",
-            match.start() if match else 0,
-        )
-
-
-def _rewrite(text: str, masked: str, params) -> tuple[str, dict]:
-    """Blank out (same length, so error offsets stay right) what sqlglot cannot read and
-    return it as extras for the model builder."""
-    extras: dict = {}
-    chars = None
-    match = _EVOLUTION.match(masked)
-    if match:
-        chars = chars or list(text)
-        chars[match.start(2):match.end(2)] = " " * (match.end(2) - match.start(2))
-        extras["schema_evolution"] = True
-    match = _REPLACE_TABLE.match(masked)
-    if match:
-        chars = chars or list(text)
-        chars[match.start(1):match.end(1)] = "CREATE "
-        extras["replace_only"] = True
-    if masked.lstrip()[:6].upper() == "INSERT":
-        match = _REPLACE_ON.search(masked)
-        if match:
-            cond_end = _condition_end(masked, match.end())
-            condition = text[match.end():cond_end]
-            try:
-                replace_on = parse_one_sql(condition)
-            except (SqlglotParseError, TokenError):
-                raise _StatementError("expected a condition after REPLACE ON", match.end()) from None
-            extras["replace_on"] = replace_on
-            chars = chars or list(text)
-            chars[match.start():cond_end] = " " * (cond_end - match.start())
-            # `(query) AS s`: sqlglot reads no alias on an INSERT source; the condition uses it.
-            alias = _SOURCE_ALIAS.search(masked, cond_end)
-            if alias and masked[cond_end:cond_end + 1] == "(":
-                extras["source_alias"] = alias.group(3)
-                chars[alias.start(1):alias.end(1)] = " " * (alias.end(1) - alias.start(1))
-    return ("".join(chars) if chars is not None else text), extras
-
-
-def _condition_end(masked: str, start: int) -> int:
-    """Where `REPLACE ON cond` ends: at the first query start outside parentheses."""
-    depth = 0
-    i = start
-    while i < len(masked):
-        c = masked[i]
-        if depth == 0 and (c == "(" or c.isalpha()) and (i == start or not masked[i - 1].isalnum()):
-            if _QUERY_START.match(masked, i) and (c != "(" or i > start and masked[start:i].strip()):
-                return i
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        i += 1
-    return len(masked)
-
-
-# -- plain error messages --------------------------------------------------------------------
-
-
-def _from_sqlglot(error: SqlglotParseError, text: str) -> _StatementError:
-    info = error.errors[0] if error.errors else {}
-    offset = len(info.get("start_context") or "")
-    return _StatementError(plain_sqlglot(info) if info else plain_tokens(str(error).split("\n")[0]), offset)
-
-
-
-
-
-def _plain_token_error(error: TokenError) -> str:
-    text = str(error)
-    return "unterminated string or quoted identifier" if "Missing" in text or "unterminated" in text.lower() else text.split("\n")[0][:120]
-
-
-def _from_lark(error, text: str) -> _StatementError:
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
-
-    if isinstance(error, UnexpectedEOF):
-        return _StatementError(f"unexpected end of statement{_expected(error.expected)}", len(text.rstrip()) - 1)
-    if isinstance(error, UnexpectedToken):
-        error.expected = _acceptable(error)
-        offset = error.token.start_pos if error.token.start_pos is not None else len(text) - 1
-        if error.token.type == "$END":
-            return _StatementError(f"unexpected end of statement{_expected(error.expected)}", len(text.rstrip()) - 1)
-        if error.token.type == "CONDITION":  # a blanked-out WHERE condition where none can be
-            return _StatementError(f"unexpected condition{_expected(error.expected)}", offset)
-        return _StatementError(f"unexpected '{error.token.value}'{_expected(error.expected)}", offset)
-    if isinstance(error, UnexpectedCharacters):
-        offset = error.pos_in_stream
-        if offset >= len(text):
-            return _StatementError(f"unexpected end of statement{_expected(error.allowed)}", len(text.rstrip()) - 1)
-        word = re.match(r"\w+|\S", text[offset:])
-        return _StatementError(f"unexpected '{word.group(0)}'{_expected(error.allowed)}", offset)
-    return _StatementError("syntax error", 0)
-
-
-def _acceptable(error) -> set:
-    """The terminals the parser can really take where it failed. LALR merges the lookaheads of
-    states with the same items, so the set Lark reports (that of a state about to reduce) may
-    hold terminals that only fit elsewhere in the grammar: try each on a copy of the state."""
-    from lark.exceptions import UnexpectedInput
-    from lark.lexer import Token
-
-    state = getattr(error, "state", None)
-    expected = set(error.expected or ())
-    if state is None or not hasattr(state, "feed_token"):
-        return expected
-    out = set()
-    for name in expected:
-        trial = state.copy(deepcopy_values=False)
         try:
-            trial.feed_token(Token(name, ""), name == "$END")
-        except UnexpectedInput:
-            continue
-        except Exception:  # a callback choking on the empty token: the parser did take it
-            pass
-        out.add(name)
-    return out or expected
-
-
-# Terminal names as a reader would write them; names, numbers and strings are left unsaid (a
-# message listing them says little more than "syntax error").
-_SAID = {"LPAR": "'('", "RPAR": "')'", "COMMA": "','", "EQUAL": "'='", "DOT": "'.'", "CONDITION": "an expression"}
-_UNSAID = {"IDENT", "NUMBER", "STRING", "BACKTICKED", "OPERATOR", "SEMICOLON", "$END"}
-# Whole expectations that read better as one phrase.
-_PHRASES = {
-    frozenset({"PURGE", "UPGRADE"}): "PURGE or UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION = <n>)",
-}
-
-
-def _expected(names) -> str:
-    names = {n for n in names or () if n not in _UNSAID and not n.startswith("__")}
-    phrase = _PHRASES.get(frozenset(names))
-    if phrase is not None:
-        return "; expected " + phrase
-    words = sorted(_SAID.get(n, n) for n in names if n in _SAID or n.isupper())
-    if not words or len(words) > 5:
-        return ""
-    return "; expected " + " or ".join(words)
+            statements.append(_read(reading, s, e, reading.span(s, e), in_block=True))
+        except StatementError as failure:
+            raise failure.shifted(s - start) from None
+    if not statements:
+        raise StatementError("a BEGIN ... END block holds at least one statement", opener.end)
+    if atomic:
+        return AtomicBlock(text=text, span=span, target=None, statements=tuple(statements),
+                           notes=(databricks_note("atomic_block"),))
+    return CompoundBlock(text=text, span=span, target=None, statements=tuple(statements))

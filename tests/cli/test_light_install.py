@@ -1,10 +1,11 @@
-"""The base install (`pip install acidsql`: sqlglot, lark, pyyaml, rich) is the linter and
+"""The base install (`pip install acidsql`: sqlglot, jinja2, pyyaml, rich) is the linter and
 the static tools (issue 23 §12): lint, explain, conflicts (scenarios and --jobs), rewrite,
 parse and rules run with the engine's modules (pyarrow, numpy, pyroaring, obstore) and Spark's
 made unimportable, and import nothing the base dependencies do not bring; run, race, history,
 describe and --warehouse say which extra to install (exit 2). Each command runs in a
 subprocess whose meta-path refuses every module the base dependencies do not bring (sqlglotc
-and lark's optional regex too), as a base install would."""
+and Lark too: the grammar's parser is Lark's generated standalone module), as a base install
+would."""
 from __future__ import annotations
 
 import importlib.metadata as md
@@ -25,7 +26,7 @@ import json, sys
 
 ALLOWED = set(json.loads(sys.argv[1]))  # the distributions a base install has
 # Every module some other installed distribution provides is refused, as on a base install
-# (pyarrow, numpy, pyroaring, obstore, pyspark, ..., and optional imports such as lark's regex).
+# (pyarrow, numpy, pyroaring, obstore, pyspark, lark, ...).
 BLOCKED = {m for m, dists in md.packages_distributions().items()
            if not any(d.lower().replace("_", "-") in ALLOWED for d in dists)} - {"acidsql"}
 
@@ -63,6 +64,7 @@ LIGHT = [
     ("conflicts", "--jobs", "quickstart.sql", "quickstart.sql"), ("rewrite", "quickstart.sql", "-p", "date=2024-01-01"),
     ("parse", "quickstart.sql"), ("rules",), ("rules", "DL001"),
     ("explain", "OPTIMIZE t ZORDER BY"),  # a Delta statement's error comes from the Lark grammar
+    ("explain", "DELETE FROM {{ ref('events') }} WHERE date = '2024-01-01'"),  # a template: jinja2 renders it
 ]
 
 

@@ -72,7 +72,8 @@ def test_backslash_escapes_and_doubled_quotes():
 def test_doubled_backquotes_in_identifiers():
     script = parse_script("SELECT `a``;b` FROM `t;``u`; SELECT 2")
     assert len(script.statements) == 2 and not script.errors
-    assert script.statements[0].tables[0].name == "t;`u"
+    assert script.statements[0].tables[0].parts == ("t;`u",)
+    assert script.statements[0].tables[0].name == "`t;``u`"  # written back as Spark would quote it
 
 
 def test_line_comments_and_their_backslash_continuation():

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from acidsql.cli.common import add_param_option, parse_params, read_sql_argument
+from acidsql.cli.common import add_param_option, load_templater, parse_params, read_sql_argument
 
 HELP = "show how acidsql reads a script (statement model; --format json for all fields)"
 
@@ -36,7 +36,7 @@ def run(args) -> int:
     from acidsql.sql import parse_script
 
     text, file = read_sql_argument(args.sql)
-    script = parse_script(text, file, params=parse_params(args.param) or None)
+    script = parse_script(text, file, params=parse_params(args.param) or None, templater=load_templater(file))
     if args.format == "json":
         out = {
             "file": file,

@@ -58,6 +58,10 @@ def rewrite_script(text: str, file: str, params: dict, catalog):
     pieces, pos = [], 0
     for statement in script.statements:
         if isinstance(statement, (m.Merge, m.Update, m.Delete)):
+            if script.template:  # its text is rendered SQL: writing it back would drop the template's code
+                results.append(RewriteResult(file, statement.span.line, statement.text, statement.text, "",
+                                             refused="acidsql does not rewrite Jinja / dbt templates: edit the template"))
+                continue
             try:
                 result = rewrite(statement, params, catalog)
             except Exception as bug:  # a defect of acidsql on this statement: left as it is, the rest go on

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from acidsql.cli.commands._spark import add_session_options, jsonable, print_rows, rows_of, session
-from acidsql.cli.common import add_format_option, add_param_option, parse_params
+from acidsql.cli.common import add_format_option, add_param_option, load_templater, parse_params
 from acidsql.cli.errors import EXIT_CLEAN, EXIT_FINDINGS, UsageError
 from acidsql.cli.output import is_terminal
 
@@ -34,30 +34,29 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    # What acidsql does not run is refused before Spark starts and before anything commits.
+    from acidsql.spark.schemas import cannot_run
     from acidsql.sql import parse_script
 
     params = parse_params(args.param)
     scripts = []
-    for name in args.scripts:
+    failed = False
+    for name in args.scripts:  # every statement of every script parsed and bound before the first runs
         path = Path(name)
         if not path.is_file():
             raise UsageError(f"no such file: {name}")
-        script = parse_script(path.read_text(encoding="utf-8"), str(path), params=params or None)
-        if script.errors:
-            for e in script.errors:
-                print(e.format(), file=sys.stderr)
-            print(f"acidsql: {path}: {len(script.errors)} statement(s) do not parse; nothing was run", file=sys.stderr)
-            return EXIT_FINDINGS
+        script = parse_script(path.read_text(encoding="utf-8"), str(path), params=params or None,
+                              require_params=True, templater=load_templater(str(path)))
+        refused = [f"{statement.span}: error: {why}" for statement in script.statements if (why := cannot_run(statement))]
+        for e in script.errors:
+            print(e.format(), file=sys.stderr)
+        for why in refused:
+            print(why, file=sys.stderr)
+        if script.errors or refused:
+            print(f"acidsql: {path}: {len(script.errors) + len(refused)} problem(s); nothing was run", file=sys.stderr)
+            failed = True
         scripts.append(script)
-    # What acidsql does not run is refused before Spark starts and before anything commits.
-    from acidsql.spark.schemas import cannot_run
-
-    refused = [(statement, reason) for script in scripts for statement in script.statements
-               for reason in [cannot_run(statement)] if reason]
-    if refused:
-        for statement, reason in refused:
-            print(f"{statement.span}: error: {reason}", file=sys.stderr)
-        print(f"acidsql: {len(refused)} statement(s) acidsql does not run; nothing was run", file=sys.stderr)
+    if failed:
         return EXIT_FINDINGS
     db = session(args)
     out: list[dict] = []

@@ -59,7 +59,7 @@ def fallback_reasons(statement: m.Statement, column_types: dict[str, str]) -> li
         shown = ", ".join(complex_columns) if complex_columns else "a nested field"
         reasons.append(f"the condition reads complex-typed data ({shown})")
     if isinstance(statement, m.Merge) and statement.target is not None:
-        names = {statement.target.alias or "", (statement.target.name or "").split(".")[-1]} - {""}
+        names = {statement.target.alias or "", statement.target.table_part} - {""}
         target_only = False
         for conjunct in condition.flatten() if isinstance(condition, exp.And) else [condition]:
             tables = {c.table.lower() for c in conjunct.find_all(exp.Column)}
