@@ -1,37 +1,33 @@
-"""The target rows a MERGE can match, found on the driver; its outcome written from the driver.
+"""A MERGE's candidate target rows found on the driver, and the whole MERGE computed there.
 
 A MERGE joins the target with the source on its ON condition. Spark scanned every row of the
 target's candidate files into the join, though with an equality on a key in ON (`t.id = s.id`)
 only the target rows whose key is among the source's keys can match anything: at 10M target rows
 and a 1% upsert, 99% of the scan and of the join's input is rows the MERGE leaves alone.
 
-On a local session (the driver is where the work is, as in driver_scan.py), when the MERGE has
-no NOT MATCHED BY SOURCE clause (those take every target row that matches nothing), this module:
+On a local session, when the MERGE has no NOT MATCHED BY SOURCE clause (those take every target
+row that matches nothing), plan.py lets the driver:
 
-1. collects the source's key values (the source is materialized first, as Delta materializes
+1. collect the source's key values (the source is materialized first, as Delta materializes
    a MERGE source, so it is read once and the join sees the same rows);
-2. skips the target files whose min/max statistics rule out every source key (deltalake's
-   "early filter"), then reads the key columns of the rest with pyarrow and keeps the rows whose
-   key is one of the source's (`candidates`);
-3. hands Spark only those rows as the target of the join: Spark still evaluates the whole ON
-   condition, the clause conditions and the SET / INSERT expressions (ANSI, casts, NULLs, the
-   several-matches error), over the same pairs it would have found in the full scan.
+2. skip the target files whose min/max statistics rule out every source key (deltalake's
+   "early filter"), then read the key columns of the rest with pyarrow and keep the rows whose
+   key is one of the source's (`candidate_positions`, `candidate_rows`);
+3. hand Spark only those rows as the target of the join (merge_join.py): Spark still evaluates
+   the whole ON condition, the clause conditions and the SET / INSERT expressions (ANSI, casts,
+   NULLs, the several-matches error), over the same pairs it would have found in the full scan;
+4. or, when ON is its keys alone and every clause is exact (`DriverMerge`), compute the join and
+   the clauses here with pyarrow: only the source's rows come from Spark.
 
 Exactly the same pairs: a target row left out has, for one conjunct `t.a = s.b` of ON, no source
 row with an equal value, so ON is not true for it with any source row, and without BY SOURCE
 clauses a target row that matches nothing is in no clause. The membership test is exact only
-where pyarrow's equality is Spark's: both sides integers (compared as 64-bit integers, as Spark
-widens them), or both strings without a collation or CHAR/VARCHAR semantics (compared by bytes);
-NULL equals nothing in both. Other conjuncts stay with Spark only.
+where pyarrow's equality is Spark's (exact.key_kind): both sides integers (compared as 64-bit
+integers, as Spark widens them), or both plain strings (compared by bytes); NULL equals nothing
+in both. Other conjuncts stay with Spark only.
 
-The read set the transaction records is untouched: it is decided before (Executor.record_read),
+The read set the transaction records is untouched: it is decided before (run.record_read),
 from the statement, as Delta records it; this only narrows which rows are handed to the join.
-
-With the rows of the join small, its result is collected to the driver in the same job that
-computes it (`collect_joined`) and the new rows (and change data) are written here with the
-same writer the executors run (changes.write_rows_here, write.write_arrow_here): no further Spark jobs for the counts,
-the positions and the writes. That is for tables without CHECK constraints, NOT NULL or
-generated columns, whose checks run in Spark (the executor then keeps its Spark path).
 """
 from __future__ import annotations
 
@@ -42,24 +38,16 @@ from typing import TYPE_CHECKING, Any, Optional
 from sqlglot import exp
 
 from acidsql.delta.actions import AddFile
-from acidsql.spark.arrow_values import CHAR_VARCHAR
-from acidsql.spark.driver_scan import DRIVER_SCAN_MAX_BYTES, _flat_primitive, at_positions, each, local_master
+from acidsql.spark.dml.driver_rows import ScanShape, each
+from acidsql.spark.dml.exact import Columns, NotExactOnDriver, clause_condition, key_kind, not_carried, value
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
     from acidsql.delta.snapshot import Snapshot
     from acidsql.delta.storage import Storage
-
-# The source's estimated size (Spark's plan statistics) up to which its keys are collected;
-# past it, or when Spark cannot estimate it, its rows are counted: up to SOURCE_MAX_ROWS.
-SOURCE_MAX_BYTES = 1 << 30
-SOURCE_MAX_ROWS = 10_000_000
-# Target rows the driver hands Spark at most; with more candidates the MERGE scans (in Spark)
-# only the files that hold one.
-DRIVER_MAX_ROWS = 2_000_000
-
 
 
 @dataclass(frozen=True)
@@ -71,77 +59,67 @@ class EquiKey:
     kind: str  # "int" or "string": how both sides compare
 
 
-def _kind(field: Any) -> Optional[str]:
-    """'int' or 'string' for a Spark field whose equality pyarrow computes exactly, else None."""
-    from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType, StringType
-
-    t = field.dataType
-    if isinstance(t, (ByteType, ShortType, IntegerType, LongType)):
-        return "int"
-    if type(t) is StringType and t == StringType() and CHAR_VARCHAR not in (field.metadata or {}):
-        return "string"
-    return None
-
-
-def _conjuncts(e: exp.Expression) -> list[exp.Expression]:
+def conjuncts(e: exp.Expression) -> list[exp.Expression]:
+    """The conjuncts of a condition (its AND-ed parts)."""
     while isinstance(e, exp.Paren):
         e = e.this
     if isinstance(e, exp.And):
-        return _conjuncts(e.this) + _conjuncts(e.expression)
+        return conjuncts(e.this) + conjuncts(e.expression)
     return [e]
 
 
-def equi_keys(on: Optional[exp.Expression], target_alias: str, source_alias: str,
-              target_fields: Sequence[Any], source_fields: Sequence[Any]) -> tuple[EquiKey, ...]:
+def equi_keys(on: Optional[exp.Expression], target_alias: str, source_alias: str, target: Columns,
+              source: Columns) -> tuple[tuple[EquiKey, ...], tuple[exp.Expression, ...]]:
     """The conjuncts of `on` that equate a target column and a source column of one kind
-    (`_kind`), each column qualified by its side's alias (`s.a` unqualified-looking names could
-    be fields of a struct column; unqualified names are left to Spark). Fields: pyspark
-    StructFields of the target table and of the source query."""
-    if on is None or target_alias.lower() == source_alias.lower():
-        return ()
-    sides = {target_alias.lower(): _by_name(target_fields), source_alias.lower(): _by_name(source_fields)}
-    if any(v is None for v in sides.values()):
-        return ()
-    out: list[EquiKey] = []
-    for c in _conjuncts(on):
-        if not isinstance(c, exp.EQ):
-            continue
-        a, b = c.this, c.expression
-        while isinstance(a, exp.Paren):
-            a = a.this
-        while isinstance(b, exp.Paren):
-            b = b.this
-        if not (isinstance(a, exp.Column) and isinstance(b, exp.Column)):
-            continue
-        if a.args.get("db") is not None or b.args.get("db") is not None:
-            continue
-        qa, qb = a.table.lower(), b.table.lower()
-        if qa == source_alias.lower() and qb == target_alias.lower():
-            a, b, qa, qb = b, a, qb, qa
-        if qa != target_alias.lower() or qb != source_alias.lower():
-            continue
-        tf, sf = sides[qa].get(a.name.lower()), sides[qb].get(b.name.lower())
-        if tf is None or sf is None:
-            continue
-        kind = _kind(tf)
-        if kind is not None and kind == _kind(sf):
-            out.append(EquiKey(tf.name, sf.name, kind))
-    return tuple(dict.fromkeys(out))
+    (exact.key_kind), each column qualified by its side's alias (`s.a` unqualified-looking names
+    could be fields of a struct column; unqualified names are left to Spark); and the others."""
+    if on is None:
+        return (), ()
+    parts = conjuncts(on)
+    sides = {target_alias.lower(): _by_name(target), source_alias.lower(): _by_name(source)}
+    if target_alias.lower() == source_alias.lower() or any(v is None for v in sides.values()):
+        return (), tuple(parts)
+    keys: list[EquiKey] = []
+    residual: list[exp.Expression] = []
+    for c in parts:
+        key = _key(c, target_alias.lower(), source_alias.lower(), sides, target, source)
+        if key is None:
+            residual.append(c)
+        else:
+            keys.append(key)
+    return tuple(dict.fromkeys(keys)), tuple(residual)
 
 
-def _by_name(fields: Sequence[Any]) -> Optional[dict[str, Any]]:
-    """Fields by lower-case name; None when two share one (Spark would call the name ambiguous)."""
-    out: dict[str, Any] = {}
-    for f in fields:
-        if f.name.lower() in out:
+def _key(c: exp.Expression, ta: str, sa: str, sides: dict, target: Columns, source: Columns) -> Optional[EquiKey]:
+    if not isinstance(c, exp.EQ):
+        return None
+    a, b = c.this.unnest(), c.expression.unnest()
+    if not (isinstance(a, exp.Column) and isinstance(b, exp.Column)):
+        return None
+    if a.args.get("db") is not None or b.args.get("db") is not None:
+        return None
+    qa, qb = a.table.lower(), b.table.lower()
+    if qa == sa and qb == ta:
+        a, b, qa, qb = b, a, qb, qa
+    if qa != ta or qb != sa:
+        return None
+    tf, sf = sides[qa].get(a.name.lower()), sides[qb].get(b.name.lower())
+    if tf is None or sf is None:
+        return None
+    kind = key_kind(target, tf)
+    if kind is not None and kind == key_kind(source, sf):
+        return EquiKey(tf, sf, kind)
+    return None
+
+
+def _by_name(columns: Columns) -> Optional[dict[str, str]]:
+    """Column names by lower-case name; None when two share one (Spark would call the name ambiguous)."""
+    out: dict[str, str] = {}
+    for name in columns.schema.names:
+        if name.lower() in out:
             return None
-        out[f.name.lower()] = f
+        out[name.lower()] = name
     return out
-
-
-def applies(spark: "SparkSession", snapshot: "Snapshot", has_by_source: bool) -> bool:
-    """Whether the driver may look for the MERGE's candidate target rows (before the keys)."""
-    return (not has_by_source and local_master(spark) and _flat_primitive(snapshot.arrow_schema()))
 
 
 def source_keys(source: "DataFrame", keys: Sequence[EquiKey]) -> list["pa.Array"]:
@@ -231,54 +209,33 @@ class Candidates:
         return spark.createDataFrame(self.rows, schema=self.schema)
 
 
-def candidates(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile], keys: Sequence[EquiKey],
-               values: Sequence["pa.Array"], storage: "Storage") -> Optional[Candidates]:
-    """The target rows of `files` whose keys are all among the source's `values` (see the
-    module doc); None when the files are too large to read here."""
-    import numpy as np
-    import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    from acidsql.delta import row_tracking as rt
+def candidate_positions(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
+                        keys: Sequence[EquiKey], values: Sequence["pa.Array"],
+                        storage: "Storage") -> list[tuple[AddFile, "np.ndarray"]]:
+    """Per file of `files` (pruned by statistics: `prune_by_statistics`) holding one, the
+    positions of the rows whose keys are all among the source's `values`; only the key columns
+    are read."""
     from acidsql.delta.datafiles import ROW_INDEX_COLUMN, read_data_file
-    from acidsql.spark.scan import scan_schema, spark_schema
 
-    files = prune_by_statistics(snapshot, files, keys, values)
-    if sum(a.size or 0 for a in files) > DRIVER_SCAN_MAX_BYTES:
-        return None
     if any(len(v) == 0 for v in values):
-        files = []
+        return []
     schema = snapshot.arrow_schema()
     key_columns = sorted({k.target for k in keys})
-    threads = max(1, spark.sparkContext.defaultParallelism)
 
     def positions(add: AddFile) -> "np.ndarray":
         rows = read_data_file(storage, add, schema, columns=key_columns, with_row_index=True)
         return rows.column(ROW_INDEX_COLUMN).filter(_hits(rows, keys, values)).to_numpy()
 
-    found = each(files, positions, threads)
-    hit = [(add, p) for add, p in zip(files, found) if len(p)]
-    if sum(len(p) for _a, p in hit) > DRIVER_MAX_ROWS:
-        return Candidates(None, tuple(a for a, _p in hit))
+    found = each(files, positions, max(1, spark.sparkContext.defaultParallelism))
+    return [(add, p) for add, p in zip(files, found) if len(p)]
 
-    tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration)
-    out_schema = scan_schema(spark_schema(snapshot), positions=True, tracked=tracked is not None)
-    target = to_arrow_schema(out_schema)
-    names = list(schema.names)
 
-    def rows_of(item: tuple[AddFile, "np.ndarray"]) -> "pa.Table":
-        add, wanted = item
-        rows = read_data_file(storage, add, schema, with_row_index=True, row_tracking=tracked)
-        rows = rows.filter(at_positions(rows.column(ROW_INDEX_COLUMN), wanted))
-        arrays = [rows.column(n) for n in names]
-        arrays += [pa.array(np.full(rows.num_rows, add.path, dtype=object), pa.string()), rows.column(ROW_INDEX_COLUMN)]
-        if tracked is not None:
-            arrays += [rows.column(rt.ROW_ID), rows.column(rt.ROW_COMMIT_VERSION)]
-        return pa.Table.from_arrays(arrays, names=target.names).cast(target)
-
-    parts = each(hit, rows_of, threads)
-    table = pa.concat_tables(parts) if parts else target.empty_table()
-    return Candidates(table, tuple(a for a, _p in hit), out_schema)
+def candidate_rows(spark: "SparkSession", snapshot: "Snapshot", hits: Sequence[tuple[AddFile, "np.ndarray"]],
+                   storage: "Storage") -> Candidates:
+    """The rows at `hits` (candidate_positions), read whole, as the scan gives them."""
+    shape = ScanShape.of(snapshot, row_tracking=True)
+    parts = each(hits, lambda item: shape.rows_at(storage, *item), max(1, spark.sparkContext.defaultParallelism))
+    return Candidates(shape.concat(parts), tuple(a for a, _p in hits), shape.schema)
 
 
 # ---- the outcome, on the driver ----------------------------------------------------------------
@@ -286,7 +243,7 @@ def candidates(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddF
 def positions_by_clause(joined: "pa.Table", file_column: str, row_column: str,
                         clause_column: str) -> list[tuple[Optional[str], int, int, Sequence[int]]]:
     """(file, clause, rows, positions) per file and clause of the joined rows, as the Spark
-    aggregation of Executor._merge_outcome gives them."""
+    aggregation of merge_join.outcome gives them."""
     if not joined.num_rows:
         return []
     groups = joined.select([file_column, clause_column, row_column]).group_by(
@@ -306,7 +263,7 @@ def positions_by_clause(joined: "pa.Table", file_column: str, row_column: str,
 # evaluate the clauses: a Spark job whose input and output cross the Python / JVM boundary
 # (most of a 1% upsert's time at 10M rows, benchmarks/RESULTS.md). When the ON condition is its
 # equi-keys alone and every clause condition and value is one pyarrow computes exactly as Spark
-# (arrow_values.py), the join and the clauses run here, with pyarrow: the source's rows come to
+# (exact.py), the join and the clauses run here, with pyarrow: the source's rows come to
 # the driver in one Spark job, and nothing else runs in Spark. The join is exact: ON is exactly
 # the keys' equalities, pyarrow's hash join matches NULL with nothing, as SQL's `=`, and the
 # candidate target rows are every target row whose keys are all among the source's (above).
@@ -320,7 +277,7 @@ class _Clause:
 
 
 @dataclass(frozen=True)
-class HereMerge:
+class DriverMerge:
     """A MERGE computed on the driver (see above): its keys, the joined table's column names for
     the target's fields and the source's columns, and its clauses in order."""
 
@@ -334,36 +291,37 @@ class HereMerge:
     inserts: bool
 
     @classmethod
-    def plan(cls, s: Any, talias: str, salias: str, target_fields: Sequence[Any], source_fields: Sequence[Any],
-             schema_json: Any) -> Optional["HereMerge"]:
-        """The driver plan of MERGE `s` (acidsql.sql.model.Merge, no NOT MATCHED BY SOURCE clause),
-        or None when some part of it is left to Spark. Fields: pyspark StructFields of the target
-        table and of the source query."""
+    def compile(cls, s: Any, talias: str, salias: str, target: Columns, source: Columns) -> "DriverMerge":
+        """MERGE `s` (acidsql.sql.model.Merge, no NOT MATCHED BY SOURCE clause) compiled for the
+        driver; raises NotExactOnDriver, with the reason, when some part of it is left to Spark.
+        `target`, `source`: the table's and the source query's columns."""
         import pyarrow as pa
-        from pyspark.sql.pandas.types import to_arrow_type
 
-        from acidsql.spark import arrow_values
         from acidsql.sql.model import MergeAction, MergeMatch, assigned_column
 
-        keys = equi_keys(s.on, talias, salias, target_fields, source_fields)
-        if not keys or len(_conjuncts(s.on)) != len(keys):
-            return None
-        try:
-            stored = pa.schema([pa.field(f.name, to_arrow_type(f.dataType)) for f in target_fields])
-            source_schema = pa.schema([pa.field(f.name, to_arrow_type(f.dataType)) for f in source_fields])
-        except Exception:  # a type Arrow does not carry: Spark's
-            return None
-        if not _flat_primitive(stored) or not _flat_primitive(source_schema) or _by_name(source_fields) is None:
-            return None
-        fields = tuple(f.name for f in target_fields)
+        keys, residual = equi_keys(s.on, talias, salias, target, source)
+        if not keys:
+            raise NotExactOnDriver("MERGE ON has no equality of a target column with a source column that pyarrow "
+                                   "compares as Spark (integers, or plain strings, on both sides)")
+        if residual:
+            raise NotExactOnDriver(f"MERGE ON has a residual condition {residual[0].sql(dialect='databricks')}: "
+                                   "Spark computes it")
+        if len(conjuncts(s.on)) != len(keys):
+            raise NotExactOnDriver("MERGE ON repeats an equality: Spark computes it")
+        refused = not_carried(target) or not_carried(source)
+        if refused:
+            raise NotExactOnDriver(refused)
+        if _by_name(source) is None:
+            raise NotExactOnDriver("two source columns share a name: Spark resolves them")
+        stored = pa.schema([pa.field(f.name, f.type) for f in target.schema])
+        fields = tuple(stored.names)
         target_names = {f: f"t{i}" for i, f in enumerate(fields)}
-        source_names = {f.name: f"s{j}" for j, f in enumerate(source_fields)}
+        source_names = {n: f"s{j}" for j, n in enumerate(source.schema.names)}
         t_lower = {f.lower(): target_names[f] for f in fields}
         s_lower = {n.lower(): c for n, c in source_names.items()}
-        types = {target_names[f.name]: stored.field(f.name).type for f in target_fields}
-        types.update({source_names[f.name]: source_schema.field(f.name).type for f in source_fields})
+        types = {target_names[f]: stored.field(f).type for f in fields}
+        types.update({source_names[n]: source.schema.field(n).type for n in source.schema.names})
         joined_schema = pa.schema([pa.field(n, t) for n, t in types.items()])
-        varchar = {f["name"] for f in schema_json["fields"] if arrow_values.CHAR_VARCHAR in (f.get("metadata") or {})}
         ta, sa = talias.lower(), salias.lower()
 
         def resolver(with_target: bool):
@@ -386,18 +344,17 @@ class HereMerge:
         clauses = []
         for i, c in enumerate(s.clauses, start=1):
             if c.match is MergeMatch.NOT_MATCHED_BY_SOURCE:
-                return None
+                raise NotExactOnDriver("WHEN NOT MATCHED BY SOURCE takes every target row that matches nothing")
             matched = c.match is MergeMatch.MATCHED
             resolve = resolver(matched)
-            holds = arrow_values.condition(c.condition, resolve, joined_schema)
-            if holds is None:
-                return None
+            holds = clause_condition(c.condition, resolve, joined_schema)
             if c.action is MergeAction.DELETE:
                 clauses.append(_Clause(i, matched, holds, None))
                 continue
             assigned = {assigned_column(k): v for k, v in c.assignments}
-            if any(k not in t_lower for k in assigned):
-                return None  # Spark names the unknown column
+            unknown = [k for k in assigned if k not in t_lower]
+            if unknown:
+                raise NotExactOnDriver(f"{unknown[0]} is not a column of the table: Spark says so")
             excepted = {e.lower() for e in c.star_except}
             values: dict[str, Any] = {}
             for f in fields:
@@ -405,28 +362,25 @@ class HereMerge:
                 if node is None and c.star and f.lower() not in excepted and f.lower() in s_lower:
                     node = exp.column(next(n for n in source_names if n.lower() == f.lower()), table=salias, quoted=True)
                 if node is None:
-                    # What the Spark path gives (Executor._merge_column): an UPDATE keeps the
+                    # What the Spark path gives (merge_join.column_value): an UPDATE keeps the
                     # target's value, an INSERT leaves the column NULL.
                     node = exp.column(f, table=talias, quoted=True) if c.action is MergeAction.UPDATE else exp.null()
-                fn = arrow_values.value(node, resolve, types, stored.field(f).type,
-                                        char_varchar=f in varchar and (f.lower() in assigned or c.action is MergeAction.INSERT))
-                if fn is None:
-                    return None
-                values[f] = fn
+                values[f] = value(node, resolve, types, stored.field(f).type, f, char_varchar=f in target.char_varchar
+                                  and (f.lower() in assigned or c.action is MergeAction.INSERT))
             clauses.append(_Clause(i, matched, holds, values))
         inserts = any(not c.matched for c in clauses)
-        return cls(keys, fields, target_names, source_names, source_schema, stored, tuple(clauses), inserts)
+        return cls(keys, fields, target_names, source_names, source.schema, stored, tuple(clauses), inserts)
 
     def source_key_values(self, source: "pa.Table") -> list["pa.Array"]:
         return key_values(source, [k.source for k in self.keys], self.keys)
 
     def outcome(self, target: "pa.Table", source: "pa.Table", *, file_column: str, row_column: str,
                 clause_column: str, before: Sequence[str], row_id: Optional[str]) -> "pa.Table":
-        """The joined rows as the Spark path collects them (Executor._merge_here): one per
+        """The joined rows as the Spark path collects them (merge_join.collected): one per
         (target row, source row) pair or unmatched source row a clause takes, with the target
         row's file and position (NULL for inserts), the clause's number, the new values of the
         table's columns, the target's values before (`before`, with the change data feed) and
-        its stable row id (`row_id`). Raises arrow_values.NotHere where pyarrow refuses a value."""
+        its stable row id (`row_id`). Raises NotExactOnDriver where pyarrow refuses a value."""
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc

@@ -1,0 +1,30 @@
+"""The names a DML statement gives its target and its source, as its conditions qualify columns."""
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlglot import exp
+
+from acidsql.sql import model as m
+
+
+def target_alias(ref: Optional[m.TableRef]) -> str:
+    """What qualifies a column of the target in its statement: its alias, else its name."""
+    if ref is None:
+        return "__target"
+    if ref.alias:
+        return ref.alias
+    if ref.name:
+        return ref.name.split(".")[-1]
+    return "__target"
+
+
+def source_alias(s: m.Merge) -> str:
+    """What qualifies a column of a MERGE's source: its alias, else the source table's name."""
+    source = s.source
+    named = None
+    if isinstance(source, exp.Table):
+        named = source.alias or source.name
+    elif source is not None and source.alias:
+        named = source.alias
+    return s.source_alias or named or "source"
