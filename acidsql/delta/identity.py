@@ -90,13 +90,23 @@ def explicit_insert_refusal(columns: Iterable[str], schema_json: Mapping[str, An
     return None
 
 
-def merge_insert_refusal(schema_json: Mapping[str, Any], table: str) -> Optional[IdentityRefusal]:
-    """A MERGE with an INSERT clause into a table with identity columns is refused by acidsql,
-    which does not number a MERGE's new rows yet (they would get NULL identity values)."""
+def merge_refusal(clauses: Iterable[tuple[str, Iterable[str]]], schema_json: Mapping[str, Any],
+                  table: str) -> Optional[IdentityRefusal]:
+    """A MERGE's refusal on identity columns, by its clauses in order, each (action: UPDATE,
+    INSERT or DELETE, the columns it sets): setting an identity column is refused as Delta
+    refuses it; an INSERT into a table with identity columns is refused by acidsql, which does
+    not number a MERGE's new rows yet (they would get NULL identity values)."""
     names = [c.name for c in identity_columns(schema_json)]
-    if names:
-        return IdentityRefusal(
-            f"MERGE ... WHEN NOT MATCHED THEN INSERT into {table} with identity column(s) {', '.join(names)}: "
-            "acidsql does not generate identity values for a MERGE's new rows yet; insert them with INSERT INTO, "
-            "which does", "ACIDSQL_IDENTITY_MERGE_INSERT_NOT_SUPPORTED")
+    if not names:
+        return None
+    for action, columns in clauses:
+        if action == "UPDATE":
+            refusal = update_refusal(columns, schema_json)
+            if refusal is not None:
+                return refusal
+        elif action == "INSERT":
+            return IdentityRefusal(
+                f"MERGE ... WHEN NOT MATCHED THEN INSERT into {table} with identity column(s) {', '.join(names)}: "
+                "acidsql does not generate identity values for a MERGE's new rows yet; insert them with INSERT "
+                "INTO, which does", "ACIDSQL_IDENTITY_MERGE_INSERT_NOT_SUPPORTED")
     return None

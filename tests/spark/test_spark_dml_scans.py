@@ -19,14 +19,14 @@ def _table(db, dv: bool, n: int = 40) -> None:
     ("UPDATE t SET v = v + 100 WHERE v = 3", "updated"),
 ])
 def test_dv_dml_records_its_matched_rows_without_a_second_scan(db, table_rows, monkeypatch, sql, changed):
-    from acidsql.spark.dml import run
+    from acidsql.spark.dml import reads
 
     _table(db, dv=True)
 
     def second_scan(*args, **kwargs):
         raise AssertionError("the read set was scanned separately from the statement's own match")
 
-    monkeypatch.setattr(run, "_record_read_rows", second_scan)
+    monkeypatch.setattr(reads, "_record_read_rows", second_scan)
     prepared = db.prepare(db.statements(sql)[0])
     (path,) = {a.path for a in prepared.txn.snapshot.files.values()}
     assert sorted(prepared.txn._read_rows[path]) == [i for i in range(40) if i % 10 == 3]  # physical positions
@@ -42,7 +42,7 @@ def test_dv_delete_with_a_differently_written_read_condition_still_records_the_r
     keeps the general path; a plain WHERE is recorded from the match."""
     import sqlglot
 
-    from acidsql.spark.dml.run import matches_its_read_condition as _matches_its_read_condition
+    from acidsql.spark.dml.reads import matches_its_read_condition as _matches_its_read_condition
 
     def _parse_condition(text):
         return sqlglot.parse_one(text, read="databricks")

@@ -38,8 +38,11 @@ from typing import TYPE_CHECKING, Any, Optional
 from sqlglot import exp
 
 from acidsql.delta.actions import AddFile
+from acidsql.delta.row_tracking import ROW_ID
 from acidsql.spark.dml.driver_rows import ScanShape, each
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, clause_condition, key_kind, not_carried, value
+from acidsql.spark.dml.names import CLAUSE
+from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
 
 if TYPE_CHECKING:
     import numpy as np
@@ -238,25 +241,6 @@ def candidate_rows(spark: "SparkSession", snapshot: "Snapshot", hits: Sequence[t
     return Candidates(shape.concat(parts), tuple(a for a, _p in hits), shape.schema)
 
 
-# ---- the outcome, on the driver ----------------------------------------------------------------
-
-def positions_by_clause(joined: "pa.Table", file_column: str, row_column: str,
-                        clause_column: str) -> list[tuple[Optional[str], int, int, Sequence[int]]]:
-    """(file, clause, rows, positions) per file and clause of the joined rows, as the Spark
-    aggregation of merge_join.outcome gives them."""
-    if not joined.num_rows:
-        return []
-    groups = joined.select([file_column, clause_column, row_column]).group_by(
-        [file_column, clause_column], use_threads=False).aggregate([(row_column, "list")])
-    lists = groups.column(f"{row_column}_list")
-    out = []
-    for path, clause, rows in zip(groups.column(file_column).to_pylist(), groups.column(clause_column).to_pylist(),
-                                  lists.to_pylist()):
-        present = [r for r in rows if r is not None]
-        out.append((path, clause, len(rows), present))
-    return out
-
-
 # ---- the whole MERGE on the driver -------------------------------------------------------------
 #
 # With the candidate target rows on the driver, Spark was left to join them with the source and
@@ -347,14 +331,18 @@ class DriverMerge:
                 raise NotExactOnDriver("WHEN NOT MATCHED BY SOURCE takes every target row that matches nothing")
             matched = c.match is MergeMatch.MATCHED
             resolve = resolver(matched)
-            holds = clause_condition(c.condition, resolve, joined_schema)
+            label = f"WHEN {c.match.value} THEN {c.action.value} (clause {i})"
+            try:
+                holds = clause_condition(c.condition, resolve, joined_schema)
+            except NotExactOnDriver as e:
+                raise NotExactOnDriver(f"{label}: {e}") from None
             if c.action is MergeAction.DELETE:
                 clauses.append(_Clause(i, matched, holds, None))
                 continue
             assigned = {assigned_column(k): v for k, v in c.assignments}
             unknown = [k for k in assigned if k not in t_lower]
             if unknown:
-                raise NotExactOnDriver(f"{unknown[0]} is not a column of the table: Spark says so")
+                raise NotExactOnDriver(f"{label}: {unknown[0]} is not a column of the table: Spark says so")
             excepted = {e.lower() for e in c.star_except}
             values: dict[str, Any] = {}
             for f in fields:
@@ -365,8 +353,11 @@ class DriverMerge:
                     # What the Spark path gives (merge_join.column_value): an UPDATE keeps the
                     # target's value, an INSERT leaves the column NULL.
                     node = exp.column(f, table=talias, quoted=True) if c.action is MergeAction.UPDATE else exp.null()
-                values[f] = value(node, resolve, types, stored.field(f).type, f, char_varchar=f in target.char_varchar
-                                  and (f.lower() in assigned or c.action is MergeAction.INSERT))
+                try:
+                    values[f] = value(node, resolve, types, stored.field(f).type, f, char_varchar=f in target.char_varchar
+                                      and (f.lower() in assigned or c.action is MergeAction.INSERT))
+                except NotExactOnDriver as e:
+                    raise NotExactOnDriver(f"{label}: {e}") from None
             clauses.append(_Clause(i, matched, holds, values))
         inserts = any(not c.matched for c in clauses)
         return cls(keys, fields, target_names, source_names, source.schema, stored, tuple(clauses), inserts)
@@ -374,18 +365,19 @@ class DriverMerge:
     def source_key_values(self, source: "pa.Table") -> list["pa.Array"]:
         return key_values(source, [k.source for k in self.keys], self.keys)
 
-    def outcome(self, target: "pa.Table", source: "pa.Table", *, file_column: str, row_column: str,
-                clause_column: str, before: Sequence[str], row_id: Optional[str]) -> "pa.Table":
-        """The joined rows as the Spark path collects them (merge_join.collected): one per
+    def outcome(self, target: "pa.Table", source: "pa.Table", *, before: Sequence[str], tracked: bool) -> "pa.Table":
+        """The joined rows as the Spark path collects them (merge_join._collected): one per
         (target row, source row) pair or unmatched source row a clause takes, with the target
         row's file and position (NULL for inserts), the clause's number, the new values of the
         table's columns, the target's values before (`before`, with the change data feed) and
-        its stable row id (`row_id`). Raises NotExactOnDriver where pyarrow refuses a value."""
+        its stable row id (when the table `tracked` rows). Raises NotExactOnDriver where pyarrow
+        refuses a value."""
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        carried = [file_column, row_column] + ([row_id] if row_id else [])
+        row_id = ROW_ID if tracked else None
+        carried = [FILE_COLUMN, ROW_COLUMN] + ([row_id] if row_id else [])
         left_cols = {self.target_names[f]: target.column(f) for f in self.fields}
         left_cols.update({c: target.column(c) for c in carried})
         left_cols.update({f"__tk{i}": target.column(k.target).cast(_arrow_type(k)) for i, k in enumerate(self.keys)})
@@ -398,7 +390,7 @@ class DriverMerge:
                            right_keys=[f"__sk{i}" for i in range(len(self.keys))],
                            join_type="right outer" if self.inserts else "inner", coalesce_keys=False)
         n = joined.num_rows
-        is_matched = pc.is_valid(joined.column(file_column)).to_numpy(zero_copy_only=False)
+        is_matched = pc.is_valid(joined.column(FILE_COLUMN)).to_numpy(zero_copy_only=False)
         chosen = np.zeros(n, dtype=np.int32)
         for c in self.clauses:
             side = is_matched if c.matched else ~is_matched
@@ -409,9 +401,9 @@ class DriverMerge:
             rows = joined.filter(pa.array(chosen == c.index))
             if not rows.num_rows:
                 continue
-            arrays = [rows.column(file_column), rows.column(row_column),
+            arrays = [rows.column(FILE_COLUMN), rows.column(ROW_COLUMN),
                       pa.array(np.full(rows.num_rows, c.index, dtype=np.int32))]
-            names = [file_column, row_column, clause_column]
+            names = [FILE_COLUMN, ROW_COLUMN, CLAUSE]
             for f in self.fields:
                 t = self.stored.field(f).type
                 arrays.append(c.values[f](rows) if c.values is not None else rows.column(self.target_names[f]).cast(t))
@@ -424,9 +416,78 @@ class DriverMerge:
                 names.append(row_id)
             parts.append(pa.Table.from_arrays(arrays, names=names))
         if not parts:
-            empty = [pa.field(file_column, pa.string()), pa.field(row_column, pa.int64()), pa.field(clause_column, pa.int32())]
+            empty = [pa.field(FILE_COLUMN, pa.string()), pa.field(ROW_COLUMN, pa.int64()), pa.field(CLAUSE, pa.int32())]
             empty += [self.stored.field(f) for f in self.fields]
             empty += [pa.field(b, self.stored.field(f).type) for f, b in zip(self.fields, before)]
             empty += [pa.field(row_id, pa.int64())] if row_id else []
             return pa.schema(empty).empty_table()
         return pa.concat_tables(parts, promote_options="permissive")
+
+
+# ---- the driver's part of a MERGE, as its plan says -----------------------------------------------
+
+@dataclass(frozen=True)
+class DriverPart:
+    """What the driver did of a MERGE: the joined rows of the whole MERGE computed with pyarrow
+    (`outcome`), or the candidate target rows Spark joins (`target`: the rows, or only their
+    files), with the source as Spark then joins it (`source`, materialized when its keys came to
+    the driver); and the plan as it stands after what was measured."""
+
+    plan: Any  # acidsql.spark.dml.plan.DmlPlan
+    outcome: Optional["pa.Table"] = None
+    target: Optional[Candidates] = None
+    source: Any = None  # pyspark DataFrame
+
+
+def on_driver(run: Any, s: Any, src: Any, plan: Any) -> DriverPart:
+    """The driver's part of MERGE `s` (run: dml.run.StatementRun; src: merge_join.MergeSource):
+    the whole MERGE when the plan says driver, else (or when a limit or a value pyarrow refuses
+    turns the plan to Spark) the candidate target rows when it says the driver reads them."""
+    from acidsql.delta.row_tracking import enabled
+    from acidsql.spark.write import estimated_bytes
+
+    snapshot = run.snapshot
+    target = Columns.of_delta_schema(snapshot.schema_json, snapshot.arrow_schema())
+    if plan.all_on_driver:
+        merge = DriverMerge.compile(s, src.talias, src.salias, target, src.columns())
+        # Spark cannot size every plan (a scan of a Delta table joins a list of its files): then
+        # the source's rows are counted before they come to the driver (the count only guards
+        # the driver's memory; the rows used are those collected).
+        plan = plan.with_source(estimated_bytes(src.df), src.df.count)
+        rows = src.df.toArrow() if plan.all_on_driver else None
+        plan = plan.with_source_rows(rows.num_rows) if rows is not None else plan
+        found, plan = (candidates(run, plan, merge.keys, merge.source_key_values(rows)) if plan.all_on_driver
+                       else (None, plan))
+        if plan.all_on_driver:
+            try:
+                tracked = enabled(snapshot.protocol, snapshot.configuration)
+                return DriverPart(plan, merge.outcome(found.rows, rows, before=src.before, tracked=tracked))
+            except NotExactOnDriver as e:
+                plan = plan.fallback(str(e))
+    if not run.files or not (plan.rows_on_driver or plan.candidate_files_only):
+        return DriverPart(plan)
+    keys, _residual = equi_keys(s.on, src.talias, src.salias, target, src.columns())
+    size = estimated_bytes(src.df)
+    # Read once: its keys and the join see the same rows (Delta materializes the source too).
+    source = src.df.localCheckpoint(eager=True)
+    # Spark cannot size every plan: then the source's rows are counted before its keys come to
+    # the driver.
+    plan = plan.with_source(size, source.count)
+    if not (plan.rows_on_driver or plan.candidate_files_only):
+        return DriverPart(plan, source=source)
+    found, plan = candidates(run, plan, keys, source_keys(source, keys))
+    return DriverPart(plan, target=found, source=source)
+
+
+def candidates(run: Any, plan: Any, keys: Sequence[EquiKey], values: Sequence["pa.Array"]) -> tuple[Optional[Candidates], Any]:
+    """The target rows the MERGE may match, read on the driver (or only the files holding them,
+    when the plan says there are too many to hand over); None when their files are too large."""
+    files = prune_by_statistics(run.snapshot, run.files, keys, values)
+    plan = plan.with_candidate_bytes(sum(a.size or 0 for a in files))
+    if not (plan.rows_on_driver or plan.candidate_files_only):
+        return None, plan
+    hits = candidate_positions(run.spark, run.snapshot, files, keys, values, run.storage)
+    plan = plan.with_candidate_rows(sum(len(p) for _a, p in hits))
+    if plan.candidate_files_only:
+        return Candidates(None, tuple(a for a, _p in hits)), plan
+    return candidate_rows(run.spark, run.snapshot, hits, run.storage), plan

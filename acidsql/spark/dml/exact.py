@@ -334,7 +334,8 @@ def clause_condition(node: Optional[exp.Expression], resolve: Resolver,
     try:
         fn = driver_filter(renamed, Columns(schema))
     except NotExactOnDriver:
-        raise NotExactOnDriver(f"the clause condition {_sql(node)} is not one pyarrow computes exactly as Spark") from None
+        raise NotExactOnDriver(f"the condition {_sql(node)} does not compare integer or string columns with literals "
+                               "of their types (other types, casts, functions and column comparisons are Spark's)") from None
 
     def holds(table: "pa.Table") -> "pa.Array":
         return pc.fill_null(fn(table.select(schema.names)), False)
@@ -381,7 +382,7 @@ def _typed_literal(literal: SparkLiteral, node: exp.Expression) -> _Typed:
                 "double": pa.float64()}[literal.type]
         return _Typed(lambda t: pa.scalar(v, kind), kind, True)
     if v.as_tuple().exponent == 0:
-        raise NotExactOnDriver(f"{_sql(node)} is a DECIMAL in Spark (past BIGINT)")
+        raise NotExactOnDriver(f"{_sql(node)} is a DECIMAL in Spark (past BIGINT), left to Spark")
     fv = float(v)  # the nearest double, as Spark's decimal -> double cast
     return _Typed(lambda t: pa.scalar(fv, pa.float64()), pa.float64(), True, decimal_literal=True)
 
@@ -398,21 +399,22 @@ def _compile(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any]) 
     if isinstance(node, exp.Column):
         name = resolve(node)
         if name is None or name not in types:
-            raise NotExactOnDriver(f"{_sql(node)} is not a column the driver resolves as Spark")
+            raise NotExactOnDriver(f"{_sql(node)} is not a column the driver resolves as Spark (ambiguous, or "
+                                   "unknown): left to Spark")
         return _Typed(lambda table, name=name: table.column(name), _norm(types[name]))
     if isinstance(node, exp.Neg):
         inner = _compile(node.this, resolve, types)
         if not (_is_int(inner.type) or _is_double(inner.type)) or inner.decimal_literal:
-            raise NotExactOnDriver(f"{_sql(node)}: minus of a {inner.type} is Spark's")
+            raise NotExactOnDriver(f"{_sql(node)}: minus of a {inner.type} is left to Spark")
         negate = pc.negate_checked if _is_int(inner.type) else pc.negate
         return _Typed(lambda table: negate(inner.fn(table)), inner.type)
     ops = {exp.Add: ("add_checked", "add"), exp.Sub: ("subtract_checked", "subtract"),
            exp.Mul: ("multiply_checked", "multiply")}
     if type(node) not in ops:
-        raise NotExactOnDriver(f"{_sql(node)}: {type(node).__name__} is computed by Spark")
+        raise NotExactOnDriver(f"{_sql(node)}: {_what(node)} is left to Spark")
     left, right = _compile(node.this, resolve, types), _compile(node.expression, resolve, types)
     if left.type is None or right.type is None:
-        raise NotExactOnDriver(f"{_sql(node)}: arithmetic with NULL is typed by Spark")
+        raise NotExactOnDriver(f"{_sql(node)}: arithmetic with NULL is left to Spark")
     checked, plain = ops[type(node)]
     if _is_int(left.type) and _is_int(right.type):
         wide = max(left.type, right.type, key=lambda t: _INT_WIDTH[str(t)])
@@ -422,11 +424,25 @@ def _compile(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any]) 
     if (_is_double(left.type) or _is_double(right.type)) and numeric(left) and numeric(right):
         if (left.decimal_literal or right.decimal_literal) and not (_is_double(left.type) and not left.is_literal
                                                                     or _is_double(right.type) and not right.is_literal):
-            raise NotExactOnDriver(f"{_sql(node)} is DECIMAL arithmetic in Spark")
+            raise NotExactOnDriver(f"{_sql(node)}: DECIMAL arithmetic is left to Spark")
         fn = getattr(pc, plain)
         f64 = pa.float64()
         return _Typed(lambda table: fn(_as(left.fn(table), f64), _as(right.fn(table), f64)), f64)
-    raise NotExactOnDriver(f"{_sql(node)}: arithmetic of {left.type} and {right.type} is Spark's")
+    raise NotExactOnDriver(f"{_sql(node)}: arithmetic of {left.type} and {right.type} is left to Spark")
+
+
+def _what(node: exp.Expression) -> str:
+    if isinstance(node, exp.Div):
+        return "division"
+    if isinstance(node, (exp.Case, exp.If)):
+        return "CASE"
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        return "a cast (or a typed literal)"
+    if isinstance(node, (exp.Subquery, exp.Select)):
+        return "a subquery"
+    if isinstance(node, exp.Func):
+        return "a function"
+    return type(node).__name__
 
 
 def _as(values: Any, t: Any) -> Any:
@@ -450,13 +466,14 @@ def value(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any], tar
     (Spark pads or checks the length): left to Spark."""
     import pyarrow as pa
 
-    shown = f"SET {column} = {_sql(node)}" if column else _sql(node)
+    shown = f"{column} = {_sql(node)}" if column else _sql(node)
     if char_varchar:
         raise NotExactOnDriver(f"{shown}: {column} is a CHAR / VARCHAR column, padded and checked by Spark")
     try:
         typed = _compile(node, resolve, types)
     except NotExactOnDriver as e:
-        raise NotExactOnDriver(f"{shown}: {e}") from None
+        inner = str(e).removeprefix(f"{_sql(node)}: ")
+        raise NotExactOnDriver(f"{shown}: {inner}") from None
     target = _norm(target)
     source = typed.type
     if source is None:
@@ -464,7 +481,7 @@ def value(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any], tar
     exact = (source == target or (_is_int(source) and _is_int(target)) or (_is_int(source) and _is_double(target)))
     if (typed.decimal_literal and not _is_double(target)) or not exact:
         raise NotExactOnDriver(f"{shown}: storing a {'DECIMAL' if typed.decimal_literal else source} in a "
-                               f"{target} column is Spark's store assignment")
+                               f"{target} column is left to Spark's store assignment")
 
     def compute(table: "pa.Table") -> "pa.Array":
         try:

@@ -4,7 +4,7 @@ against the table's rules, and written as new files; the rows they replace taken
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 

@@ -1,8 +1,14 @@
-"""A MERGE as Spark computes it: its source, the join of the target rows with the source as
-Spark SQL (one row per clause taken, with its clause's number and the new values), and what the
-joined rows amount to (how many rows each clause took, which target rows change, the
-several-matches refusal). merge.py runs these; on a local session the target rows joined may be
-only the candidates the driver found (driver_merge.py)."""
+"""A MERGE's source, its join, and what its joined rows amount to.
+
+`MergeSource.of` reads the source (and the schema WITH SCHEMA EVOLUTION gives the table). Once
+the driver has done its part (driver_merge.on_driver), `finish` completes the MERGE: the join of
+the target rows with the source as Spark SQL (one row per clause taken, with its clause's
+number and the new values) over the candidate target rows the driver found or every row of the
+files it reads; what the joined rows amount to (how many rows each clause took, which target
+rows change, the several-matches refusal: `accounting`); and the writes, from the driver when
+the joined rows are there (computed there, or collected: few), else by Spark jobs with the
+table's rules checked.
+"""
 from __future__ import annotations
 
 import json
@@ -13,26 +19,29 @@ from typing import TYPE_CHECKING, Any, Optional
 from pyroaring import BitMap64
 from sqlglot import exp
 
-from acidsql.delta.actions import Metadata, schema_string
+from acidsql.delta.actions import AddFile, Metadata, schema_string
+from acidsql.delta.change_data import CHANGE_TYPE_COLUMN, DELETE, INSERT, UPDATE_POSTIMAGE, UPDATE_PREIMAGE
 from acidsql.delta.row_tracking import ROW_ID, enabled
-from acidsql.spark.constraints import table_rules
+from acidsql.spark.changes import (
+    FileChanges, RowChanges, apply_row_changes, write_change_rows_on_driver, write_rows_on_driver,
+)
+from acidsql.spark.constraints import checked_rows, table_rules
 from acidsql.spark.dml.exact import CHAR_VARCHAR, Columns
-from acidsql.spark.dml.names import source_alias, target_alias
-from acidsql.spark.dml.run import PRE_IMAGE, StatementRun
+from acidsql.spark.dml.names import (
+    CLAUSE, PRE_IMAGE, SOURCE_MARK, SOURCE_ROW, TARGET_MARK, source_alias, target_alias,
+)
+from acidsql.spark.dml.run import StatementRun, deletion_vectors_on
 from acidsql.spark.results import StatementError
-from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
+from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.views import TableViews
+from acidsql.spark.write import session_codec
 from acidsql.sql import model as m
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame
 
     from acidsql.delta.snapshot import Snapshot
-
-CLAUSE = "__acid_clause"  # the number (1-based) of the clause a joined row takes
-SOURCE_MARK = "__acid_src"
-TARGET_MARK = "__acid_tgt"
-SOURCE_ROW = "__acid_src_row"  # a source row's id, to find the source rows the inner join left out
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,34 @@ class MergeSource:
             elif isinstance(f.dataType, StringType) and f.dataType != StringType():
                 collated.add(f.name)
         return Columns(pa.schema(arrow), frozenset(char_varchar), frozenset(collated))
+
+
+def finish(run: StatementRun, s: m.Merge, src: MergeSource, part: Any) -> tuple[RowChanges, FileChanges, Any]:
+    """The MERGE's changes and files, and its plan as it ran, after the driver's part (`part`,
+    driver_merge.DriverPart): written from the driver when the driver computed the joined rows,
+    else joined in Spark over the candidate target rows the driver found (the joined rows are
+    then few: collected, and written from the driver when the table has no rules to check) or
+    over every row of the files the MERGE reads."""
+    from pyspark.sql import functions as F
+
+    plan = part.plan
+    if part.outcome is not None:
+        return (*written_on_driver(run, s, part.outcome, src), plan)
+    everything = lambda chosen: scan(run.spark, run.snapshot, chosen, positions=True, row_tracking=True,
+                                     storage=run.storage)
+    found = part.target
+    if found is None:
+        target_rows = everything(run.files)
+    elif found.rows is None:  # too many candidates to hand over: Spark scans only their files
+        target_rows = everything(found.files)
+    else:
+        target_rows = found.frame(run.spark)
+    on_driver = found is not None and found.rows is not None
+    source = (part.source if part.source is not None else src.df).withColumn(SOURCE_MARK, F.lit(True))
+    joined = joined_rows(run, s, src, target_rows, source, on_driver)
+    if on_driver and plan.writes_on_driver:
+        return (*written_on_driver(run, s, _collected(run, joined, src), src), plan)
+    return (*_written_in_spark(run, s, src, joined), plan)
 
 
 def source_sql(s: m.Merge, views: TableViews) -> str:
@@ -228,6 +265,22 @@ def outcome(s: m.Merge, joined: "DataFrame") -> tuple[dict[int, int], dict[str, 
     return accounting(s, groups)
 
 
+def positions_by_clause(joined: "pa.Table") -> list[tuple[Optional[str], int, int, Sequence[int]]]:
+    """(file, clause, rows, positions) per file and clause of joined rows on the driver, as the
+    Spark aggregation of `outcome` gives them."""
+    if not joined.num_rows:
+        return []
+    groups = joined.select([FILE_COLUMN, CLAUSE, ROW_COLUMN]).group_by(
+        [FILE_COLUMN, CLAUSE], use_threads=False).aggregate([(ROW_COLUMN, "list")])
+    lists = groups.column(f"{ROW_COLUMN}_list")
+    out = []
+    for path, clause, rows in zip(groups.column(FILE_COLUMN).to_pylist(), groups.column(CLAUSE).to_pylist(),
+                                  lists.to_pylist()):
+        present = [r for r in rows if r is not None]
+        out.append((path, clause, len(rows), present))
+    return out
+
+
 def accounting(s: m.Merge, groups: Sequence[tuple[Optional[str], int, int, Sequence[int]]]
                ) -> tuple[dict[int, int], dict[str, BitMap64]]:
     """From (file, clause, joined rows, their positions) per file and clause of a MERGE's
@@ -274,3 +327,106 @@ def _clause_json(c: m.MergeClause) -> dict[str, Any]:
     if c.condition is not None:
         d["predicate"] = c.condition.sql(dialect="databricks")
     return d
+
+
+# ---- the writes ---------------------------------------------------------------------------------
+
+def written_on_driver(run: StatementRun, s: m.Merge, table: "pa.Table",
+                       src: MergeSource) -> tuple[RowChanges, FileChanges]:
+    """From the MERGE's joined rows on the driver (FILE, ROW, CLAUSE, the new values, the values
+    before, the row id): the counts, the positions and the several-matches check as the Spark
+    path does them (`accounting`), and the new rows and change data written here."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    snapshot, fields, before = run.snapshot, src.fields, src.before
+    kinds = [(i + 1, c) for i, c in enumerate(s.clauses)]
+    counts, touched = accounting(s, positions_by_clause(table))
+    by_action = lambda action: sum(counts.get(i, 0) for i, c in kinds if c.action is action)
+    changes = RowChanges(touched, inserted=by_action(m.MergeAction.INSERT), updated=by_action(m.MergeAction.UPDATE),
+                         deleted=by_action(m.MergeAction.DELETE))
+    files = apply_row_changes(run.spark, snapshot, changes, storage=run.storage,
+                              deletion_vectors=deletion_vectors_on(snapshot), schema_json=src.schema_json)
+    codec = session_codec(run.spark, snapshot.configuration)
+    clause = table.column(CLAUSE)
+    of = lambda action: pa.array([i for i, c in kinds if c.action is action], pa.int32())
+    writing = pc.is_in(clause, value_set=pa.concat_arrays([of(m.MergeAction.UPDATE), of(m.MergeAction.INSERT)]))
+    tracked = enabled(snapshot.protocol, snapshot.configuration)
+    written = table.filter(writing).select(list(fields) + ([ROW_ID] if tracked else []))
+    adds: list[AddFile] = []
+    if written.num_rows:
+        adds = write_rows_on_driver(written, snapshot, src.schema_json, storage=run.storage, codec=codec)
+    cdc = []
+    if before:
+        is_update = pc.is_in(clause, value_set=of(m.MergeAction.UPDATE))
+        changing = pc.or_(is_update, pc.is_in(clause, value_set=of(m.MergeAction.DELETE)))
+        old = table.filter(changing)
+        preimages = pa.Table.from_arrays(
+            [old.column(b) for b in before] + [pc.if_else(is_update.filter(changing), UPDATE_PREIMAGE, DELETE)],
+            names=list(fields) + [CHANGE_TYPE_COLUMN])
+        postimages = pa.Table.from_arrays(
+            [written.column(f) for f in fields] + [pc.if_else(is_update.filter(writing), UPDATE_POSTIMAGE, INSERT)],
+            names=list(fields) + [CHANGE_TYPE_COLUMN])
+        change_rows = pa.concat_tables([preimages, postimages])
+        if change_rows.num_rows:
+            cdc = write_change_rows_on_driver(change_rows, snapshot, src.schema_json, storage=run.storage, codec=codec)
+    return changes, replace(files, adds=files.adds + tuple(adds), cdc=files.cdc + tuple(cdc))
+
+
+# ---- the join in Spark ----------------------------------------------------------------------------
+
+
+def _collected(run: StatementRun, joined: "DataFrame", src: MergeSource) -> "pa.Table":
+    """The MERGE's joined rows collected to the driver in one Spark job (the target was reduced
+    to its candidate rows, so they are few), cast to the column types in Spark as
+    write_dataframe casts them."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    types = {f.name: f.dataType for f in StructType.fromJson(src.schema_json).fields}
+    present = {f.name: f.dataType for f in joined.schema.fields}
+
+    def typed(column: str, field: str):
+        c = F.col(f"`{column}`")
+        return (c if present[column] == types[field] else c.cast(types[field])).alias(field if column == field else column)
+
+    tracked = [F.col(ROW_ID)] if enabled(run.snapshot.protocol, run.snapshot.configuration) else []
+    return joined.select(F.col(FILE_COLUMN), F.col(ROW_COLUMN), F.col(CLAUSE), *[typed(f, f) for f in src.fields],
+                         *[typed(b, f) for f, b in zip(src.fields, src.before)], *tracked).toArrow()
+
+
+def _written_in_spark(run: StatementRun, s: m.Merge, src: MergeSource,
+                      joined: "DataFrame") -> tuple[RowChanges, FileChanges]:
+    """The MERGE's outcome and writes by Spark jobs, the table's rules checked on the rows written."""
+    from pyspark.sql import functions as F
+
+    snapshot, fields, before = run.snapshot, src.fields, src.before
+    kinds = [(i + 1, c) for i, c in enumerate(s.clauses)]
+    writing = [i for i, c in kinds if c.action in (m.MergeAction.UPDATE, m.MergeAction.INSERT)]
+    joined = joined.localCheckpoint(eager=True)
+    counts, touched = outcome(s, joined)
+    new_rows = written = None
+    if writing:
+        kept = [F.col(ROW_ID)] if enabled(snapshot.protocol, snapshot.configuration) else []
+        written = joined.where(F.col(CLAUSE).isin(writing)).select(*[F.col(f"`{f}`") for f in fields], F.col(CLAUSE), *kept)
+        given_when = generated_given(s, snapshot, src.df.columns, writing)
+        written = checked_rows(written, snapshot, [], run.name, given_when)
+        new_rows = written.drop(CLAUSE)
+    change_rows = None
+    if before:
+        updates = [i for i, c in kinds if c.action is m.MergeAction.UPDATE]
+        changing = updates + [i for i, c in kinds if c.action is m.MergeAction.DELETE]
+        is_update = F.col(CLAUSE).isin(updates) if updates else F.lit(False)
+        change_rows = joined.where(F.col(CLAUSE).isin(changing)).select(
+            *[F.col(b).alias(f) for f, b in zip(fields, before)],
+            F.when(is_update, F.lit(UPDATE_PREIMAGE)).otherwise(F.lit(DELETE)).alias(CHANGE_TYPE_COLUMN))
+        if written is not None:
+            change_rows = change_rows.unionByName(written.select(
+                *[F.col(f"`{f}`") for f in fields],
+                F.when(is_update, F.lit(UPDATE_POSTIMAGE)).otherwise(F.lit(INSERT)).alias(CHANGE_TYPE_COLUMN)))
+    by_action = lambda action: sum(counts.get(i, 0) for i, c in kinds if c.action is action)
+    changes = RowChanges(touched, new_rows, inserted=by_action(m.MergeAction.INSERT),
+                         updated=by_action(m.MergeAction.UPDATE), deleted=by_action(m.MergeAction.DELETE),
+                         change_rows=change_rows)
+    return changes, apply_row_changes(run.spark, snapshot, changes, storage=run.storage,
+                                      deletion_vectors=deletion_vectors_on(snapshot), schema_json=src.schema_json)

@@ -110,6 +110,10 @@ class DmlPlan:
     candidate_files_only: bool = False  # MERGE: Spark scans only the files holding a candidate row
     pending: tuple[str, ...] = field(default=())  # facts it still depends on (ON_LOCAL_SESSION, ...)
 
+    @property
+    def all_on_driver(self) -> bool:
+        return self.path is Path.DRIVER
+
     def describe(self) -> str:
         """One line: `driver on a local session (why)`, `Spark (why); the driver reads ...`."""
         word = {Path.DRIVER: "driver on a local session", Path.SPARK: "Spark", Path.CLUSTER: "Spark on a cluster"}
@@ -268,8 +272,13 @@ def update_values(s: m.Update, columns: Columns) -> dict[str, Callable[[Any], An
 
     out = {}
     for key, node in s.assignments:
-        column = names[m.assigned_column(key)]
-        out[column] = value(node, resolve, types, types[column], column, char_varchar=column in columns.char_varchar)
+        column = names.get(m.assigned_column(key))
+        if column is None:
+            raise NotExactOnDriver(f"SET {key}: not a column of the table")
+        try:
+            out[column] = value(node, resolve, types, types[column], column, char_varchar=column in columns.char_varchar)
+        except NotExactOnDriver as e:
+            raise NotExactOnDriver(f"SET {e}") from None
     return out
 
 

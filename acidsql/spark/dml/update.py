@@ -19,9 +19,9 @@ from acidsql.spark.changes import (
 from acidsql.spark.constraints import checked_rows
 from acidsql.spark.dml.driver_rows import MatchedRows, matching_rows
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter
-from acidsql.spark.dml.names import target_alias
+from acidsql.spark.dml.names import PRE_IMAGE, target_alias
 from acidsql.spark.dml.plan import Path, update_values
-from acidsql.spark.dml.run import PRE_IMAGE, StatementRun, begin, deletion_vectors_on, predicate_parameters, prepared_run
+from acidsql.spark.dml.run import StatementRun, begin, deletion_vectors_on, predicate_parameters, prepared_run
 from acidsql.spark.prepared import PreparedWrite, RunContext
 from acidsql.spark.results import StatementError
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
