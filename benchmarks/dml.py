@@ -85,7 +85,7 @@ Profiled with pyinstrument (`python -m benchmarks.dml profile <op> <dv|cow>`, 1,
 2026-11-23, one run each, machine loaded by other work). With deletion vectors every DELETE and
 UPDATE scanned the data twice: once to record its row-level read set (`_record_read_rows`, now in acidsql/spark/dml/run.py,
 a scan + positions collected to the driver) and once to find the rows it changes
-(`_matching_rows`, the same scan with the same condition). For a DELETE / UPDATE whose WHERE is
+(`dml/delete.py` `matching_rows`, the same scan with the same condition). For a DELETE / UPDATE whose WHERE is
 the read condition those are the same rows, so acidsql/spark/dml/run.py now records the
 statement's own matched positions as the read set (test: tests/spark/test_spark_dml_scans.py).
 

@@ -156,3 +156,23 @@ def test_a_column_qualified_by_anything_but_the_target_is_not_read_as_the_column
 
     assert exact("k = 1") and exact("t.k = 1")
     assert not exact("s.k = 1") and not exact("db.t.k = 1")
+
+
+def test_the_session_option_is_read_from_the_spark_conf_at_each_statement(db, spark):
+    """acidsql.dml.path in the Spark conf (`acidsql.connect(conf=...)`, `--conf`, spark.conf.set)
+    decides where the next statement runs; an unknown value is refused, not ignored."""
+    from acidsql.spark.dml.plan import Path
+    from acidsql.spark.results import StatementError
+
+    _table(db, dv=True)
+    spark.conf.set("acidsql.dml.path", "spark")
+    try:
+        r = db.sql("DELETE FROM t WHERE v = 3")
+        assert (r.plan.path, r.rows_deleted) == (Path.SPARK, 4) and "acidsql.dml.path = spark" in r.plan.reason
+        spark.conf.set("acidsql.dml.path", "driver")
+        with pytest.raises(StatementError, match="acidsql.dml.path must be 'auto' or 'spark', not 'driver'"):
+            db.sql("DELETE FROM t WHERE v = 4")
+    finally:
+        spark.conf.unset("acidsql.dml.path")
+    r = db.sql("DELETE FROM t WHERE v = 4")
+    assert (r.plan.path, r.rows_deleted) == (Path.DRIVER, 4)

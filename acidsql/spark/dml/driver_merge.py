@@ -443,27 +443,14 @@ def on_driver(run: Any, s: Any, src: Any, plan: Any) -> DriverPart:
     """The driver's part of MERGE `s` (run: dml.run.StatementRun; src: merge_join.MergeSource):
     the whole MERGE when the plan says driver, else (or when a limit or a value pyarrow refuses
     turns the plan to Spark) the candidate target rows when it says the driver reads them."""
-    from acidsql.delta.row_tracking import enabled
     from acidsql.spark.write import estimated_bytes
 
     snapshot = run.snapshot
     target = Columns.of_delta_schema(snapshot.schema_json, snapshot.arrow_schema())
     if plan.all_on_driver:
-        merge = DriverMerge.compile(s, src.talias, src.salias, target, src.columns())
-        # Spark cannot size every plan (a scan of a Delta table joins a list of its files): then
-        # the source's rows are counted before they come to the driver (the count only guards
-        # the driver's memory; the rows used are those collected).
-        plan = plan.with_source(estimated_bytes(src.df), src.df.count)
-        rows = src.df.toArrow() if plan.all_on_driver else None
-        plan = plan.with_source_rows(rows.num_rows) if rows is not None else plan
-        found, plan = (candidates(run, plan, merge.keys, merge.source_key_values(rows)) if plan.all_on_driver
-                       else (None, plan))
-        if plan.all_on_driver:
-            try:
-                tracked = enabled(snapshot.protocol, snapshot.configuration)
-                return DriverPart(plan, merge.outcome(found.rows, rows, before=src.before, tracked=tracked))
-            except NotExactOnDriver as e:
-                plan = plan.fallback(str(e))
+        outcome, plan = _whole_merge(run, s, src, plan, target)
+        if outcome is not None:
+            return DriverPart(plan, outcome)
     if not run.files or not (plan.rows_on_driver or plan.candidate_files_only):
         return DriverPart(plan)
     keys, _residual = equi_keys(s.on, src.talias, src.salias, target, src.columns())
@@ -479,7 +466,36 @@ def on_driver(run: Any, s: Any, src: Any, plan: Any) -> DriverPart:
     return DriverPart(plan, target=found, source=source)
 
 
-def candidates(run: Any, plan: Any, keys: Sequence[EquiKey], values: Sequence["pa.Array"]) -> tuple[Optional[Candidates], Any]:
+def _whole_merge(run: Any, s: Any, src: Any, plan: Any, target: Columns) -> tuple[Optional["pa.Table"], Any]:
+    """The joined rows of the whole MERGE computed with pyarrow (DriverMerge): the source's rows
+    collected in one Spark job, the candidate target rows read here; None, with the plan turned
+    to Spark, when a limit or a value pyarrow refuses says otherwise."""
+    from acidsql.delta.row_tracking import enabled
+    from acidsql.spark.write import estimated_bytes
+
+    merge = DriverMerge.compile(s, src.talias, src.salias, target, src.columns())
+    # Spark cannot size every plan (a scan of a Delta table joins a list of its files): then the
+    # source's rows are counted before they come to the driver (the count only guards the
+    # driver's memory; the rows used are those collected).
+    plan = plan.with_source(estimated_bytes(src.df), src.df.count)
+    if not plan.all_on_driver:
+        return None, plan
+    rows = src.df.toArrow()
+    plan = plan.with_source_rows(rows.num_rows)
+    if not plan.all_on_driver:
+        return None, plan
+    found, plan = candidates(run, plan, merge.keys, merge.source_key_values(rows))
+    if not plan.all_on_driver:
+        return None, plan
+    try:
+        return merge.outcome(found.rows, rows, before=src.before,
+                             tracked=enabled(run.snapshot.protocol, run.snapshot.configuration)), plan
+    except NotExactOnDriver as e:
+        return None, plan.fallback(str(e))
+
+
+def candidates(run: Any, plan: Any, keys: Sequence[EquiKey],
+               values: Sequence["pa.Array"]) -> tuple[Optional[Candidates], Any]:
     """The target rows the MERGE may match, read on the driver (or only the files holding them,
     when the plan says there are too many to hand over); None when their files are too large."""
     files = prune_by_statistics(run.snapshot, run.files, keys, values)

@@ -169,14 +169,9 @@ def spark_literal(node: exp.Expression) -> Optional[SparkLiteral]:
     if node.is_string:
         return None if negative else SparkLiteral(str(node.this), "string")
     text = str(node.this)
-    if _range_refusal(text) is not None:
+    number = _number(text)
+    if number is None or _range_refusal(text) is not None:
         return None  # refused by Spark's parser (refuse_out_of_range_literals says so)
-    try:
-        number = decimal.Decimal(text)
-    except decimal.InvalidOperation:
-        return None
-    if not number.is_finite():
-        return None
     if "e" in text.lower():  # 1e3: a DOUBLE; negated as a double, so -0e0 is -0.0
         value = float(number)
         return SparkLiteral(-value if negative else value, "double")
@@ -193,11 +188,8 @@ def spark_literal(node: exp.Expression) -> Optional[SparkLiteral]:
 def _range_refusal(text: str) -> Optional[tuple[str, str]]:
     """(message, error class) when Spark refuses the numeric literal `text`: a DOUBLE past its
     range (Spark's parser), a DECIMAL (or an integer past BIGINT) of more than 38 digits."""
-    try:
-        number = decimal.Decimal(text)
-    except decimal.InvalidOperation:
-        return None
-    if not number.is_finite():
+    number = _number(text)
+    if number is None:
         return None
     if "e" in text.lower():
         if abs(number) > decimal.Decimal("1.7976931348623157E308"):
@@ -211,6 +203,15 @@ def _range_refusal(text: str) -> Optional[tuple[str, str]]:
         return (f"Decimal precision {precision} exceeds max precision {MAX_DECIMAL_PRECISION} (literal {text})",
                 "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION")
     return None
+
+
+def _number(text: str) -> Optional[decimal.Decimal]:
+    """The finite number a numeric literal's text is, or None."""
+    try:
+        number = decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        return None
+    return number if number.is_finite() else None
 
 
 def refuse_out_of_range_literals(expressions: Iterable[Optional[exp.Expression]]) -> None:

@@ -332,7 +332,7 @@ def _clause_json(c: m.MergeClause) -> dict[str, Any]:
 # ---- the writes ---------------------------------------------------------------------------------
 
 def written_on_driver(run: StatementRun, s: m.Merge, table: "pa.Table",
-                       src: MergeSource) -> tuple[RowChanges, FileChanges]:
+                      src: MergeSource) -> tuple[RowChanges, FileChanges]:
     """From the MERGE's joined rows on the driver (FILE, ROW, CLAUSE, the new values, the values
     before, the row id): the counts, the positions and the several-matches check as the Spark
     path does them (`accounting`), and the new rows and change data written here."""
@@ -371,9 +371,6 @@ def written_on_driver(run: StatementRun, s: m.Merge, table: "pa.Table",
         if change_rows.num_rows:
             cdc = write_change_rows_on_driver(change_rows, snapshot, src.schema_json, storage=run.storage, codec=codec)
     return changes, replace(files, adds=files.adds + tuple(adds), cdc=files.cdc + tuple(cdc))
-
-
-# ---- the join in Spark ----------------------------------------------------------------------------
 
 
 def _collected(run: StatementRun, joined: "DataFrame", src: MergeSource) -> "pa.Table":

@@ -24,7 +24,7 @@ saying which facts are known only when it runs. No pyspark here: explain starts 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from sqlglot import exp
@@ -108,7 +108,7 @@ class DmlPlan:
     rows_on_driver: bool = False  # the driver reads the rows the statement changes or may match
     writes_on_driver: bool = False  # the driver writes the files (what it or Spark computed)
     candidate_files_only: bool = False  # MERGE: Spark scans only the files holding a candidate row
-    pending: tuple[str, ...] = field(default=())  # facts it still depends on (ON_LOCAL_SESSION, ...)
+    pending: tuple[str, ...] = ()  # facts it still depends on (ON_LOCAL_SESSION, ...)
 
     @property
     def all_on_driver(self) -> bool:
