@@ -144,7 +144,7 @@ def test_candidates_beyond_the_driver_limit_are_scanned_by_spark_from_their_file
     _make(db, "t", {}, True)
     scanned = []
     real = scan_module.scan
-    monkeypatch.setattr("acidsql.spark.dml.merge.scan", lambda spark, snapshot, files=None, **kw: scanned.append(
+    monkeypatch.setattr("acidsql.spark.dml.merge_join.scan", lambda spark, snapshot, files=None, **kw: scanned.append(
         sorted(a.path for a in files)) or real(spark, snapshot, files, **kw))
     merge = ("MERGE INTO t USING (SELECT id, id * 100.0 AS x FROM range(40, 50)) s ON t.id = s.id "
              "WHEN MATCHED THEN UPDATE SET v = s.x WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.x)")
