@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from sqlglot import exp
 
-from acidsql.spark.dml.driver_merge import DriverMerge, equi_keys
+from acidsql.spark.dml.driver_merge import DriverMerge, conjuncts, equi_keys
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter, not_carried, value
 from acidsql.spark.dml.names import source_alias, target_alias
 from acidsql.spark.session import is_local
@@ -69,6 +69,9 @@ def path_option(value: Optional[str]) -> str:
 
 
 class Path(str, enum.Enum):
+    """driver: pyarrow on the driver computes the statement; spark: Spark does (the driver may
+    read and write rows for it, `DmlPlan.rows_on_driver`); cluster: Spark's executors do all."""
+
     DRIVER = "driver"
     SPARK = "spark"
     CLUSTER = "cluster"
@@ -331,8 +334,6 @@ def _merge(s: m.Merge, facts: DmlFacts) -> DmlPlan:
 def _equalities(on: Optional[exp.Expression], talias: str, salias: str) -> tuple[list[exp.Expression], list[exp.Expression]]:
     """Before the source's types are known: ON's conjuncts that equate a target column and a source
     column (each qualified by its side's name), and the others."""
-    from acidsql.spark.dml.driver_merge import conjuncts
-
     sides = {talias.lower(), salias.lower()}
     keys, residual = [], []
     for c in conjuncts(on) if on is not None else []:
