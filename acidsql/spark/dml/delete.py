@@ -13,7 +13,7 @@ from acidsql.spark.dml.driver_rows import matching_positions
 from acidsql.spark.dml.exact import Columns, driver_filter
 from acidsql.spark.dml.names import target_alias
 from acidsql.spark.dml.plan import DmlPlan, Path
-from acidsql.spark.dml.run import StatementRun, begin, deletion_vectors_on, predicate_parameters, prepared_run
+from acidsql.spark.dml.run import StatementRun, begin, predicate_parameters, prepared_run
 from acidsql.spark.prepared import PreparedWrite, RunContext
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.sql import model as m
@@ -25,7 +25,7 @@ def prepare_delete(ex: RunContext, s: m.Delete) -> PreparedWrite:
         changes = matching_rows(run, s.where, plan)
         run.record_matched_rows(changes.touched)
         files = apply_row_changes(run.spark, run.snapshot, changes, storage=run.storage,
-                                  deletion_vectors=deletion_vectors_on(run.snapshot))
+                                  deletion_vectors=run.snapshot.deletion_vectors_on)
         return prepared_run(run, files, changes, predicate_parameters(s.where), plan)
 
 

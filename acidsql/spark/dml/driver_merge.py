@@ -489,7 +489,7 @@ def _whole_merge(run: Any, s: Any, src: Any, plan: Any, target: Columns) -> tupl
         return None, plan
     try:
         return merge.outcome(found.rows, rows, before=src.before,
-                             tracked=enabled(run.snapshot.protocol, run.snapshot.configuration)), plan
+                             tracked=enabled(run.snapshot.protocol, run.snapshot.properties)), plan
     except NotExactOnDriver as e:
         return None, plan.fallback(str(e))
 

@@ -112,7 +112,7 @@ class ScanShape:
         from acidsql.delta import row_tracking as rt
         from acidsql.spark.scan import scan_schema, spark_schema
 
-        tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration) if row_tracking else None
+        tracked = rt.materialized_columns(snapshot.protocol, snapshot.properties) if row_tracking else None
         schema = scan_schema(spark_schema(snapshot), positions=True, tracked=tracked is not None)
         return ScanShape(snapshot, tracked, schema, to_arrow_schema(schema))
 

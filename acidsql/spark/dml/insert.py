@@ -20,7 +20,7 @@ from acidsql.spark.changes import (
 from acidsql.spark.constraints import checked_rows, table_rules
 from acidsql.spark.dml.delete import matching_rows
 from acidsql.spark.dml.names import target_alias
-from acidsql.spark.dml.run import StatementRun, begin, deletion_vectors_on, prepared_run
+from acidsql.spark.dml.run import StatementRun, begin, prepared_run
 from acidsql.spark.prepared import PreparedWrite, RunContext
 from acidsql.spark.results import StatementError
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
@@ -57,7 +57,7 @@ def prepare_insert(ex: RunContext, s: m.Insert) -> PreparedWrite:
         removed: list[RemoveFile] = []
         deletes = RowChanges({})
         params: dict[str, Any] = {"mode": "Append", "partitionBy": json.dumps(list(snapshot.partition_columns))}
-        dv = deletion_vectors_on(snapshot)
+        dv = snapshot.deletion_vectors_on
         file_changes = FileChanges()
         plan = None
         if s.replace_using or s.replace_on is not None:

@@ -30,7 +30,7 @@ from acidsql.spark.dml.exact import CHAR_VARCHAR, Columns
 from acidsql.spark.dml.names import (
     CLAUSE, PRE_IMAGE, SOURCE_MARK, SOURCE_ROW, TARGET_MARK, source_alias, target_alias,
 )
-from acidsql.spark.dml.run import StatementRun, deletion_vectors_on
+from acidsql.spark.dml.run import StatementRun
 from acidsql.spark.results import StatementError
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.views import TableViews
@@ -173,7 +173,7 @@ def joined_rows(run: StatementRun, s: m.Merge, src: MergeSource, target_rows: "D
     target_fields = {f["name"] for f in run.snapshot.schema_json["fields"]}
     pre = "".join(f", {f'`{talias}`.`{f}`' if f in target_fields else 'NULL'} AS {b}" for f, b in zip(src.fields, src.before))
     # An updated row keeps its stable row id (inserted rows have none: NULL).
-    tracked = f", `{talias}`.{ROW_ID}" if enabled(run.snapshot.protocol, run.snapshot.configuration) else ""
+    tracked = f", `{talias}`.{ROW_ID}" if enabled(run.snapshot.protocol, run.snapshot.properties) else ""
     hint = f"/*+ BROADCAST(`{talias}`) */ " if on_driver else ""
     select = (f"SELECT {hint}`{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN}, {clause_sql} AS {CLAUSE}, "
               + ", ".join(f"{c} AS `{f}`" for c, f in zip(columns, src.fields)) + pre + tracked)
@@ -346,12 +346,12 @@ def written_on_driver(run: StatementRun, s: m.Merge, table: "pa.Table",
     changes = RowChanges(touched, inserted=by_action(m.MergeAction.INSERT), updated=by_action(m.MergeAction.UPDATE),
                          deleted=by_action(m.MergeAction.DELETE))
     files = apply_row_changes(run.spark, snapshot, changes, storage=run.storage,
-                              deletion_vectors=deletion_vectors_on(snapshot), schema_json=src.schema_json)
+                              deletion_vectors=snapshot.deletion_vectors_on, schema_json=src.schema_json)
     codec = session_codec(run.spark, snapshot.configuration)
     clause = table.column(CLAUSE)
     of = lambda action: pa.array([i for i, c in kinds if c.action is action], pa.int32())
     writing = pc.is_in(clause, value_set=pa.concat_arrays([of(m.MergeAction.UPDATE), of(m.MergeAction.INSERT)]))
-    tracked = enabled(snapshot.protocol, snapshot.configuration)
+    tracked = enabled(snapshot.protocol, snapshot.properties)
     written = table.filter(writing).select(list(fields) + ([ROW_ID] if tracked else []))
     adds: list[AddFile] = []
     if written.num_rows:
@@ -387,7 +387,7 @@ def _collected(run: StatementRun, joined: "DataFrame", src: MergeSource) -> "pa.
         c = F.col(f"`{column}`")
         return (c if present[column] == types[field] else c.cast(types[field])).alias(field if column == field else column)
 
-    tracked = [F.col(ROW_ID)] if enabled(run.snapshot.protocol, run.snapshot.configuration) else []
+    tracked = [F.col(ROW_ID)] if enabled(run.snapshot.protocol, run.snapshot.properties) else []
     return joined.select(F.col(FILE_COLUMN), F.col(ROW_COLUMN), F.col(CLAUSE), *[typed(f, f) for f in src.fields],
                          *[typed(b, f) for f, b in zip(src.fields, src.before)], *tracked).toArrow()
 
@@ -404,7 +404,7 @@ def _written_in_spark(run: StatementRun, s: m.Merge, src: MergeSource,
     counts, touched = outcome(s, joined)
     new_rows = written = None
     if writing:
-        kept = [F.col(ROW_ID)] if enabled(snapshot.protocol, snapshot.configuration) else []
+        kept = [F.col(ROW_ID)] if enabled(snapshot.protocol, snapshot.properties) else []
         written = joined.where(F.col(CLAUSE).isin(writing)).select(*[F.col(f"`{f}`") for f in fields], F.col(CLAUSE), *kept)
         given_when = generated_given(s, snapshot, src.df.columns, writing)
         written = checked_rows(written, snapshot, [], run.name, given_when)
@@ -426,4 +426,4 @@ def _written_in_spark(run: StatementRun, s: m.Merge, src: MergeSource,
                          updated=by_action(m.MergeAction.UPDATE), deleted=by_action(m.MergeAction.DELETE),
                          change_rows=change_rows)
     return changes, apply_row_changes(run.spark, snapshot, changes, storage=run.storage,
-                                      deletion_vectors=deletion_vectors_on(snapshot), schema_json=src.schema_json)
+                                      deletion_vectors=snapshot.deletion_vectors_on, schema_json=src.schema_json)

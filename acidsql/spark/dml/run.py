@@ -21,6 +21,7 @@ from sqlglot import exp
 from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog
 from acidsql.conflict import OpKind
+from acidsql.delta.commit import PreparedCommit
 from acidsql.delta.features import write_kind
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
@@ -41,11 +42,6 @@ if TYPE_CHECKING:
 
     from acidsql.delta.snapshot import Snapshot
     from acidsql.delta.storage import Storage
-
-
-def deletion_vectors_on(snapshot: "Snapshot") -> bool:
-    """Whether the table's writes mark deleted rows with deletion vectors (else copy-on-write)."""
-    return str(snapshot.configuration.get("delta.enableDeletionVectors", "")).lower() == "true"
 
 
 @dataclass
@@ -153,9 +149,9 @@ def open_statement(ex: RunContext, statement: m.AnyStatement, expressions: Seque
 # ---- what a statement hands out -----------------------------------------------------------------
 
 def prepared_write(statement: m.AnyStatement, txn: OptimisticTransaction, analysis: Analysis, name: str,
-             files: FileChanges, rows: RowChanges, parameters: Mapping[str, Any], *,
-             operation: Optional[str] = None, kind: Optional[OpKind] = None, notes: Sequence[str] = (),
-             plan: Optional[DmlPlan] = None) -> PreparedWrite:
+                   files: FileChanges, rows: RowChanges, parameters: Mapping[str, Any], *,
+                   operation: Optional[str] = None, kind: Optional[OpKind] = None, notes: Sequence[str] = (),
+                   plan: Optional[DmlPlan] = None) -> PreparedWrite:
     """Stage `files` in the transaction and hand out the commit with Delta's metrics, and the
     result the user sees (with the plan the statement ran with, for a DELETE, UPDATE or MERGE)."""
     for r in files.removes:
@@ -179,8 +175,9 @@ def prepared_write(statement: m.AnyStatement, txn: OptimisticTransaction, analys
         deletion_vectors_written=files.deletion_vectors_written, files_rewritten=files.files_rewritten,
         notes=tuple(notes) + files.notes, plan=plan,
     )
-    return PreparedWrite(statement, name, txn, op, kind or analysis.op_kind, dict(parameters), metrics,
-                         analysis.changes_data, analysis.zorder, result)
+    commit = PreparedCommit(txn, op, kind or analysis.op_kind, dict(parameters), metrics, statement.text,
+                            analysis.zorder, analysis.changes_data)
+    return PreparedWrite(statement, name, commit, result)
 
 
 def prepared_run(run: StatementRun, files: FileChanges, rows: RowChanges, parameters: Mapping[str, Any],

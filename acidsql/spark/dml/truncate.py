@@ -1,6 +1,8 @@
 """TRUNCATE TABLE: every file is read (predicate TRUE) and removed, as Delta does it."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from acidsql.spark.changes import FileChanges, RowChanges, live_rows, now_ms
 from acidsql.spark.dml.run import begin, prepared_run
 from acidsql.spark.prepared import NoCommit, Prepared, RunContext
@@ -22,7 +24,7 @@ def prepare_truncate(ex: RunContext, s: m.Truncate) -> Prepared:
         removes = tuple(a.to_remove(ts) for a in files)
         deleted = sum(live_rows(a) or 0 for a in files)
         prepared = prepared_run(run, FileChanges((), removes), RowChanges({}, deleted=deleted), {})
-        prepared.metrics = {"numRemovedFiles": len(removes), "numDeletedRows": deleted,
-                            "numRemovedBytes": sum(a.size or 0 for a in files)}
+        prepared.prepared = replace(prepared.prepared, metrics={
+            "numRemovedFiles": len(removes), "numDeletedRows": deleted, "numRemovedBytes": sum(a.size or 0 for a in files)})
         return prepared
 

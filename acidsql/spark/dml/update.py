@@ -21,7 +21,7 @@ from acidsql.spark.dml.driver_rows import MatchedRows, matching_rows
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter
 from acidsql.spark.dml.names import PRE_IMAGE, target_alias
 from acidsql.spark.dml.plan import Path, update_values
-from acidsql.spark.dml.run import StatementRun, begin, deletion_vectors_on, predicate_parameters, prepared_run
+from acidsql.spark.dml.run import StatementRun, begin, predicate_parameters, prepared_run
 from acidsql.spark.prepared import PreparedWrite, RunContext
 from acidsql.spark.results import StatementError
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
@@ -75,7 +75,7 @@ def _assigned(s: m.Update, schema_json: Mapping[str, Any]) -> dict[str, exp.Expr
 
 def _applied(run: StatementRun, changes: RowChanges) -> FileChanges:
     return apply_row_changes(run.spark, run.snapshot, changes, storage=run.storage,
-                             deletion_vectors=deletion_vectors_on(run.snapshot))
+                             deletion_vectors=run.snapshot.deletion_vectors_on)
 
 
 def _new_values_on_driver(run: StatementRun, s: m.Update, columns: Columns, matched: "pa.Table") -> "pa.Table":
@@ -90,7 +90,7 @@ def _new_values_on_driver(run: StatementRun, s: m.Update, columns: Columns, matc
     fields = list(columns.schema.names)
     arrays = [values[f](matched) if f in values else matched.column(f).cast(columns.schema.field(f).type)
               for f in fields]
-    if enabled(run.snapshot.protocol, run.snapshot.configuration):
+    if enabled(run.snapshot.protocol, run.snapshot.properties):
         arrays.append(matched.column(ROW_ID))
         fields.append(ROW_ID)
     return pa.Table.from_arrays(arrays, names=fields)
@@ -134,7 +134,7 @@ def _updated_rows_in_spark(run: StatementRun, s: m.Update, assigned: Mapping[str
         run.spark, snapshot, run.files, positions=True, row_tracking=True, storage=run.storage), "target")
     with_clause = views.with_clause(s.ctes)
     cols = ", ".join(f"{views.sql(assigned[f])} AS `{f}`" if f in assigned else f"`{alias}`.`{f}`" for f in fields)
-    if enabled(snapshot.protocol, snapshot.configuration):
+    if enabled(snapshot.protocol, snapshot.properties):
         cols += f", `{alias}`.{ROW_ID}"  # an updated row keeps its stable row id
     before = [f"{PRE_IMAGE}{i}" for i in range(len(fields))] if cdf else []
     pre = "".join(f", `{alias}`.`{f}` AS {b}" for f, b in zip(fields, before))
