@@ -73,8 +73,16 @@ def dml_path(statement, analysis, catalog):
         return None
     from sqlglot import exp
 
-    from acidsql.spark.dml.plan import DmlFacts, plan
     from acidsql.sql.build import table_ref
+
+    try:
+        from acidsql.spark.dml.plan import DmlFacts, plan
+    except ModuleNotFoundError as e:  # a base install: whether pyarrow computes it exactly needs pyarrow
+        if (e.name or "").split(".")[0] == "acidsql":
+            raise
+        why = ("not planned: where it runs depends on what pyarrow computes exactly as Spark, and acidsql's engine "
+               "is not installed (pip install 'acidsql[engine]')")
+        return {"statement": statement.label, "path": None, "reason": why, "line": why}
 
     source = None
     if isinstance(statement, m.Merge) and isinstance(statement.source, exp.Table):
