@@ -83,10 +83,10 @@ PROFILE_NOTE = """\
 
 Profiled with pyinstrument (`python -m benchmarks.dml profile <op> <dv|cow>`, 1,000,000 rows,
 2026-11-23, one run each, machine loaded by other work). With deletion vectors every DELETE and
-UPDATE scanned the data twice: once to record its row-level read set (`Executor._record_read_rows`,
+UPDATE scanned the data twice: once to record its row-level read set (`_record_read_rows`, now in acidsql/spark/dml/run.py,
 a scan + positions collected to the driver) and once to find the rows it changes
-(`_matching_rows`, the same scan with the same condition). For a DELETE / UPDATE whose WHERE is
-the read condition those are the same rows, so acidsql/spark/execute.py now records the
+(`dml/delete.py` `matching_rows`, the same scan with the same condition). For a DELETE / UPDATE whose WHERE is
+the read condition those are the same rows, so acidsql/spark/dml/run.py now records the
 statement's own matched positions as the read set (test: tests/spark/test_spark_dml_scans.py).
 
 | case (1M rows) | before | after |
@@ -128,7 +128,7 @@ Third round (2026-11-23 evening; the tables above are the run after it). On a lo
 DELETE whose WHERE pyarrow evaluates exactly as Spark does (AND/OR/NOT, comparisons, IN,
 BETWEEN, IS NULL on integer and string columns against literals of their kind) finds its rows
 on the driver, reading only the condition's columns of the files left after partition and
-min/max pruning (acidsql/spark/driver_scan.py): a one-row DELETE reads one file and starts no
+min/max pruning (acidsql/spark/dml/driver_rows.py, decided by dml/plan.py): a one-row DELETE reads one file and starts no
 Spark job (0.56-0.79 s in 3 Spark jobs before; test: tests/spark/test_spark_dml_scans.py). An
 UPDATE hands Spark only its matched rows; copy-on-write copies files on driver threads.
 
@@ -140,9 +140,9 @@ collected: 2.0 s, of it nearly all waiting on the JVM), COW DELETE 0.001% 2.39 s
 pyarrow writing parquet was 60% of a file's copy).
 
 - UPDATE SET values and whole MERGEs that pyarrow computes exactly as Spark SQL run on the
-  driver (acidsql/spark/arrow_values.py, driver_merge.HereMerge): columns, literals, `+ - *` of
+  driver (acidsql/spark/dml/exact.py, driver_merge.DriverMerge): columns, literals, `+ - *` of
   integers (checked, in Spark's result type) and doubles, store assignment where it is exact,
-  clause conditions driver_scan already evaluates; a MERGE whose ON is its equi-keys collects
+  clause conditions the driver already evaluates; a MERGE whose ON is its equi-keys collects
   the source in one Spark job and joins it with the candidate rows with pyarrow's hash join.
   Anything else, or a value pyarrow refuses (an overflow), is computed by Spark as before
   (test: tests/spark/test_spark_arrow_values.py, both ways on every form). MERGE 1% DV: 4.35 s

@@ -165,9 +165,12 @@ def to_arrow_filter(condition: Optional[exp.Expression], schema: Any) -> Optiona
 
     # NOT over a NULL comparison must stay NULL: pyarrow's ~ keeps nulls, and & / | here are
     # Kleene (and_kleene / or_kleene), so the filter has SQL semantics.
+    # OverflowError: a literal past the column's type (`i < 9223372036854775808`, a DECIMAL in
+    # Spark) has no Arrow scalar of that type; Spark computes such a condition.
     try:
         compiled = tr(condition)
-    except (Unknown, KeyError, pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+    except (Unknown, KeyError, pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError,
+            OverflowError):
         return None
 
     def apply(table: Any):

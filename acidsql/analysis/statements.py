@@ -8,7 +8,7 @@ and the transaction engine both classify with (`acidsql.conflict.operations`).
 The analyzer's and the Spark executor's dispatch tables are derived from this registry
 (`acidsql.analysis.analyze`, `acidsql.spark.execute.Executor.prepare`). Adding a statement
 kind: a model class and its parse, an entry here, the analyzer method it names, and the
-executor function it names.
+function of its runner it names.
 """
 from __future__ import annotations
 
@@ -22,10 +22,15 @@ from acidsql.sql import model as m
 
 
 class Runner(str, enum.Enum):
-    """The module of the Spark layer that runs a statement kind."""
+    """The module of the Spark layer that runs a statement kind: one per row write
+    (`acidsql.spark.dml`), one for the table operations of the engine."""
 
-    WRITE = "acidsql.spark.execute"  # row writes computed on Spark: INSERT, UPDATE, DELETE, MERGE, TRUNCATE
-    MAINTENANCE = "acidsql.spark.maintenance"  # table operations of the engine: DDL, OPTIMIZE, VACUUM, RESTORE
+    INSERT = "acidsql.spark.dml.insert"
+    UPDATE = "acidsql.spark.dml.update"
+    DELETE = "acidsql.spark.dml.delete"
+    MERGE = "acidsql.spark.dml.merge"
+    TRUNCATE = "acidsql.spark.dml.truncate"
+    MAINTENANCE = "acidsql.spark.maintenance"  # DDL, OPTIMIZE, VACUUM, RESTORE
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,7 @@ class StatementSpec:
     handler: str  # the name of the `_Analyzer` method that analyzes it
     operations: tuple[str, ...]  # the Delta operation names (commitInfo.operation) its commit can carry
     runner: Runner
-    executor: str  # the function of the runner that prepares it: an `Executor` method, or a maintenance function
+    executor: str  # the function of the runner that prepares it: (executor, statement) -> Prepared
 
     @property
     def kinds(self) -> frozenset[OpKind]:
@@ -65,11 +70,11 @@ _ALTER_OPERATION_NAMES = tuple(dict.fromkeys(
 
 
 STATEMENTS: tuple[StatementSpec, ...] = (
-    StatementSpec(m.Update, "_update_delete", ("UPDATE",), Runner.WRITE, "_update"),
-    StatementSpec(m.Delete, "_update_delete", ("DELETE",), Runner.WRITE, "_delete"),
-    StatementSpec(m.Truncate, "_truncate", ("TRUNCATE",), Runner.WRITE, "_truncate"),
-    StatementSpec(m.Merge, "_merge", ("MERGE",), Runner.WRITE, "_merge"),
-    StatementSpec(m.Insert, "_insert", ("WRITE",), Runner.WRITE, "_insert"),
+    StatementSpec(m.Update, "_update_delete", ("UPDATE",), Runner.UPDATE, "prepare_update"),
+    StatementSpec(m.Delete, "_update_delete", ("DELETE",), Runner.DELETE, "prepare_delete"),
+    StatementSpec(m.Truncate, "_truncate", ("TRUNCATE",), Runner.TRUNCATE, "prepare_truncate"),
+    StatementSpec(m.Merge, "_merge", ("MERGE",), Runner.MERGE, "prepare_merge"),
+    StatementSpec(m.Insert, "_insert", ("WRITE",), Runner.INSERT, "prepare_insert"),
     StatementSpec(m.Optimize, "_optimize", ("OPTIMIZE",), Runner.MAINTENANCE, "prepare_optimize"),
     StatementSpec(m.Reorg, "_reorg", ("REORG", "REORG TABLE UPGRADE UNIFORM"), Runner.MAINTENANCE, "prepare_reorg"),
     StatementSpec(m.AlterTable, "_alter", _ALTER_OPERATION_NAMES, Runner.MAINTENANCE, "prepare_alter"),

@@ -27,7 +27,7 @@ from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
-from acidsql.spark.write import session_codec, write_arrow_here, write_dataframe
+from acidsql.spark.write import session_codec, write_arrow_on_driver, write_dataframe
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -51,7 +51,7 @@ class RowChanges:
     # does not record it): deleted rows, update pre- and post-images, inserted rows.
     change_rows: Optional["DataFrame"] = None
     # The same two, already collected to the driver (a local session, few rows): written here
-    # with pyarrow instead of by a Spark job (write.write_arrow_here). `new_table`: the table's
+    # with pyarrow instead of by a Spark job (write.write_arrow_on_driver). `new_table`: the table's
     # columns (write.stored_types) and ROW_ID where kept; `change_table`: those and _change_type.
     new_table: Optional["pa.Table"] = None
     change_table: Optional["pa.Table"] = None
@@ -133,25 +133,25 @@ def _kept_row_tracking(names: Sequence[str], snapshot: "Snapshot",
     return renames, hidden, schema_json
 
 
-def write_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
+def write_rows_on_driver(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
                     storage: "Storage", codec: str) -> list[AddFile]:
     """write_rows for rows already collected to the driver (see RowChanges.new_table), written
     in this process."""
     renames, hidden, schema_json = _kept_row_tracking(table.column_names, snapshot, schema_json)
     if renames:
         table = table.rename_columns([renames.get(c, c) for c in table.column_names])
-    return write_arrow_here(table, storage=storage, schema_json=schema_json,
-                            partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
-                            codec=codec, hidden=hidden,
-                            stored_partitions=partition_columns_stored(snapshot.protocol, snapshot.configuration))
+    return write_arrow_on_driver(table, storage=storage, schema_json=schema_json,
+                                 partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
+                                 codec=codec, hidden=hidden,
+                                 stored_partitions=partition_columns_stored(snapshot.protocol, snapshot.configuration))
 
 
-def write_change_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
+def write_change_rows_on_driver(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
                            storage: "Storage", codec: str) -> list[AddCDCFile]:
     """write_change_rows for change rows already collected to the driver, written in this
     process."""
     fields = list(schema_json["fields"]) + [{"name": CHANGE_TYPE_COLUMN, "type": "string", "nullable": True, "metadata": {}}]
-    adds = write_arrow_here(table, storage=storage, schema_json={**schema_json, "fields": fields},
+    adds = write_arrow_on_driver(table, storage=storage, schema_json={**schema_json, "fields": fields},
                             partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
                             data_change=False, codec=codec, subdir=CHANGE_DATA_DIR, file_prefix="cdc")
     return [cdc_file_of(a) for a in adds]
@@ -229,9 +229,9 @@ def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowC
     if changes.new_table is not None or changes.change_table is not None:
         codec = session_codec(spark, snapshot.configuration)
         if changes.new_table is not None:
-            adds.extend(write_rows_here(changes.new_table, snapshot, schema_json, storage=storage, codec=codec))
+            adds.extend(write_rows_on_driver(changes.new_table, snapshot, schema_json, storage=storage, codec=codec))
         if changes.change_table is not None:
-            cdc = cdc + write_change_rows_here(changes.change_table, snapshot, schema_json, storage=storage, codec=codec)
+            cdc = cdc + write_change_rows_on_driver(changes.change_table, snapshot, schema_json, storage=storage, codec=codec)
     return FileChanges(tuple(adds), tuple(removes), dvs, rewritten, copied, cdc=tuple(cdc))
 
 

@@ -119,3 +119,27 @@ def generated_given(rules: TableRules, columns: Sequence[str]) -> dict[str, Opti
     """The generated columns among `columns` (a statement sets them on every row)."""
     lower = {c.lower() for c in columns}
     return {g.name: None for g in rules.generated if g.name.lower() in lower}
+
+
+def checked_rows(rows: "DataFrame", snapshot: "Snapshot", given: Sequence[str], table: str,
+                 given_when: Optional[Mapping[str, Optional[str]]] = None) -> "DataFrame":
+    """The rows a statement writes with the table's generated columns it does not set
+    computed, after checking every rule (NOT NULL, CHECK constraints, invariants, given
+    generated values) in one Spark job; raises ConstraintViolationError before any file is
+    written. `given`: the columns the statement sets on every row; `given_when`: generated
+    columns it sets on some rows only (MERGE clauses), with the condition selecting them."""
+    rules = table_rules(snapshot)
+    if not rules:
+        return rows
+    lower = {c.lower() for c in given}
+    given_when = dict(given_when or {})
+    set_always = {g.name: None for g in rules.generated if g.name.lower() in lower and g.name not in given_when}
+    computed: dict[str, Optional[str]] = {}
+    for g in rules.generated:
+        if g.name in given_when:
+            computed[g.name] = f"NOT coalesce({given_when[g.name]}, false)"
+        elif g.name not in set_always:
+            computed[g.name] = None
+    rows = with_generated_columns(rows, rules, computed)
+    check_new_rows(rows, rules, {**set_always, **given_when}, table)
+    return rows

@@ -27,7 +27,7 @@ from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns, with_materialized_values
-from acidsql.spark.driver_scan import local_master
+from acidsql.spark.session import is_local, master_of
 from acidsql.spark.write import (
     FILE_ROW_SCHEMA, FileRoller, add_files_from_rows, conform, data_arrow_schema, file_row_arrow_schema,
     physical_column_names, session_codec,
@@ -121,7 +121,7 @@ def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str
                 yield pa.RecordBatch.from_pylist(roller.done, schema=file_row_arrow_schema())
 
 
-def _copy_here(task: Any, n: int, threads: int) -> list[dict[str, Any]]:
+def _copy_on_driver(task: Any, n: int, threads: int) -> list[dict[str, Any]]:
     """The copy tasks run in this process, on as many threads as Spark would run tasks (pyarrow
     reads, filters and writes parquet without the GIL): on a local session the Spark job around
     the same task cost more than copying a 1M-row file (a fixed 0.3-0.5 s per statement)."""
@@ -164,8 +164,8 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
         partition_cols=physical_column_names(schema_json, snapshot.partition_columns), target_size=target_size,
         codec=session_codec(spark, snapshot.configuration),
     )
-    if local_master(spark):
-        rows = _copy_here(task, len(payload), spark.sparkContext.defaultParallelism)
+    if is_local(master_of(spark)):
+        rows = _copy_on_driver(task, len(payload), spark.sparkContext.defaultParallelism)
     else:
         rows = spark.range(0, len(payload), 1, len(payload)).mapInArrow(task, FILE_ROW_SCHEMA).collect()
     adds = add_files_from_rows(sorted(rows, key=lambda r: r["path"]))

@@ -23,6 +23,7 @@ from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.sql import model as m
 from acidsql.spark.changes import select_files, target_file_size
 from acidsql.spark.compaction import Bin, compact, plan_bins
+from acidsql.spark.dml.run import open_statement, prepared_write
 from acidsql.spark.prepared import NoCommit, PreparedWrite, RunContext
 from acidsql.spark.results import StatementError, StatementResult, conversion_notes
 from acidsql.spark.views import timestamp_ms
@@ -361,7 +362,7 @@ MIN_CUBE_SIZE_CONF = "spark.databricks.delta.optimize.clustering.mergeStrategy.m
 
 
 def _compaction(ex: RunContext, s: m.AnyStatement, location: str, name: str) -> PreparedWrite:
-    txn, snapshot, analysis, name = ex.open(s)
+    txn, snapshot, analysis, name = open_statement(ex, s)
     purge = isinstance(s, m.Reorg)
     zorder_by: tuple[str, ...] = ()
     if isinstance(s, m.Optimize):
@@ -419,11 +420,11 @@ def _compaction(ex: RunContext, s: m.AnyStatement, location: str, name: str) -> 
     else:
         params.update({"zOrderBy": json.dumps(list(zorder_by)), "auto": False})
     kind = OpKind.ZORDER if zorder_by else OpKind.COMPACTION
-    prepared = ex.prepared(s, txn, analysis, name, files, RowChanges({}), params, operation=operation, kind=kind)
-    prepared.prepared = replace(
-        prepared.prepared, metrics={**prepared.prepared.metrics, "numRemovedFiles": len(removes), "numAddedFiles": len(adds)},
+    staged = prepared_write(s, txn, analysis, name, files, RowChanges({}), params, operation=operation, kind=kind)
+    staged.prepared = replace(
+        staged.prepared, metrics={**staged.prepared.metrics, "numRemovedFiles": len(removes), "numAddedFiles": len(adds)},
         changes_data=False, zorder=bool(zorder_by))
-    return prepared
+    return staged
 
 
 def describe(ex: RunContext, s: m.Describe) -> "DataFrame":

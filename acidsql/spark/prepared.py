@@ -3,16 +3,14 @@
 `PreparedWrite` holds the engine's `PreparedCommit` (a transaction with its actions and read set
 staged, and its operation); its `commit()` validates against the commits that landed meanwhile
 and commits. `NoCommit` is a statement whose result is final without a commit. Both the row
-writes (`execute`) and the table operations (`maintenance`) hand these out; `acidsql race` runs
+writes (`dml`) and the table operations (`maintenance`) hand these out; `acidsql race` runs
 winners in between.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Optional, Protocol, Union
 
-from acidsql.conflict import OpKind
 from acidsql.delta.commit import PreparedCommit
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.sql import model as m
@@ -21,9 +19,6 @@ from acidsql.spark.results import StatementResult, conversion_notes
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from acidsql.analysis.analyze import Analysis
-    from acidsql.delta.snapshot import Snapshot
-    from acidsql.spark.changes import FileChanges, RowChanges
     from acidsql.spark.tables import Warehouse
     from acidsql.spark.views import TableViews
 
@@ -66,21 +61,15 @@ Prepared = Union[PreparedWrite, NoCommit]
 
 
 class RunContext(Protocol):
-    """What a table operation (`acidsql.spark.maintenance`) uses of the executor that runs it
-    (`acidsql.spark.execute.Executor`), so that maintenance needs no import of the executor,
-    which dispatches to it."""
+    """What a statement's runner (`acidsql.spark.dml`, `acidsql.spark.maintenance`) uses of the
+    executor that dispatches to it (`acidsql.spark.execute.Executor`), so that they need no
+    import of the executor."""
 
     spark: "SparkSession"
     warehouse: "Warehouse"
     row_level_concurrency: bool
+    dml_path: Optional[str]  # acidsql.dml.path; None: the Spark conf's (default auto)
 
     def location(self, ref: Optional[m.TableRef]) -> str: ...
 
     def table_views(self) -> "TableViews": ...
-
-    def open(self, statement: m.AnyStatement) -> tuple[OptimisticTransaction, "Snapshot", "Analysis", str]: ...
-
-    def prepared(self, statement: m.AnyStatement, txn: OptimisticTransaction, analysis: "Analysis", name: str,
-                 files: "FileChanges", rows: "RowChanges", parameters: Mapping[str, Any],
-                 operation: Optional[str] = None, kind: Optional[OpKind] = None,
-                 notes: Sequence[str] = ()) -> PreparedWrite: ...

@@ -2,7 +2,7 @@
 could not run (StatementError)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Optional
 
 
@@ -37,11 +37,15 @@ class StatementResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
     # The transactions of a statement that commits several (each INSERT of a multi-insert).
     parts: tuple["StatementResult", ...] = field(default_factory=tuple)
+    # Where a DELETE, UPDATE or MERGE ran and why (acidsql.spark.dml.plan.DmlPlan: `plan.path`,
+    # `plan.reason`); None for other statements.
+    plan: Optional[Any] = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = asdict(replace(self, parts=(), plan=None))
         d["notes"] = list(self.notes)
         d["parts"] = [p.to_dict() for p in self.parts]
+        d["plan"] = self.plan.to_dict() if self.plan is not None else None
         return d
 
     def summary(self) -> str:

@@ -40,3 +40,18 @@ def local_session(app_name: str = "acidsql", master: Optional[str] = None, conf:
     for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     return session
+
+
+def master_of(spark) -> Optional[str]:
+    """The session's Spark master (`local[*]`, `spark://host:7077`, ...); None on Spark Connect,
+    which has no SparkContext here."""
+    try:
+        return spark.sparkContext.master
+    except Exception:
+        return None
+
+
+def is_local(master: Optional[str]) -> bool:
+    """Whether a master runs Spark on this machine (local, local[...]): the driver is where the
+    work is."""
+    return master is not None and (master == "local" or master.startswith("local["))

@@ -33,12 +33,13 @@ class Session:
 
     def __init__(self, spark: "SparkSession", warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
                  allow_external_paths: bool = False, storage_options: Optional[Mapping[str, str]] = None,
-                 row_level_concurrency: bool = True):
+                 row_level_concurrency: bool = True, dml_path: Optional[str] = None):
         self.spark = spark
         # delta.`/path` tables outside the warehouse are refused unless allowed
         self.warehouse = Warehouse.at(warehouse, allow_external_paths, storage_options)
-        # row_level_concurrency=False decides every conflict on files, as open-source Delta does
-        self.executor = Executor(spark, self.warehouse, row_level_concurrency)
+        # row_level_concurrency=False decides every conflict on files, as open-source Delta does;
+        # dml_path="spark" never runs a DELETE, UPDATE or MERGE on the driver (acidsql.dml.path)
+        self.executor = Executor(spark, self.warehouse, row_level_concurrency, dml_path)
 
     def statements(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> tuple[m.AnyStatement, ...]:
         """Every statement of `text`, parsed and bound before any runs: a statement that does not
@@ -116,14 +117,17 @@ def refuse_non_utc_session(spark: "SparkSession") -> None:
 def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
             master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None,
             allow_external_paths: bool = False, storage_options: Optional[Mapping[str, str]] = None,
-            row_level_concurrency: bool = True) -> Session:
+            row_level_concurrency: bool = True, dml_path: Optional[str] = None) -> Session:
     """A Session on `spark` (the user's own SparkSession) or on a new one (`master`, `conf`).
     `warehouse` is a folder or an object-store URI (`s3://bucket/wh`, `gs://`, `az://`,
     `abfss://`), configured by the store's environment variables and `storage_options`
     (deltalake's names: `aws_access_key_id`, `aws_endpoint_url`, `aws_allow_http`, ...).
     Path tables (delta.`/path`) must lie inside `warehouse` unless `allow_external_paths`.
     `row_level_concurrency=False` decides every conflict on files, as open-source Delta
-    (Delta Spark) does; the default detects row-level conflicts where Databricks does."""
+    (Delta Spark) does; the default detects row-level conflicts where Databricks does.
+    `dml_path` (or the Spark conf `acidsql.dml.path`, e.g. `conf={"acidsql.dml.path": "spark"}`):
+    `auto` runs a DELETE, UPDATE or MERGE on the driver where that is exact and cheaper,
+    `spark` never does; each write's result says where it ran (`result.plan`)."""
     from acidsql.spark.tables import Warehouse as _Warehouse
 
     _Warehouse.at(warehouse, allow_external_paths, storage_options)  # a bad location fails before Spark starts
@@ -132,4 +136,4 @@ def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.Pat
 
         # An application's own output is no place for Spark's console progress bars.
         spark = local_session(master=master, conf={"spark.ui.showConsoleProgress": "false", **(conf or {})})
-    return Session(spark, warehouse, allow_external_paths, storage_options, row_level_concurrency)
+    return Session(spark, warehouse, allow_external_paths, storage_options, row_level_concurrency, dml_path)

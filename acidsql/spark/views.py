@@ -7,12 +7,13 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Optional
 
 from sqlglot import exp
 
 from acidsql.delta import row_tracking
+from acidsql.sql import model as m
 from acidsql.sql.build import table_ref
 from acidsql.sql.model import TableRef
 from acidsql.spark.results import StatementError, StatementResult
@@ -122,8 +123,6 @@ class ViewCatalog:
     def apply(self, statement, executor) -> "StatementResult":
         """Run CREATE [OR REPLACE] [TEMP] VIEW / DROP VIEW; nothing is committed to a table."""
         import json
-
-        from acidsql.sql import model as m
 
         ref = statement.target
         shown = ref.key if ref is not None else "?"
@@ -397,3 +396,30 @@ def _spark_schema(schema):
 
 def spark_sql(expression: exp.Expression) -> str:
     return expression.sql(dialect=DIALECT)
+
+
+def with_views_expanded(s: m.AnyStatement, catalog: Optional[ViewCatalog]) -> m.AnyStatement:
+    """A row write (acidsql.sql.model) with each acidsql view it names replaced by the view's
+    query, so that the analyzer sees what it really reads (a view over the target is a read of
+    the target: the write is then no blind append)."""
+    ctes = {c.alias_or_name.lower() for c in getattr(s, "ctes", ())}
+
+    def x(e):
+        return expand_views(e.copy(), catalog, ctes) if e is not None else None
+
+    def cte(c):
+        return exp.CTE(this=x(c.this), alias=c.args.get("alias"))
+
+    if isinstance(s, m.Insert):
+        return replace(s, source=x(s.source), replace_where=x(s.replace_where), replace_on=x(s.replace_on),
+                       ctes=tuple(cte(c) for c in s.ctes))
+    if isinstance(s, m.Update):
+        return replace(s, where=x(s.where), assignments=tuple((c, x(v)) for c, v in s.assignments),
+                       ctes=tuple(cte(c) for c in s.ctes))
+    if isinstance(s, m.Delete):
+        return replace(s, where=x(s.where), ctes=tuple(cte(c) for c in s.ctes))
+    if isinstance(s, m.Merge):
+        clauses = tuple(replace(c, condition=x(c.condition), assignments=tuple((k, x(v)) for k, v in c.assignments))
+                        for c in s.clauses)
+        return replace(s, source=x(s.source), on=x(s.on), clauses=clauses, ctes=tuple(cte(c) for c in s.ctes))
+    return s

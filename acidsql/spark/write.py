@@ -461,7 +461,7 @@ def estimated_bytes(df: "DataFrame") -> Optional[int]:
 def stored_types(df: "DataFrame", schema_json: Mapping[str, Any], keep: Sequence[str] = ()) -> "DataFrame":
     """`df`'s columns of the table (`schema_json`), each cast to its column's type where it
     differs (store assignment, as write_dataframe does it in Spark), under their column names;
-    then the `keep` columns as they are. What `write_arrow_here` expects, collected."""
+    then the `keep` columns as they are. What `write_arrow_on_driver` expects, collected."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructType
 
@@ -473,7 +473,7 @@ def stored_types(df: "DataFrame", schema_json: Mapping[str, Any], keep: Sequence
     ], *[F.col(f"`{k}`") for k in keep])
 
 
-def write_arrow_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapping[str, Any],
+def write_arrow_on_driver(table: "pa.Table", *, storage: "Storage", schema_json: Mapping[str, Any],
                      partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
                      data_change: bool = True, codec: str = DEFAULT_PARQUET_CODEC, subdir: str = "",
                      file_prefix: str = "part", hidden: Sequence[str] = (),
@@ -489,7 +489,7 @@ def write_arrow_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapp
     fields = list(schema_json["fields"])
     mapped = has_physical_names(schema_json)
     if mapped and any(isinstance(f["type"], dict) for f in fields):
-        raise ValueError("internal error: write_arrow_here cannot rename nested fields to their physical names")
+        raise ValueError("internal error: write_arrow_on_driver cannot rename nested fields to their physical names")
     names = [f["name"] for f in fields]
     table = table.select(names)
     data_schema = data_arrow_schema(schema_json, partition_cols,  # by column names, as write_dataframe

@@ -144,6 +144,32 @@ def test_explain_sql_text(work):
     assert text.returncode == 0 and "seed.sql:3:1" in text.stdout
 
 
+def test_explain_says_where_a_dml_statement_runs_and_why(work):
+    (work / "dml.sql").write_text(
+        "CREATE TABLE t (id BIGINT, k INT, f DOUBLE) USING DELTA;\n"
+        "DELETE FROM t WHERE k = 3;\n"
+        "UPDATE t SET f = f / 2 WHERE k = 3;\n"
+        "MERGE INTO t USING (SELECT 1L AS id, 2 AS k) s ON t.id = s.id AND t.k > s.k WHEN MATCHED THEN DELETE;\n"
+        "INSERT INTO t VALUES (1, 2, 3.0);\n")
+    text = acidsql("explain", "dml.sql", cwd=work)
+    assert text.returncode == 0, text.stderr
+    assert ("  path: driver on a local session (pyarrow computes its WHERE exactly as Spark: the driver finds the "
+            "rows, no Spark job); if the session is local") in text.stdout
+    assert "  path: Spark (SET f = f / 2: division is left to Spark); the driver reads the rows it changes" in text.stdout
+    assert "  path: Spark (MERGE ON has a residual condition t.k > s.k: Spark computes it)" in text.stdout
+    data = json.loads(acidsql("explain", "dml.sql", "--format", "json", cwd=work).stdout)
+    paths = [e.get("path") for e in data["statements"]]
+    assert paths[0] is None and paths[4] is None  # CREATE TABLE, INSERT: no DML plan
+    assert (paths[1]["path"], paths[2]["path"], paths[3]["path"]) == ("driver", "spark", "spark")
+    assert "the files it reads hold at most 1 GiB" in paths[1]["depends_on"]
+    assert paths[2]["rows_on_driver"] and paths[2]["reason"] == "SET f = f / 2: division is left to Spark"
+    probe = ("import sys\nfrom acidsql.cli.main import main\nmain(['explain', 'dml.sql'])\n"
+             "assert 'pyspark' not in sys.modules and 'py4j' not in sys.modules, 'explain imported pyspark'\n")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=work, capture_output=True, text=True,
+                            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
 def test_lint_does_not_import_pyspark(work):
     probe = (
         "import sys, acidsql\n"

@@ -81,6 +81,14 @@ def test_the_static_commands_run_on_the_base_install(tmp_path, argv):
     assert not beyond, f"imported beyond the base dependencies: {beyond}"
 
 
+def test_explain_says_a_write_is_not_planned_without_the_engine(tmp_path):
+    """Where a DELETE, UPDATE or MERGE runs depends on what pyarrow computes exactly as Spark
+    (acidsql/spark/dml/plan.py): a base install says it cannot tell, and the extra to install."""
+    code, _modules, output = _light(tmp_path, "explain", "DELETE FROM t WHERE id = 1")
+    assert code == 0, output[-3000:]
+    assert "path: not planned" in output and "pip install 'acidsql[engine]'" in output
+
+
 HEAVY = [
     (("run", "quickstart.sql"), "acidsql[spark]"),
     (("race", "scenarios/semantics.yaml"), "acidsql[spark]"),

@@ -12,6 +12,15 @@ def db(spark, warehouse):
     return Session(spark, warehouse)
 
 
+@pytest.fixture
+def spark_db(spark, warehouse):
+    """A Session on the same warehouse that never runs a DELETE, UPDATE or MERGE on the driver
+    (the session option acidsql.dml.path = spark): the Spark path the driver path is compared with."""
+    from acidsql.spark.session_api import Session
+
+    return Session(spark, warehouse, dml_path="spark")
+
+
 def _sorted_rows(df) -> list[tuple]:
     return sorted((tuple(r) for r in df.collect()), key=lambda r: tuple((v is None, v if v is not None else 0) for v in r))
 

@@ -1,14 +1,15 @@
-"""UPDATE and MERGE computed with pyarrow on the driver (acidsql/spark/arrow_values.py and
-driver_merge.HereMerge) against Spark computing the same statement: every form the driver path
-takes, and forms it must leave to Spark, run on two copies of a table, once each way. Rows,
-counts, change data and row ids must come out the same, errors must be Spark's, and each
-statement must take the path it is listed under (a form silently left to Spark would make the
-comparison vacuous)."""
+"""UPDATE and MERGE computed with pyarrow on the driver (acidsql/spark/dml/exact.py and
+driver_merge.DriverMerge) against Spark computing the same statement: every form the driver path
+takes, and forms it must leave to Spark, run on two copies of a table, once each way (the second
+with the session option acidsql.dml.path = spark). Rows, counts, change data and row ids must
+come out the same, errors must be Spark's, and each statement must take the path it is listed
+under, as its result's plan says (a form silently left to Spark would make the comparison
+vacuous)."""
 from __future__ import annotations
 
 import pytest
 
-from acidsql.spark.execute import Executor
+from acidsql.spark.dml.plan import Path
 
 pytestmark = pytest.mark.spark
 
@@ -56,31 +57,6 @@ def _create(db, name: str, kind: str) -> None:
         db.sql(f"INSERT INTO {name} {ROWS.format(lo=lo, hi=lo + 20)}")
 
 
-def _paths(monkeypatch) -> list[str]:
-    """Per UPDATE or MERGE, "here" when pyarrow computed it on the driver, else "spark"."""
-    taken: list[str] = []
-    update, merge = Executor._updated_values_here, Executor._merge_on_driver
-
-    def spy_update(*a, **k):
-        out = update(*a, **k)
-        taken.append("here" if out is not None else "spark")
-        return out
-
-    def spy_merge(self, *a, **k):
-        out = merge(self, *a, **k)
-        taken.append("here" if out is not None else "spark")
-        return out
-
-    monkeypatch.setattr(Executor, "_updated_values_here", staticmethod(spy_update))
-    monkeypatch.setattr(Executor, "_merge_on_driver", spy_merge)
-    return taken
-
-
-def _in_spark(monkeypatch) -> None:
-    monkeypatch.setattr(Executor, "_updated_values_here", staticmethod(lambda *a, **k: None))
-    monkeypatch.setattr(Executor, "_merge_on_driver", lambda self, *a, **k: None)
-
-
 def _seen(db, name: str, kind: str) -> dict:
     out = {"rows": sorted(map(repr, db.sql(f"SELECT * EXCEPT (f), CAST(f AS STRING) FROM {name}").collect()))}
     if "row_tracking" in kind:
@@ -96,26 +72,24 @@ def _seen(db, name: str, kind: str) -> dict:
     return out
 
 
-def _both(db, monkeypatch, statement: str, kind: str, create=_create) -> tuple[list[str], list]:
-    """Run `statement` ({t}: the table) on two copies: as acidsql runs it, then all in Spark.
-    Returns the paths the first took and, per copy, its result counts (or error) and state."""
-    outcomes = []
-    taken: list[str] = []
-    for name, spark_only in (("here", False), ("spark", True)):
+def _both(db, spark_db, statement: str, kind: str, create=_create) -> tuple[object, list]:
+    """Run `statement` ({t}: the table) on two copies: as acidsql runs it, then with
+    acidsql.dml.path = spark. Returns the plan the first ran with (None when it failed) and, per
+    copy, its result counts (or error) and state."""
+    outcomes, plans = [], []
+    for session, name in ((db, "here"), (spark_db, "spark")):
         create(db, name, kind)
-        with monkeypatch.context() as patch:
-            if spark_only:
-                _in_spark(patch)
-            else:
-                taken = _paths(patch)
-            try:
-                r = db.sql(statement.format(t=name))
-                result = (r.rows_updated, r.rows_inserted, r.rows_deleted, r.files_added > 0)
-            except Exception as error:  # the error users see: its type and its error class
-                condition = getattr(error, "getCondition", None)
-                result = (type(error).__name__, getattr(error, "error_class", None) or (condition() if condition else None))
+        try:
+            r = session.sql(statement.format(t=name))
+            result = (r.rows_updated, r.rows_inserted, r.rows_deleted, r.files_added > 0)
+            plans.append(r.plan)
+        except Exception as error:  # the error users see: its type and its error class
+            condition = getattr(error, "getCondition", None)
+            result = (type(error).__name__, getattr(error, "error_class", None) or (condition() if condition else None))
+            plans.append(None)
         outcomes.append((result, _seen(db, name, kind)))
-    return taken, outcomes
+    assert plans[1] is None or (plans[1].path, plans[1].rows_on_driver) == (Path.SPARK, False)
+    return plans[0], outcomes
 
 
 def _matrix(forms: list[str]) -> list[tuple[str, str]]:
@@ -127,26 +101,30 @@ def _matrix(forms: list[str]) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("sets,kind", _matrix(UPDATES_HERE))
-def test_update_values_computed_here_equal_spark(db, monkeypatch, kind, sets):
-    taken, (here, spark) = _both(db, monkeypatch, f"UPDATE {{t}} SET {sets} WHERE k IN (1, 2) OR s IS NULL", kind)
-    assert taken == ["here"]
+def test_update_values_computed_here_equal_spark(db, spark_db, kind, sets):
+    plan, (here, spark) = _both(db, spark_db, f"UPDATE {{t}} SET {sets} WHERE k IN (1, 2) OR s IS NULL", kind)
+    assert plan.path is Path.DRIVER, plan.reason
     assert here == spark and here[0][0] > 0
 
 
 @pytest.mark.parametrize("sets", UPDATES_SPARK)
-def test_update_values_pyarrow_would_compute_differently_are_left_to_spark(db, monkeypatch, sets):
-    taken, (here, spark) = _both(db, monkeypatch, f"UPDATE {{t}} SET {sets} WHERE k < 3", "dv")
-    assert taken == ["spark"]
+def test_update_values_pyarrow_would_compute_differently_are_left_to_spark(db, spark_db, sets):
+    plan, (here, spark) = _both(db, spark_db, f"UPDATE {{t}} SET {sets} WHERE k < 3", "dv")
+    # Spark computes the values, over the matched rows the driver read, and the driver writes them.
+    assert (plan.path, plan.rows_on_driver, plan.writes_on_driver) == (Path.SPARK, True, True)
+    assert "SET" in plan.reason
     assert here == spark
 
 
 @pytest.mark.parametrize("sets", ["k = k + 2147483647", "t = t + 100", "k = id * 100000000000"])
-def test_overflow_falls_back_to_spark_and_fails_as_spark_does(db, monkeypatch, sets):
+def test_overflow_falls_back_to_spark_and_fails_as_spark_does(db, spark_db, sets):
     """pyarrow refuses the value (checked arithmetic, checked narrowing): Spark then computes
-    the UPDATE and raises its own error; nothing is written."""
-    taken, (here, spark) = _both(db, monkeypatch, f"UPDATE {{t}} SET {sets} WHERE id > 40", "dv")
-    assert taken == ["spark"]  # tried here, refused, then Spark
+    the UPDATE and raises its own error; nothing is written. The same SET on rows where nothing
+    overflows runs on the driver: the statement was planned there and fell back."""
+    plan, (here, spark) = _both(db, spark_db, f"UPDATE {{t}} SET {sets} WHERE id > 40", "dv")
     assert here == spark and isinstance(here[0][0], str)
+    _create(db, "calm", "dv")
+    assert db.sql(f"UPDATE calm SET {sets} WHERE id = 0").plan.path is Path.DRIVER  # k NULL, t = 0: no overflow
 
 
 # ---- MERGE --------------------------------------------------------------------------------------
@@ -190,19 +168,26 @@ MERGES_SPARK = {
     "overflow": "MERGE INTO {t} AS tg USING (SELECT id, 2147483647 AS big FROM range(10, 20)) src ON tg.id = src.id "
                 "WHEN MATCHED THEN UPDATE SET k = tg.k + src.big",
 }
+# What each form's plan says (in its reason) Spark computes.
+MERGE_REASONS = {"decimal-into-double": "column v is decimal", "residual-on": "residual condition src.x > 1",
+                 "function": "upper(src.name)", "ambiguous": "k is not a column the driver resolves",
+                 "overflow": "overflow while computing on the driver"}
 
 
 @pytest.mark.parametrize("merge,kind", _matrix(list(MERGES_HERE)))
-def test_merge_computed_here_equals_spark(db, monkeypatch, kind, merge):
-    taken, (here, spark) = _both(db, monkeypatch, MERGES_HERE[merge], kind)
-    assert taken == ["here"]
+def test_merge_computed_here_equals_spark(db, spark_db, kind, merge):
+    plan, (here, spark) = _both(db, spark_db, MERGES_HERE[merge], kind)
+    if plan is not None:  # several-matches fails (as Spark fails it)
+        assert plan.path is Path.DRIVER, plan.reason
     assert here == spark
 
 
 @pytest.mark.parametrize("merge", list(MERGES_SPARK))
-def test_merge_forms_left_to_spark(db, monkeypatch, merge):
-    taken, (here, spark) = _both(db, monkeypatch, MERGES_SPARK[merge], "dv")
-    assert taken == ["spark"]
+def test_merge_forms_left_to_spark(db, spark_db, merge):
+    plan, (here, spark) = _both(db, spark_db, MERGES_SPARK[merge], "dv")
+    if plan is not None:
+        assert (plan.path, plan.rows_on_driver) == (Path.SPARK, True), plan.reason
+        assert MERGE_REASONS[merge].lower() in plan.reason.lower()
     assert here == spark
 
 

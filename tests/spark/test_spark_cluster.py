@@ -85,6 +85,8 @@ def test_run_on_a_standalone_master(standalone_cluster, tmp_path):
     results = json.loads(out.stdout)
     assert results[-1]["rows"] == [[2, "b"]]
     assert results[2]["rows_deleted"] == 1
+    # Where the DELETE ran, and why (acidsql/spark/dml/plan.py): not on the driver of a cluster.
+    assert results[2]["plan"]["path"] == "cluster" and master in results[2]["plan"]["reason"]
     # The data files were written on the worker's executor, not in the driver.
     assert "Launching executor" in daemons_log.read_text(errors="replace")
 

@@ -19,14 +19,14 @@ def _table(db, dv: bool, n: int = 40) -> None:
     ("UPDATE t SET v = v + 100 WHERE v = 3", "updated"),
 ])
 def test_dv_dml_records_its_matched_rows_without_a_second_scan(db, table_rows, monkeypatch, sql, changed):
-    from acidsql.spark.execute import Executor
+    from acidsql.spark.dml import reads
 
     _table(db, dv=True)
 
     def second_scan(*args, **kwargs):
         raise AssertionError("the read set was scanned separately from the statement's own match")
 
-    monkeypatch.setattr(Executor, "_record_read_rows", second_scan)
+    monkeypatch.setattr(reads, "_record_read_rows", second_scan)
     prepared = db.prepare(db.statements(sql)[0])
     (path,) = {a.path for a in prepared.txn.snapshot.files.values()}
     assert sorted(prepared.txn.reads.rows[path]) == [i for i in range(40) if i % 10 == 3]  # physical positions
@@ -42,7 +42,7 @@ def test_dv_delete_with_a_differently_written_read_condition_still_records_the_r
     keeps the general path; a plain WHERE is recorded from the match."""
     import sqlglot
 
-    from acidsql.spark.execute import _matches_its_read_condition
+    from acidsql.spark.dml.reads import matches_its_read_condition as _matches_its_read_condition
 
     def _parse_condition(text):
         return sqlglot.parse_one(text, read="databricks")
@@ -74,7 +74,7 @@ def test_copy_on_write_update_still_writes_changed_and_kept_rows(db, table_rows)
     assert table_rows(db.sql("SELECT id, v FROM t")) == [(i, -1 if i < 5 else i % 10) for i in range(40)]
 
 
-# ---- the driver-side match (acidsql/spark/driver_scan.py) ---------------------------------------
+# ---- the driver-side match (acidsql/spark/dml/driver_rows.py, exact.py) ------------------------
 
 def test_one_row_delete_pruned_by_statistics_reads_one_file_and_runs_no_spark_job(db, table_rows, monkeypatch, spark_jobs):
     from acidsql.delta import datafiles
@@ -104,12 +104,14 @@ _ROWS = ("SELECT id, CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 5 AS INT) END
 def test_driver_match_deletes_the_rows_spark_selects(db, table_rows, where, spark_jobs):
     """The driver computes these conditions itself (no Spark job); the rows left are those Spark
     SQL keeps, NULL (unknown) deleting nothing."""
+    from acidsql.spark.dml.plan import Path
+
     db.sql("CREATE TABLE t (id BIGINT, k INT, s STRING, f DOUBLE) USING DELTA "
            "TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
     db.sql(f"INSERT INTO t {_ROWS}")
     expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) AS t WHERE NOT coalesce({where}, false)"))
     result, jobs = spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
-    assert jobs == 0
+    assert jobs == 0 and result.plan.path is Path.DRIVER
     assert table_rows(db.sql("SELECT id FROM t")) == expected
     assert result.rows_deleted == 60 - len(expected)
 
@@ -119,17 +121,20 @@ def test_driver_match_deletes_the_rows_spark_selects(db, table_rows, where, spar
 def test_conditions_pyarrow_would_not_compute_as_spark_go_to_spark(db, table_rows, where, spark_jobs):
     """Floats (NaN is equal to itself and above every number in Spark, not in IEEE), implicit
     casts, functions, subqueries and column comparisons stay with Spark, with Spark's answer."""
-    from acidsql.spark.driver_scan import exact_in_arrow
+    from acidsql.spark.dml.exact import Columns, NotExactOnDriver, check_condition
+    from acidsql.spark.dml.plan import Path
 
     db.sql("CREATE TABLE t (id BIGINT, k INT, s STRING, f DOUBLE) USING DELTA "
            "TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
     db.sql(f"INSERT INTO t {_ROWS}")
     (stmt,) = db.statements(f"DELETE FROM t WHERE {where}")
     schema = db.prepare(db.statements("DELETE FROM t WHERE id = -1")[0]).txn.snapshot.arrow_schema()
-    assert not exact_in_arrow(stmt.where, schema)
+    with pytest.raises(NotExactOnDriver):
+        check_condition(stmt.where, Columns(schema))
     expected = table_rows(db.spark.sql(f"SELECT id FROM ({_ROWS}) AS t WHERE NOT coalesce({where}, false)"))
     result, jobs = spark_jobs(db, lambda: db.sql(f"DELETE FROM t WHERE {where}"))
     del jobs  # none when statistics already rule out every file
+    assert result.plan.path is Path.SPARK and result.plan.reason.startswith("WHERE: ")
     assert table_rows(db.sql("SELECT id FROM t")) == expected
 
 
@@ -138,11 +143,36 @@ def test_a_column_qualified_by_anything_but_the_target_is_not_read_as_the_column
     import pyarrow as pa
     import sqlglot
 
-    from acidsql.spark.driver_scan import exact_in_arrow
+    from acidsql.spark.dml.exact import Columns, NotExactOnDriver, check_condition
 
-    schema = pa.schema([("k", pa.int32()), ("s", pa.struct([("k", pa.int32())]))])
-    cond = lambda text: sqlglot.parse_one(text, read="databricks")
-    assert exact_in_arrow(cond("k = 1"), schema, ("t",))
-    assert exact_in_arrow(cond("t.k = 1"), schema, ("t",))
-    assert not exact_in_arrow(cond("s.k = 1"), schema, ("t",))
-    assert not exact_in_arrow(cond("db.t.k = 1"), schema, ("t",))
+    columns = Columns(pa.schema([("k", pa.int32()), ("s", pa.struct([("k", pa.int32())]))]))
+
+    def exact(text: str) -> bool:
+        try:
+            check_condition(sqlglot.parse_one(text, read="databricks"), columns, ("t",))
+        except NotExactOnDriver:
+            return False
+        return True
+
+    assert exact("k = 1") and exact("t.k = 1")
+    assert not exact("s.k = 1") and not exact("db.t.k = 1")
+
+
+def test_the_session_option_is_read_from_the_spark_conf_at_each_statement(db, spark):
+    """acidsql.dml.path in the Spark conf (`acidsql.connect(conf=...)`, `--conf`, spark.conf.set)
+    decides where the next statement runs; an unknown value is refused, not ignored."""
+    from acidsql.spark.dml.plan import Path
+    from acidsql.spark.results import StatementError
+
+    _table(db, dv=True)
+    spark.conf.set("acidsql.dml.path", "spark")
+    try:
+        r = db.sql("DELETE FROM t WHERE v = 3")
+        assert (r.plan.path, r.rows_deleted) == (Path.SPARK, 4) and "acidsql.dml.path = spark" in r.plan.reason
+        spark.conf.set("acidsql.dml.path", "driver")
+        with pytest.raises(StatementError, match="acidsql.dml.path must be 'auto' or 'spark', not 'driver'"):
+            db.sql("DELETE FROM t WHERE v = 4")
+    finally:
+        spark.conf.unset("acidsql.dml.path")
+    r = db.sql("DELETE FROM t WHERE v = 4")
+    assert (r.plan.path, r.rows_deleted) == (Path.DRIVER, 4)

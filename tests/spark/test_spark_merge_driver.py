@@ -1,15 +1,17 @@
-"""MERGE with the target reduced on the driver (acidsql/spark/driver_merge.py) against the
+"""MERGE with the target reduced on the driver (acidsql/spark/dml/driver_merge.py) against the
 Spark path it replaces: the same MERGE on two copies of a table, once as acidsql runs it on a
 local session (only the target rows whose ON keys are among the source's go into the join, the
-outcome written from the driver) and once with that path switched off (every row of the
-target's files scanned into the join, the outcome written by Spark jobs). Rows, counts, files,
-row ids and change data must come out the same."""
+outcome written from the driver) and once with the session option acidsql.dml.path = spark
+(every row of the target's files scanned into the join, the outcome written by Spark jobs).
+Rows, counts, files, row ids and change data must come out the same."""
 from __future__ import annotations
 
 import pytest
 
-from acidsql.spark import driver_merge
-from acidsql.spark.execute import Executor, StatementError
+from acidsql.spark.dml import driver_merge, plan
+from acidsql.spark.dml.exact import Columns
+from acidsql.spark.dml.plan import Path
+from acidsql.spark.results import StatementError
 
 pytestmark = pytest.mark.spark
 
@@ -81,28 +83,6 @@ def _make(db, name: str, variant: dict, dv: bool) -> None:
         db.sql(f"DELETE FROM {name} WHERE id % 9 = 4")
 
 
-def _taken(monkeypatch) -> list[bool]:
-    """Records, per MERGE, whether its target rows were read on the driver (for the join in
-    Spark, or for the whole MERGE with pyarrow: test_spark_arrow_values.py)."""
-    taken: list[bool] = []
-    real, real_here = Executor._merge_target, Executor._merge_on_driver
-
-    def spy(self, *args, **kwargs):
-        out = real(self, *args, **kwargs)
-        taken.append(out[2])
-        return out
-
-    def spy_here(self, *args, **kwargs):
-        out = real_here(self, *args, **kwargs)
-        if out is not None:
-            taken.append(True)
-        return out
-
-    monkeypatch.setattr(Executor, "_merge_target", spy)
-    monkeypatch.setattr(Executor, "_merge_on_driver", spy_here)
-    return taken
-
-
 def _state(db, name: str, variant: dict, version: int) -> dict:
     out = {"rows": sorted(map(tuple, db.sql(f"SELECT * FROM {name}").collect()), key=repr)}
     if "delta.enableRowTracking" in variant.get("props", {}):
@@ -125,27 +105,26 @@ def _result(r) -> tuple:
 
 @pytest.mark.parametrize("dv", [True, False], ids=["dv", "cow"])
 @pytest.mark.parametrize("merge,variant", CASES)
-def test_driver_merge_matches_the_spark_path(db, monkeypatch, merge, variant, dv):
+def test_driver_merge_matches_the_spark_path(db, spark_db, merge, variant, dv):
     from acidsql.delta import DeltaTable
 
     spec = VARIANTS[variant]
-    taken = _taken(monkeypatch)
-    outcomes = {}
-    for name, driver in (("on_driver", True), ("in_spark", False)):
+    outcomes, plans = {}, {}
+    for session, name in ((db, "on_driver"), (spark_db, "in_spark")):
         _make(db, name, spec, dv)
-        with monkeypatch.context() as patch:
-            if not driver:
-                patch.setattr(driver_merge, "applies", lambda *a, **k: False)
-            result = db.sql(MERGES[merge].format(t=name))
+        result = session.sql(MERGES[merge].format(t=name))
         version = DeltaTable(db.table_location(name)).version
         outcomes[name] = (_result(result), _state(db, name, spec, version))
+        plans[name] = result.plan
     assert outcomes["on_driver"] == outcomes["in_spark"]
-    assert taken == [merge != "by-source", False]
+    # The target rows were read on the driver (for the join in Spark, or for the whole MERGE with
+    # pyarrow: test_spark_arrow_values.py), except with a BY SOURCE clause.
+    assert plans["on_driver"].rows_on_driver == (merge != "by-source"), plans["on_driver"].reason
+    assert (plans["in_spark"].path, plans["in_spark"].rows_on_driver) == (Path.SPARK, False)
 
 
 @pytest.mark.parametrize("dv", [True, False], ids=["dv", "cow"])
-def test_several_source_rows_per_target_row_fail_on_the_driver_path_too(db, monkeypatch, table_rows, dv):
-    taken = _taken(monkeypatch)
+def test_several_source_rows_per_target_row_fail_on_the_driver_path_too(db, table_rows, dv):
     _make(db, "t", {}, dv)
     source = "(SELECT * FROM VALUES (5L, 1.0), (5L, 2.0), (70L, 3.0) AS x(id, x)) s"
     with pytest.raises(StatementError, match="DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE"):
@@ -153,7 +132,7 @@ def test_several_source_rows_per_target_row_fail_on_the_driver_path_too(db, monk
                "WHEN MATCHED THEN UPDATE SET v = s.x WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.x)")
     # A lone unconditional DELETE may match a target row several times (Delta allows it).
     r = db.sql(f"MERGE INTO t USING {source} ON t.id = s.id WHEN MATCHED THEN DELETE")
-    assert (r.rows_deleted, taken) == (2, [True, True])
+    assert (r.rows_deleted, r.plan.rows_on_driver) == (2, True)
     assert table_rows(db.sql("SELECT id FROM t")) == [(i,) for i in range(60) if i != 5]
 
 
@@ -161,19 +140,37 @@ def test_candidates_beyond_the_driver_limit_are_scanned_by_spark_from_their_file
     """Too many candidate rows to hand over: Spark scans the files holding one, not the others."""
     from acidsql.spark import scan as scan_module
 
-    monkeypatch.setattr(driver_merge, "DRIVER_MAX_ROWS", 3)
+    monkeypatch.setattr(plan, "CANDIDATE_MAX_ROWS", 3)
     _make(db, "t", {}, True)
     scanned = []
     real = scan_module.scan
-    monkeypatch.setattr("acidsql.spark.execute.scan", lambda spark, snapshot, files=None, **kw: scanned.append(
+    monkeypatch.setattr("acidsql.spark.dml.merge_join.scan", lambda spark, snapshot, files=None, **kw: scanned.append(
         sorted(a.path for a in files)) or real(spark, snapshot, files, **kw))
     merge = ("MERGE INTO t USING (SELECT id, id * 100.0 AS x FROM range(40, 50)) s ON t.id = s.id "
              "WHEN MATCHED THEN UPDATE SET v = s.x WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.x)")
     r = db.sql(merge)
     assert (r.rows_updated, r.rows_inserted) == (10, 0)
+    assert (r.plan.path, r.plan.candidate_files_only) == (Path.SPARK, True)
+    assert "10 target rows match the source's keys" in r.plan.reason
     (files,) = scanned
     assert len(files) == 1  # ids 40..49 lie in the second file only
     assert table_rows(db.sql("SELECT id, v FROM t WHERE id >= 40 AND id < 50")) == [(i, i * 100.0) for i in range(40, 50)]
+
+
+def test_a_merge_planned_on_the_driver_falls_back_to_spark_past_a_limit(db, spark_db, monkeypatch, table_rows):
+    """A MERGE pyarrow computes exactly, with more candidate rows than the driver hands over:
+    the plan turns to Spark while it runs, says why, and the rows are Spark's."""
+    merge = ("MERGE INTO {t} USING (SELECT id, double(id) AS x FROM range(40, 50)) s ON {t}.id = s.id "
+             "WHEN MATCHED THEN UPDATE SET v = s.x WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.x)")
+    for name in ("driver", "limited", "spark"):
+        _make(db, name, {}, True)
+    assert db.sql(merge.format(t="driver")).plan.path is Path.DRIVER
+    monkeypatch.setattr(plan, "CANDIDATE_MAX_ROWS", 3)
+    r = db.sql(merge.format(t="limited"))
+    assert (r.plan.path, r.plan.candidate_files_only, r.rows_updated) == (Path.SPARK, True, 10)
+    spark_db.sql(merge.format(t="spark"))
+    rows = lambda name: table_rows(db.sql(f"SELECT * FROM {name}"))
+    assert rows("limited") == rows("spark") == rows("driver")
 
 
 def test_files_statistics_rule_out_are_not_read_but_the_read_set_is_the_whole_table(db, monkeypatch, table_rows):
@@ -220,14 +217,25 @@ def test_a_local_merge_runs_three_spark_jobs(db, spark_jobs):
     ("t.id = t.k", []),
     ("t.id = s.id + 1", []),
     ("t.s = s.lcase", []),  # a collated string
+    ("t.s = s.code", []),  # a CHAR column: Spark pads it
 ])
-def test_equi_keys_are_the_conjuncts_pyarrow_compares_as_spark(spark, on, expected):
+def test_equi_keys_are_the_conjuncts_pyarrow_compares_as_spark(on, expected):
+    import pyarrow as pa
     import sqlglot
-    from pyspark.sql.types import DoubleType, IntegerType, LongType, StringType, StructField
 
-    target = [StructField("id", LongType()), StructField("k", IntegerType()), StructField("s", StringType()),
-              StructField("v", DoubleType())]
-    source = [StructField("id", IntegerType()), StructField("big", LongType()), StructField("name", StringType()),
-              StructField("x", DoubleType()), StructField("lcase", StringType("UTF8_LCASE"))]
-    keys = driver_merge.equi_keys(sqlglot.parse_one(on, read="databricks"), "t", "s", target, source)
+    target = Columns(pa.schema([("id", pa.int64()), ("k", pa.int32()), ("s", pa.string()), ("v", pa.float64())]))
+    source = Columns(pa.schema([("id", pa.int32()), ("big", pa.int64()), ("name", pa.string()), ("x", pa.float64()),
+                                ("lcase", pa.string()), ("code", pa.string())]),
+                     char_varchar=frozenset({"code"}), collated=frozenset({"lcase"}))
+    keys, _residual = driver_merge.equi_keys(sqlglot.parse_one(on, read="databricks"), "t", "s", target, source)
     assert [(k.target, k.source, k.kind) for k in keys] == expected
+
+
+def test_the_source_columns_say_which_strings_spark_treats_its_own_way(db):
+    """Collations and CHAR / VARCHAR are read from the source's Spark types."""
+    from acidsql.spark.dml.merge_join import MergeSource
+
+    df = db.spark.sql("SELECT 1L AS id, 'a' COLLATE UTF8_LCASE AS lcase, CAST('b' AS STRING) AS plain, 2.5D AS x")
+    columns = MergeSource(df, "t", "s", {}, (), None, ()).columns()
+    assert (columns.collated, columns.char_varchar) == (frozenset({"lcase"}), frozenset())
+    assert [str(f.type) for f in columns.schema] == ["int64", "string", "string", "double"]

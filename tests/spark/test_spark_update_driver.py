@@ -1,13 +1,15 @@
-"""UPDATE on a local session whose matched rows the driver reads (acidsql/spark/driver_scan.py):
+"""UPDATE on a local session whose matched rows the driver reads (acidsql/spark/dml/driver_rows.py):
 Spark computes the new values in one job that hands them back, and the driver writes them with
-pyarrow (write.write_arrow_here), no localCheckpoint and no Spark write job. Differential: every
-case runs on two copies of the same table, once this way and once through the Spark path (the
-driver match turned off), and everything a reader can see must agree: the rows, the counts, the
-change data feed, the stable row ids and commit versions, the files' partition values, and the
-errors."""
+pyarrow (write.write_arrow_on_driver), no localCheckpoint and no Spark write job. Differential:
+every case runs on two copies of the same table, once this way and once through the Spark path
+(the session option acidsql.dml.path = spark), and everything a reader can see must agree: the
+rows, the counts, the change data feed, the stable row ids and commit versions, the files'
+partition values, and the errors."""
 from __future__ import annotations
 
 import pytest
+
+from acidsql.spark.dml.plan import Path
 
 pytestmark = pytest.mark.spark
 
@@ -45,22 +47,6 @@ def _create(db, name: str, kind: str, columns: str = _COLUMNS) -> None:
         db.sql(f"INSERT INTO {name} {_ROWS.format(lo=lo, hi=lo + 20)}")
 
 
-def _spark_path(monkeypatch):
-    """Turn the driver match off for UPDATE: the Spark path as before."""
-    from acidsql.spark import execute
-
-    monkeypatch.setattr(execute, "matching_rows_here", lambda *a, **k: None)
-
-
-def _counting_driver_writes(monkeypatch) -> list[int]:
-    from acidsql.spark import changes
-
-    calls: list[int] = []
-    real = changes.write_arrow_here
-    monkeypatch.setattr(changes, "write_arrow_here", lambda table, **k: calls.append(table.num_rows) or real(table, **k))
-    return calls
-
-
 def _seen(db, table_rows, name: str, kind: str, version: int) -> dict[str, object]:
     """Everything readers see of `name` after the UPDATE committed as `version`."""
     # f as text: NaN is not equal to itself in a Python tuple.
@@ -86,62 +72,52 @@ def _version(db, name: str) -> int:
 
 @pytest.mark.parametrize("kind", list(_TABLES))
 @pytest.mark.parametrize("update", _UPDATES)
-def test_driver_written_update_equals_the_spark_path(db, table_rows, monkeypatch, kind, update):
+def test_driver_written_update_equals_the_spark_path(db, spark_db, table_rows, kind, update):
     _create(db, "fast", kind)
     _create(db, "slow", kind)
-    writes = _counting_driver_writes(monkeypatch)
     fast = db.sql(update.format(t="fast"))
-    assert writes and writes[0] == fast.rows_updated  # the new rows were written on the driver
-    with monkeypatch.context() as m:
-        _spark_path(m)
-        del writes[:]
-        slow = db.sql(update.format(t="slow"))
-        assert not writes
+    # The matched rows were read and the new rows written on the driver.
+    assert fast.plan.rows_on_driver and fast.plan.writes_on_driver, fast.plan.reason
+    slow = spark_db.sql(update.format(t="slow"))
+    assert (slow.plan.path, slow.plan.rows_on_driver) == (Path.SPARK, False)
     counts = lambda r: (r.rows_updated, r.rows_copied, r.files_rewritten, r.deletion_vectors_written)
     assert counts(fast) == counts(slow) and fast.rows_updated > 0
     assert _seen(db, table_rows, "fast", kind, _version(db, "fast")) == _seen(db, table_rows, "slow", kind, _version(db, "slow"))
 
 
-def test_generated_columns_are_recomputed_and_checked_on_the_driver_path(db, table_rows, monkeypatch):
+def test_generated_columns_are_recomputed_and_checked_on_the_driver_path(db, spark_db, table_rows):
     columns = "id BIGINT, k INT, g INT GENERATED ALWAYS AS (k * 2), s STRING"
     for name in ("fast", "slow"):
         db.sql(f"CREATE TABLE {name} ({columns}) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
         db.sql(f"ALTER TABLE {name} ADD CONSTRAINT small CHECK (k < 100)")
         db.sql(f"INSERT INTO {name} (id, k, s) SELECT id, CAST(id % 5 AS INT), concat('s', id) FROM range(30)")
-    writes = _counting_driver_writes(monkeypatch)
-    db.sql("UPDATE fast SET k = k + 10 WHERE k < 2")
-    assert writes == [12]
-    with monkeypatch.context() as m:
-        _spark_path(m)
-        db.sql("UPDATE slow SET k = k + 10 WHERE k < 2")
+    fast = db.sql("UPDATE fast SET k = k + 10 WHERE k < 2")
+    # The table's rules: Spark computes the new rows and checks them; the driver reads and writes.
+    assert (fast.plan.path, fast.plan.rows_on_driver, fast.rows_updated) == (Path.SPARK, True, 12)
+    assert "generated columns" in fast.plan.reason
+    spark_db.sql("UPDATE slow SET k = k + 10 WHERE k < 2")
     assert table_rows(db.sql("SELECT * FROM fast")) == table_rows(db.sql("SELECT * FROM slow"))
     assert (30, 12) == (db.sql("SELECT count(*) FROM fast").collect()[0][0],
                         db.sql("SELECT count(*) FROM fast WHERE g = k * 2 AND k >= 10").collect()[0][0])
-    from acidsql.spark.execute import StatementError  # noqa: F401  (the error type users see)
+    from acidsql.spark.results import StatementError  # noqa: F401  (the error type users see)
 
     errors = []
-    for name, ctx in (("fast", None), ("slow", _spark_path)):
-        with monkeypatch.context() as m:
-            if ctx:
-                ctx(m)
-            with pytest.raises(Exception) as e:
-                db.sql(f"UPDATE {name} SET k = 500 WHERE id = 3")
-            errors.append(type(e.value).__name__)
+    for session, name in ((db, "fast"), (spark_db, "slow")):
+        with pytest.raises(Exception) as e:
+            session.sql(f"UPDATE {name} SET k = 500 WHERE id = 3")
+        errors.append(type(e.value).__name__)
     assert errors[0] == errors[1]
     assert table_rows(db.sql("SELECT * FROM fast")) == table_rows(db.sql("SELECT * FROM slow"))
 
 
-def test_overflow_fails_alike_and_writes_nothing(db, table_rows, monkeypatch):
+def test_overflow_fails_alike_and_writes_nothing(db, spark_db, table_rows):
     """Spark still computes SET values on the driver path: ANSI overflow is an error in both."""
     outcomes = []
-    for name in ("fast", "slow"):
+    for session, name in ((db, "fast"), (spark_db, "slow")):
         _create(db, name, "dv")
-        with monkeypatch.context() as m:
-            if name == "slow":
-                _spark_path(m)
-            with pytest.raises(Exception) as e:
-                db.sql(f"UPDATE {name} SET k = k + 2147483647 WHERE k = 4")
-            outcomes.append((type(e.value).__name__, "ARITHMETIC_OVERFLOW" in str(e.value)))
+        with pytest.raises(Exception) as e:
+            session.sql(f"UPDATE {name} SET k = k + 2147483647 WHERE k = 4")
+        outcomes.append((type(e.value).__name__, "ARITHMETIC_OVERFLOW" in str(e.value)))
         assert _version(db, name) == 3
     assert outcomes[0] == outcomes[1] and outcomes[0][1]
     text = "SELECT * EXCEPT (f), CAST(f AS STRING) FROM {}"  # NaN is not equal to itself in a tuple

@@ -51,6 +51,7 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
                     analysis = analyze(part, catalog)
                     entry["analysis"] = to_plain(analysis)
                     entry["conflicts"] = to_plain(conflict_row(analysis, catalog)) if conflict_row is not None else None
+                    entry["path"] = dml_path(part, analysis, catalog)
                 except Exception as bug:  # a defect of acidsql on this statement: say so, explain the rest
                     entry["error"] = f"internal error: {type(bug).__name__}: {bug}"
                 out.append(entry)
@@ -59,6 +60,36 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
             out.append({"file": file, "line": statement.span.line, "col": statement.span.col,
                         "statement": statement.text, "error": f"internal error: {type(bug).__name__}: {bug}"})
     return out, script.errors
+
+
+def dml_path(statement, analysis, catalog):
+    """Where a DELETE, UPDATE or MERGE would run (acidsql/spark/dml/plan.py) and why, from the
+    statement and the table as the catalog describes it (a MERGE source table's too); what is
+    known only when it runs (the session's master, sizes, the source's types) is listed. None
+    for other statements. No Spark: the planner imports no pyspark."""
+    from acidsql.sql import model as m
+
+    if not isinstance(statement, (m.Delete, m.Update, m.Merge)):
+        return None
+    from sqlglot import exp
+
+    from acidsql.sql.build import table_ref
+
+    try:
+        from acidsql.spark.dml.plan import DmlFacts, plan
+    except ModuleNotFoundError as e:  # a base install: whether pyarrow computes it exactly needs pyarrow
+        if (e.name or "").split(".")[0] == "acidsql":
+            raise
+        why = ("not planned: where it runs depends on what pyarrow computes exactly as Spark, and acidsql's engine "
+               "is not installed (pip install 'acidsql[engine]')")
+        return {"statement": statement.label, "path": None, "reason": why, "line": why}
+
+    source = None
+    if isinstance(statement, m.Merge) and isinstance(statement.source, exp.Table):
+        source = catalog.lookup(table_ref(statement.source))
+    facts = DmlFacts.of_table_info(analysis.table_info, source, getattr(statement, "schema_evolution", False))
+    decided = plan(statement, facts)
+    return {**decided.to_dict(), "line": decided.describe()}
 
 
 def run(args) -> int:
@@ -99,6 +130,8 @@ def _print_text(entries: list[dict]) -> None:
             value = a.get(key)
             if value not in (None, "", [], {}):
                 con.print(Text(f"  {key.replace('_', ' ')}: {', '.join(value) if isinstance(value, list) else value}"))
+        if entry.get("path"):
+            con.print(Text(f"  path: {entry['path']['line']}"))
         rest = {k: v for k, v in a.items() if k not in _HEADLINE}
         for line in plain_lines(rest, 1):
             con.print(Text(line))

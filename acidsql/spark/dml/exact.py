@@ -1,0 +1,498 @@
+"""What pyarrow computes exactly as Spark SQL (ANSI mode): the one place that decides it.
+
+On a local session a DELETE, UPDATE or MERGE can run on the driver with pyarrow instead of in
+Spark jobs (plan.py decides where each statement runs). That is only right where pyarrow's
+answer is Spark's, to the bit and to the error; everything else is left to Spark, which stays
+the reference (tests/spark/test_spark_arrow_values.py and the differential tests compare both).
+The rules, each decided here and nowhere else:
+
+- **Literals** are typed as Spark's parser types them (`spark_literal`): an integer is INT, or
+  BIGINT when it does not fit, or a DECIMAL past BIGINT; `1.5` is a DECIMAL (only exact stored
+  into DOUBLE); `1e3` is a DOUBLE, and `-0e0` is -0.0. A literal Spark's parser refuses (a DOUBLE
+  past its range, a DECIMAL of more than 38 digits) is refused with Spark's error class, on
+  every path (`refuse_out_of_range_literals`).
+- **Conditions** (a DELETE's or UPDATE's WHERE, a MERGE clause's condition) may only combine
+  (AND, OR, NOT) comparisons, IN lists, BETWEEN and IS NULL of a column of an integer or string
+  type with literals of the same kind that fit the column's type. Those compare the same in both
+  (integers exactly, strings by UTF-8 bytes, NULL as unknown). Floats (NaN is equal to itself and
+  above every number in Spark), implicit casts, decimals, dates, functions and subqueries go to
+  Spark (`check_condition`, `driver_filter`).
+- **Values** (SET, INSERT values): a column, NULL, a literal, TRUE / FALSE; `+`, `-`, `*` and unary
+  minus of integers (in the wider operand type, overflow checked) and of DOUBLE with DOUBLE,
+  integers or numeric literals (IEEE in both); stored into the column's type by Spark's store
+  assignment where that is exact: the same type, a wider integer, an integer into DOUBLE, a
+  DECIMAL literal into DOUBLE (the nearest double in both); an integer into a narrower integer
+  column is checked for range (`value`). Functions, CASE, casts, division, decimals, FLOAT, dates
+  in arithmetic and CHAR / VARCHAR columns go to Spark.
+- **Join keys**: a MERGE's `t.a = s.b` is compared by pyarrow only where both sides are integers
+  (as 64-bit integers, as Spark widens them) or both plain strings (`key_kind`).
+- **Columns carried**: rows handed between the driver and Spark keep their values only for
+  integer, floating point, boolean, string and date columns (`not_carried`).
+
+Anything not exact raises `NotExactOnDriver` with the reason in words; so does a value pyarrow
+refuses while computing (an overflow): Spark then computes the statement and raises its own
+error. pyarrow is imported where it is used: `acidsql explain` asks these questions without Spark.
+"""
+from __future__ import annotations
+
+import decimal
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from sqlglot import exp
+
+from acidsql.analysis.adapters import to_arrow_filter
+from acidsql.spark.results import StatementError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# The field metadata keys with which Spark marks a CHAR / VARCHAR column (stored as STRING) and a
+# collated string column: Spark pads, checks or compares them its own way.
+CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
+COLLATIONS = "__COLLATIONS"
+MAX_DECIMAL_PRECISION = 38
+_INT_WIDTH = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
+# A column reference -> the name of the column holding its values in the table the values are
+# computed over, or None (not one the driver knows: Spark resolves it, or refuses it).
+Resolver = Callable[[exp.Column], Optional[str]]
+
+
+class NotExactOnDriver(Exception):
+    """pyarrow would not compute this exactly as Spark, or refused a value Spark may compute or
+    refuse differently (an overflow): Spark computes the statement. The message says why."""
+
+
+def _sql(node: exp.Expression) -> str:
+    return node.sql(dialect="databricks")
+
+
+# ---- columns --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Columns:
+    """Columns as the driver path sees them: their types as Arrow carries them (pa.null() for a
+    type it does not), and the string columns Spark treats its own way."""
+
+    schema: Any  # pa.Schema
+    char_varchar: frozenset[str] = frozenset()  # CHAR / VARCHAR: Spark pads them and checks their length
+    collated: frozenset[str] = frozenset()  # strings with a collation: Spark compares them its own way
+
+    @staticmethod
+    def of_delta_schema(schema_json: Mapping[str, Any], arrow_schema: "pa.Schema") -> "Columns":
+        """A Delta table's columns (its schema JSON and the Arrow schema the engine reads it with)."""
+        marked = lambda key: frozenset(f["name"] for f in schema_json.get("fields", ()) if key in (f.get("metadata") or {}))
+        return Columns(arrow_schema, marked(CHAR_VARCHAR), marked(COLLATIONS))
+
+    @staticmethod
+    def of_sql_types(columns: Iterable[tuple[str, str]]) -> "Columns":
+        """Columns described by SQL type text (BIGINT, VARCHAR(3), DECIMAL(10,2)), as the
+        analyzer's catalog holds them."""
+        import pyarrow as pa
+
+        from acidsql.delta.snapshot import arrow_type_from_spark
+
+        names = {"bigint": "long", "int": "integer", "smallint": "short", "tinyint": "byte", "real": "float"}
+        fields, char_varchar = [], set()
+        for name, text in columns:
+            t = text.strip().lower()
+            base = t.split("(", 1)[0].strip()
+            if base in ("char", "varchar"):
+                char_varchar.add(name)
+                t = "string"
+            try:
+                arrow = arrow_type_from_spark(names.get(t, t).replace(" ", ""))
+            except Exception:  # nested or unknown types: not carried
+                arrow = pa.null()
+            fields.append(pa.field(name, arrow))
+        return Columns(pa.schema(fields), frozenset(char_varchar))
+
+    def names(self) -> dict[str, str]:
+        return {n.lower(): n for n in self.schema.names}
+
+
+def not_carried(columns: Columns) -> Optional[str]:
+    """Why rows of these columns do not go between the driver and Spark unchanged (None when they
+    do): only integer, floating point, boolean, string and date columns are carried."""
+    import pyarrow as pa
+
+    for f in columns.schema:
+        t = f.type
+        if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_string(t)
+                or pa.types.is_large_string(t) or pa.types.is_date32(t)):
+            shown = "a type Arrow does not carry" if pa.types.is_null(t) else str(t)
+            return (f"column {f.name} is {shown}: the driver carries integer, floating point, boolean, string "
+                    "and date columns only")
+    return None
+
+
+def key_kind(columns: Columns, name: str) -> Optional[str]:
+    """'int' or 'string' for a column whose equality pyarrow computes exactly as Spark (integers
+    compared as 64-bit integers, plain strings by bytes), else None."""
+    import pyarrow as pa
+
+    t = columns.schema.field(name).type
+    if pa.types.is_integer(t):
+        return "int"
+    if (pa.types.is_string(t) or pa.types.is_large_string(t)) and name not in columns.char_varchar | columns.collated:
+        return "string"
+    return None
+
+
+# ---- literals -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SparkLiteral:
+    """A literal as Spark types it: `type` is null, boolean, string, int, bigint, decimal or double."""
+
+    value: Any  # None, bool, str, int, decimal.Decimal or float
+    type: str
+
+
+def spark_literal(node: exp.Expression) -> Optional[SparkLiteral]:
+    """The literal `node` is (through parentheses and minus signs), typed as Spark's parser
+    types it; None when it is no plain literal (a column, a function, a typed literal like 10L,
+    which sqlglot reads as a cast)."""
+    negative = False
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        if isinstance(node, exp.Neg):
+            negative = not negative
+        node = node.this
+    if isinstance(node, exp.Null) and not negative:
+        return SparkLiteral(None, "null")
+    if isinstance(node, exp.Boolean) and not negative:
+        return SparkLiteral(bool(node.this), "boolean")
+    if not isinstance(node, exp.Literal):
+        return None
+    if node.is_string:
+        return None if negative else SparkLiteral(str(node.this), "string")
+    text = str(node.this)
+    number = _number(text)
+    if number is None or _range_refusal(text) is not None:
+        return None  # refused by Spark's parser (refuse_out_of_range_literals says so)
+    if "e" in text.lower():  # 1e3: a DOUBLE; negated as a double, so -0e0 is -0.0
+        value = float(number)
+        return SparkLiteral(-value if negative else value, "double")
+    if negative:
+        number = -number  # a DECIMAL has no negative zero: -0.0 is 0.0, as in Spark
+    if number.as_tuple().exponent == 0:
+        if -(1 << 31) <= number < (1 << 31):
+            return SparkLiteral(int(number), "int")
+        if -(1 << 63) <= number < (1 << 63):
+            return SparkLiteral(int(number), "bigint")
+    return SparkLiteral(number, "decimal")
+
+
+def _range_refusal(text: str) -> Optional[tuple[str, str]]:
+    """(message, error class) when Spark refuses the numeric literal `text`: a DOUBLE past its
+    range (Spark's parser), a DECIMAL (or an integer past BIGINT) of more than 38 digits."""
+    number = _number(text)
+    if number is None:
+        return None
+    if "e" in text.lower():
+        if abs(number) > decimal.Decimal("1.7976931348623157E308"):
+            return (f"Numeric literal {text} is outside the valid range for double with minimum value of "
+                    "-1.7976931348623157E308 and maximum value of 1.7976931348623157E308",
+                    "INVALID_NUMERIC_LITERAL_RANGE")
+        return None
+    digits, exponent = number.as_tuple().digits, number.as_tuple().exponent
+    precision = max(len(digits), -exponent if isinstance(exponent, int) and exponent < 0 else 0)
+    if precision > MAX_DECIMAL_PRECISION:
+        return (f"Decimal precision {precision} exceeds max precision {MAX_DECIMAL_PRECISION} (literal {text})",
+                "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION")
+    return None
+
+
+def _number(text: str) -> Optional[decimal.Decimal]:
+    """The finite number a numeric literal's text is, or None."""
+    try:
+        number = decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        return None
+    return number if number.is_finite() else None
+
+
+def refuse_out_of_range_literals(expressions: Iterable[Optional[exp.Expression]]) -> None:
+    """Raise StatementError with Spark's error class for a numeric literal Spark refuses, in any
+    of `expressions` (a statement's conditions, values and queries): the same refusal whichever
+    path then runs the statement."""
+    for tree in expressions:
+        if tree is None:
+            continue
+        for literal in tree.find_all(exp.Literal):
+            if not literal.is_string:
+                refusal = _range_refusal(str(literal.this))
+                if refusal is not None:
+                    raise StatementError(*refusal)
+
+
+# ---- conditions -----------------------------------------------------------------------------------
+
+def check_condition(condition: Optional[exp.Expression], columns: Columns, qualifiers: Sequence[str] = ()) -> None:
+    """Raise NotExactOnDriver unless pyarrow evaluates `condition` exactly as Spark SQL (see the
+    module doc). A column may be qualified only by one of `qualifiers` (the target's alias or
+    name): `s.a` could be a field of a struct column `s`, not the column `a`."""
+    import pyarrow as pa
+
+    if condition is None:
+        raise NotExactOnDriver("no condition to compute: every row matches")
+    names = columns.names()
+    allowed = {q.lower() for q in qualifiers}
+
+    def column_type(node: exp.Expression) -> Any:
+        while isinstance(node, exp.Paren):
+            node = node.this
+        if not isinstance(node, exp.Column) or node.name.lower() not in names:
+            return None
+        if node.args.get("db") is not None or (node.table and node.table.lower() not in allowed):
+            return None
+        t = columns.schema.field(names[node.name.lower()]).type
+        if pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t):
+            return t
+        return None
+
+    def fits(t: Any, node: exp.Expression) -> bool:
+        literal = spark_literal(node)
+        if t is None or literal is None:
+            return False
+        if literal.type == "null":
+            return True
+        if pa.types.is_integer(t):
+            width = _INT_WIDTH[str(t)]
+            return literal.type in ("int", "bigint") and -(1 << (width - 1)) <= literal.value < (1 << (width - 1))
+        return literal.type == "string"
+
+    def why(e: exp.Expression) -> Optional[str]:
+        if isinstance(e, exp.Paren):
+            return why(e.this)
+        if isinstance(e, (exp.And, exp.Or)):
+            return why(e.this) or why(e.expression)
+        if isinstance(e, exp.Not):
+            return why(e.this)
+        if isinstance(e, _COMPARISONS):
+            ok = fits(column_type(e.this), e.expression) or fits(column_type(e.expression), e.this)
+        elif isinstance(e, exp.Is):
+            ok = isinstance(e.expression, exp.Null) and column_type(e.this) is not None
+        elif isinstance(e, exp.In):
+            t = column_type(e.this)
+            ok = (e.args.get("query") is None and e.args.get("unnest") is None and bool(e.expressions)
+                  and all(fits(t, x) for x in e.expressions))
+        elif isinstance(e, exp.Between):
+            t = column_type(e.this)
+            ok = fits(t, e.args["low"]) and fits(t, e.args["high"])
+        else:
+            return f"{_sql(e)} is not a comparison of a column with literals"
+        if ok:
+            return None
+        return (f"{_sql(e)} does not compare an integer or string column with literals of its type "
+                "(other types, casts and functions are Spark's)")
+
+    reason = why(condition)
+    if reason is not None:
+        raise NotExactOnDriver(reason)
+
+
+def driver_filter(condition: Optional[exp.Expression], columns: Columns,
+                  qualifiers: Sequence[str] = ()) -> Callable[["pa.Table"], "pa.Array"]:
+    """`condition` as a function table -> BooleanArray that selects exactly the rows Spark SQL
+    selects (NULL selects nothing); raises NotExactOnDriver when it would not."""
+    check_condition(condition, columns, qualifiers)
+    # The translation itself is the analyzer's (acidsql.analysis.adapters): the engine's
+    # row-level conflict checks compile read conditions with it too, for any condition it can
+    # translate. Exactness is what the driver path adds, and it is decided above.
+    row_filter = to_arrow_filter(condition, columns.schema)
+    if row_filter is None:
+        raise NotExactOnDriver(f"{_sql(condition)}: pyarrow cannot translate it")
+    return row_filter
+
+
+def clause_condition(node: Optional[exp.Expression], resolve: Resolver,
+                     schema: "pa.Schema") -> Callable[["pa.Table"], "pa.Array"]:
+    """A MERGE clause condition as a function table -> BooleanArray (TRUE where it holds; NULL
+    counts as not) over the columns `resolve` names in `schema`; no condition: always TRUE.
+    Raises NotExactOnDriver when pyarrow would not compute it exactly as Spark."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if node is None:
+        return lambda table: pa.array([True] * table.num_rows, pa.bool_())
+    unresolved = []
+
+    def rename(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Column):
+            name = resolve(n)
+            if name is None:
+                unresolved.append(n)
+                return n
+            return exp.column(name, quoted=True)
+        return n
+
+    renamed = node.copy().transform(rename)
+    if unresolved:
+        raise NotExactOnDriver(f"{_sql(unresolved[0])} in {_sql(node)} is not a column the driver resolves as Spark")
+    try:
+        fn = driver_filter(renamed, Columns(schema))
+    except NotExactOnDriver:
+        raise NotExactOnDriver(f"the condition {_sql(node)} does not compare integer or string columns with literals "
+                               "of their types (other types, casts, functions and column comparisons are Spark's)") from None
+
+    def holds(table: "pa.Table") -> "pa.Array":
+        return pc.fill_null(fn(table.select(schema.names)), False)
+
+    return holds
+
+
+# ---- values ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Typed:
+    """A compiled operand: its values over a table, and its Spark type as an Arrow type (None for NULL)."""
+
+    fn: Callable[["pa.Table"], Any]
+    type: Any
+    is_literal: bool = False
+    decimal_literal: bool = False  # a literal like 1.5: DECIMAL in Spark, only exact into DOUBLE
+
+
+def _norm(t: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.string() if pa.types.is_large_string(t) else t
+
+
+def _is_int(t: Any) -> bool:
+    return t is not None and str(t) in _INT_WIDTH
+
+
+def _is_double(t: Any) -> bool:
+    import pyarrow as pa
+
+    return t is not None and pa.types.is_float64(t)
+
+
+def _typed_literal(literal: SparkLiteral, node: exp.Expression) -> _Typed:
+    import pyarrow as pa
+
+    v = literal.value
+    if literal.type == "null":
+        return _Typed(lambda t: None, None, True)
+    if literal.type in ("boolean", "string", "int", "bigint", "double"):
+        kind = {"boolean": pa.bool_(), "string": pa.string(), "int": pa.int32(), "bigint": pa.int64(),
+                "double": pa.float64()}[literal.type]
+        return _Typed(lambda t: pa.scalar(v, kind), kind, True)
+    if v.as_tuple().exponent == 0:
+        raise NotExactOnDriver(f"{_sql(node)} is a DECIMAL in Spark (past BIGINT), left to Spark")
+    fv = float(v)  # the nearest double, as Spark's decimal -> double cast
+    return _Typed(lambda t: pa.scalar(fv, pa.float64()), pa.float64(), True, decimal_literal=True)
+
+
+def _compile(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any]) -> _Typed:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    while isinstance(node, exp.Paren):
+        node = node.this
+    literal = spark_literal(node)
+    if literal is not None:
+        return _typed_literal(literal, node)
+    if isinstance(node, exp.Column):
+        name = resolve(node)
+        if name is None or name not in types:
+            raise NotExactOnDriver(f"{_sql(node)} is not a column the driver resolves as Spark (ambiguous, or "
+                                   "unknown): left to Spark")
+        return _Typed(lambda table, name=name: table.column(name), _norm(types[name]))
+    if isinstance(node, exp.Neg):
+        inner = _compile(node.this, resolve, types)
+        if not (_is_int(inner.type) or _is_double(inner.type)) or inner.decimal_literal:
+            raise NotExactOnDriver(f"{_sql(node)}: minus of a {inner.type} is left to Spark")
+        negate = pc.negate_checked if _is_int(inner.type) else pc.negate
+        return _Typed(lambda table: negate(inner.fn(table)), inner.type)
+    ops = {exp.Add: ("add_checked", "add"), exp.Sub: ("subtract_checked", "subtract"),
+           exp.Mul: ("multiply_checked", "multiply")}
+    if type(node) not in ops:
+        raise NotExactOnDriver(f"{_sql(node)}: {_what(node)} is left to Spark")
+    left, right = _compile(node.this, resolve, types), _compile(node.expression, resolve, types)
+    if left.type is None or right.type is None:
+        raise NotExactOnDriver(f"{_sql(node)}: arithmetic with NULL is left to Spark")
+    checked, plain = ops[type(node)]
+    if _is_int(left.type) and _is_int(right.type):
+        wide = max(left.type, right.type, key=lambda t: _INT_WIDTH[str(t)])
+        fn = getattr(pc, checked)
+        return _Typed(lambda table: fn(_as(left.fn(table), wide), _as(right.fn(table), wide)), wide)
+    numeric = lambda o: _is_int(o.type) or _is_double(o.type)
+    if (_is_double(left.type) or _is_double(right.type)) and numeric(left) and numeric(right):
+        if (left.decimal_literal or right.decimal_literal) and not (_is_double(left.type) and not left.is_literal
+                                                                    or _is_double(right.type) and not right.is_literal):
+            raise NotExactOnDriver(f"{_sql(node)}: DECIMAL arithmetic is left to Spark")
+        fn = getattr(pc, plain)
+        f64 = pa.float64()
+        return _Typed(lambda table: fn(_as(left.fn(table), f64), _as(right.fn(table), f64)), f64)
+    raise NotExactOnDriver(f"{_sql(node)}: arithmetic of {left.type} and {right.type} is left to Spark")
+
+
+def _what(node: exp.Expression) -> str:
+    if isinstance(node, exp.Div):
+        return "division"
+    if isinstance(node, (exp.Case, exp.If)):
+        return "CASE"
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        return "a cast (or a typed literal)"
+    if isinstance(node, (exp.Subquery, exp.Select)):
+        return "a subquery"
+    if isinstance(node, exp.Func):
+        return "a function"
+    return type(node).__name__
+
+
+def _as(values: Any, t: Any) -> Any:
+    """`values` (an Array, ChunkedArray or Scalar) as type `t`: integers widened exactly, integers
+    to DOUBLE rounded to nearest (as Java's long -> double), narrowing checked."""
+    import pyarrow as pa
+
+    if values.type == t:
+        return values
+    if pa.types.is_floating(t):
+        return values.cast(t, safe=False)
+    return values.cast(t)  # safe: raises on overflow
+
+
+def value(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any], target: Any,
+          column: str = "", char_varchar: bool = False) -> Callable[["pa.Table"], "pa.Array"]:
+    """A function computing `node`'s values over a table (column types `types`, Arrow) stored
+    into a column of Arrow type `target`, as Spark computes and stores them. Raises
+    NotExactOnDriver when it would not be exact (see the module doc); the function raises it
+    for a value pyarrow refuses (an overflow). `char_varchar`: the column is a CHAR / VARCHAR
+    (Spark pads or checks the length): left to Spark."""
+    import pyarrow as pa
+
+    shown = f"{column} = {_sql(node)}" if column else _sql(node)
+    if char_varchar:
+        raise NotExactOnDriver(f"{shown}: {column} is a CHAR / VARCHAR column, padded and checked by Spark")
+    try:
+        typed = _compile(node, resolve, types)
+    except NotExactOnDriver as e:
+        inner = str(e).removeprefix(f"{_sql(node)}: ")
+        raise NotExactOnDriver(f"{shown}: {inner}") from None
+    target = _norm(target)
+    source = typed.type
+    if source is None:
+        return lambda table: pa.nulls(table.num_rows, target)
+    exact = (source == target or (_is_int(source) and _is_int(target)) or (_is_int(source) and _is_double(target)))
+    if (typed.decimal_literal and not _is_double(target)) or not exact:
+        raise NotExactOnDriver(f"{shown}: storing a {'DECIMAL' if typed.decimal_literal else source} in a "
+                               f"{target} column is left to Spark's store assignment")
+
+    def compute(table: "pa.Table") -> "pa.Array":
+        try:
+            out = typed.fn(table)
+            if isinstance(out, pa.Scalar):
+                out = pa.repeat(out, table.num_rows)
+            if isinstance(out, pa.ChunkedArray):
+                out = out.combine_chunks()
+            return _as(out, target)
+        except (pa.ArrowInvalid, OverflowError) as error:
+            raise NotExactOnDriver(f"overflow while computing on the driver ({shown}: {error})") from error
+
+    return compute

@@ -1,0 +1,137 @@
+"""Reads, as Delta records them: each scan of the target inside a write is recorded on the
+transaction on its own (read predicate, files, and under row-level concurrency the rows and the
+row condition), as the analyzer finds them (`Analysis.read`)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Optional
+
+from sqlglot import exp
+
+from acidsql.analysis.adapters import to_arrow_filter, to_partition_callable, to_stats_callable
+from acidsql.analysis.analyze import Analysis
+from acidsql.delta.actions import AddFile
+from acidsql.delta.transaction import OptimisticTransaction
+from acidsql.spark.changes import by_column_names, collect_positions, select_files
+from acidsql.spark.dml.names import target_alias
+from acidsql.spark.prepared import RunContext
+from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
+from acidsql.sql import model as m
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import SparkSession
+
+    from acidsql.delta.snapshot import Snapshot
+
+
+class FilesRead(list):
+    """The files a statement reads (a list of AddFile). `rows_pending`: the statement must
+    record the rows it matches as its row-level read set (StatementRun.record_matched_rows)."""
+
+    rows_pending: bool = False
+
+
+def record_read(ex: RunContext, txn: OptimisticTransaction, snapshot: "Snapshot", analysis: Analysis,
+                statement: m.AnyStatement) -> FilesRead:
+    """Record what the analyzer says the statement reads; return the files its own condition
+    selects (the files it scans to change).
+
+    Each read is recorded on its own, as Delta records each scan of the table inside the
+    transaction: the statement's condition, and every scan of the target by its source, a
+    subquery or a CTE (partition predicate, files, and under row-level concurrency the rows and
+    row condition). For a DELETE or UPDATE whose WHERE is its read condition, the rows it
+    matches are that read's rows: the result's `rows_pending` is then set and the statement
+    records them (`StatementRun.record_matched_rows`) from its own scan instead of this
+    scanning the files twice."""
+    read = analysis.read
+    types = analysis.table_info.column_types
+    files = FilesRead()
+    if not read.reads:
+        return files
+    for reason in analysis.row_level.fallbacks:
+        txn.add_rlc_fallback(reason)
+    for part in read.each():
+        if part.whole_table:
+            txn.record_read_whole_table()
+            selected = select_files(snapshot)
+        else:
+            predicate = None if part.partitions.is_true else to_partition_callable(part.partitions, types)
+            # Files key partition values by physical name under column mapping.
+            txn.record_read_predicate(by_column_names(predicate, snapshot),
+                                      "TRUE" if predicate is None else part.partitions.describe())
+            selected = select_files(snapshot, predicate, to_stats_callable(part.files, types))
+        txn.record_read_files(selected)
+        if part.through is None:
+            files.extend(a for a in selected if a not in files)
+        if analysis.row_level.applies:
+            _record_row_read(ex, txn, snapshot, selected, statement, part, files)
+    return files
+
+
+def _record_row_read(ex: RunContext, txn: OptimisticTransaction, snapshot: "Snapshot", selected: Sequence[AddFile],
+                     statement: m.AnyStatement, part: Any, files: FilesRead) -> None:
+    """Under row-level concurrency: the read's row condition, and the rows it selects."""
+    condition = part.condition_expression
+    row_filter = to_arrow_filter(condition, snapshot.arrow_schema())
+    if row_filter is None:  # a condition Arrow cannot compute (a function): Spark computes it
+        row_filter = spark_row_filter(ex.spark, condition)
+    txn.add_row_filter(row_filter, part.condition or "TRUE")
+    if part.through is None and matches_its_read_condition(statement, condition):
+        files.rows_pending = True
+    elif selected:
+        _record_read_rows(ex, txn, snapshot, selected, statement, condition)
+
+
+def _record_read_rows(ex: RunContext, txn: OptimisticTransaction, snapshot: "Snapshot", files: Sequence[AddFile],
+                      statement: m.AnyStatement, condition: Optional[exp.Expression]) -> None:
+    views = ex.table_views()
+    try:
+        alias = target_alias(statement.target)
+        view = views.register(scan(ex.spark, snapshot, files, positions=True, storage=txn.storage), "read")
+        where = f" WHERE {condition.sql(dialect='spark')}" if condition is not None else ""
+        df = ex.spark.sql(f"SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN} FROM {view} AS `{alias}`{where}")
+        for path, rows in collect_positions(df).items():
+            txn.record_read_rows(path, rows)
+    finally:
+        views.drop()
+
+
+def matches_its_read_condition(statement: m.AnyStatement, condition: Optional[exp.Expression]) -> bool:
+    """Whether `statement` is a DELETE or UPDATE that selects its rows with exactly the read
+    condition (the same Spark SQL, no subquery): the rows it matches are then the rows the
+    condition selects, and one scan serves both."""
+    if not isinstance(statement, (m.Delete, m.Update)):
+        return False
+    where = statement.where
+    if where is None or condition is None:
+        return where is None and condition is None
+    if where.find(exp.Subquery, exp.Select, exp.Exists) is not None:
+        return False
+    return where.sql(dialect="spark") == condition.sql(dialect="spark")
+
+
+def spark_row_filter(spark: "SparkSession", condition: Optional[exp.Expression]):
+    """A row condition (for row-level conflict checks on a winner's new rows) that Spark
+    computes: for conditions Arrow cannot (deterministic functions), so that a function in the
+    condition never costs row-level concurrency. Column qualifiers are dropped (the rows are
+    the target's)."""
+    import pyarrow as pa
+
+    cond = "TRUE"
+    if condition is not None:
+        cond = condition.transform(
+            lambda n: exp.column(n.name) if isinstance(n, exp.Column) else n).sql(dialect="spark")
+
+    def apply(table: "pa.Table") -> "pa.Array":
+        if table.num_rows == 0:
+            return pa.array([], type=pa.bool_())
+        indexed = table.append_column("__acid_pos", pa.array(range(table.num_rows), type=pa.int64()))
+        df = spark.createDataFrame(indexed)
+        rows = df.selectExpr("__acid_pos", f"coalesce(({cond}), false) AS m").collect()
+        marks = [False] * table.num_rows
+        for r in rows:
+            marks[r["__acid_pos"]] = bool(r["m"])
+        return pa.array(marks, type=pa.bool_())
+
+    return apply
