@@ -16,6 +16,8 @@ from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
 from acidsql.analysis.region import Region
 from acidsql.analysis.statements import STATEMENTS, alter_operation
+from acidsql.analysis.views import with_views_expanded
+from acidsql.analysis.query_rows import insert_rows
 from acidsql.analysis import archetypes
 from acidsql.analysis.effects import NO_EFFECTS
 from acidsql.analysis.footprints import footprint_of
@@ -48,8 +50,13 @@ MERGE_142_LIMIT = (
 def analyze(statement: m.AnyStatement, catalog: Optional[Catalog] = None, *,
             table: Optional[TableInfo] = None) -> Analysis:
     """Analyze one statement against the catalog's description of its target table.
-    `table`: that description, when the caller has looked it up already (see `target_info`)."""
-    info = table if table is not None else target_info(statement, catalog if catalog is not None else Catalog())
+    `table`: that description, when the caller has looked it up already (see `target_info`).
+    Views the catalog knows are expanded first, as Spark expands them: a view over the target
+    is a read of the target."""
+    catalog = catalog if catalog is not None else Catalog()
+    info = table if table is not None else target_info(statement, catalog)
+    if catalog.knows_views:
+        statement = with_views_expanded(statement, catalog.view)
     return _Analyzer(statement, info).run()
 
 
@@ -413,25 +420,16 @@ class _Analyzer:
         source = s.source
         if not isinstance(source, exp.Values):
             return ()
-        columns = list(s.columns) or [c for c, _ in self.info.columns if c not in self.info.identity_columns]
-        static = {c.lower(): v for c, v in s.partition_spec if v is not None}
-        if static and not s.columns:
-            columns = [c for c in columns if c not in static]
-        out = []
+        values = []
         for tup in source.expressions:
-            vals = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
-            if len(vals) != len(columns):
-                return ()
-            row = {}
-            for c, v in list(zip(columns, vals)) + list(static.items()):
+            row = []
+            for v in (tup.expressions if isinstance(tup, exp.Tuple) else [tup]):
                 try:
-                    row[c] = coerce(literal_value(v), type_category(self.info.column_types.get(c)))
+                    row.append(literal_value(v))
                 except Unknown:
-                    row[c] = UNKNOWN_VALUE  # e.g. named_struct(...): the row exists, its value is not known
-            for c, _ in self.info.columns:
-                row.setdefault(c, None)
-            out.append(tuple(sorted(row.items())))
-        return tuple(out)
+                    row.append(UNKNOWN_VALUE)  # e.g. named_struct(...): the row exists, its value is not known
+            values.append(tuple(row))
+        return insert_rows(s, self.info, values) or ()
 
     def _written_partitions(self, s: m.Insert, rows) -> Region:
         parts = self.info.partition_columns
@@ -530,10 +528,20 @@ class _Analyzer:
                 protocol = ProtocolChange(removed_features=frozenset({feature}))
                 self.notes.append(f"DROP FEATURE removes table feature {feature} from the protocol: every concurrent transaction fails")
         elif s.action is m.AlterAction.CLUSTER_BY:
-            meta = "changes the clustering columns to " + (", ".join(s.cluster_by) or "NONE")
+            # Delta keeps the clustering columns in the delta.clustering domain, not in the
+            # metadata (AlterTableClusterByDeltaCommand): new keys change that domain only, which
+            # fails a concurrent writer of the same domain alone (ConflictChecker
+            # checkIfDomainMetadataConflict). Clustering a table that is not clustered adds the
+            # clustering feature too: a protocol upgrade (its metadata action changes nothing).
             domains = frozenset({"delta.clustering"})
+            self.notes.append("the clustering columns live in the delta.clustering domain: new keys are no metadata "
+                              "change, and existing files keep their layout until OPTIMIZE")
             if not self.info.clustering_columns and s.cluster_by:
-                protocol = ProtocolChange(added_features=frozenset({"clustering"}))
+                added = {f for f in with_requirements(["clustering"]) if not self.info.has_feature(f)}
+                protocol = ProtocolChange(added_features=frozenset(added or {"clustering"}))
+            elif not self.info.clustering_columns:
+                domains = frozenset()
+                self.notes.append("CLUSTER BY NONE on a table that is not clustered changes nothing (no commit)")
         elif s.action is m.AlterAction.CHANGE_COLUMN and s.column_change is not None:
             change = s.column_change
             what = ("sets its comment" if change.comment is not None else

@@ -95,7 +95,8 @@ class SymbolicFiles(FileSet):
         if self.unknown is not None and other.unknown is not None:
             shared = self.unknown.intersect(other.unknown)
             if not shared.is_empty():
-                return Evidence(Overlap.POSSIBLE, f"files where {shared.describe()}")
+                return Evidence(Overlap.POSSIBLE, "files anywhere in the table" if shared.is_true
+                                else f"files where {shared.describe()}")
         return Evidence.none()
 
     def emptiness(self) -> Overlap:
@@ -140,7 +141,8 @@ class SymbolicFileFilter(FileFilter):
             shared = self.region.intersect(files.unknown)
             if not shared.is_empty():
                 if best is Overlap.NONE:
-                    return Evidence(Overlap.POSSIBLE, f"files may be added where {shared.describe()}", _region_hint(shared))
+                    where = "anywhere in the table" if shared.is_true else f"where {shared.describe()}"
+                    return Evidence(Overlap.POSSIBLE, where, _region_hint(shared))
                 best = Overlap.POSSIBLE
         if best is Overlap.NONE:
             return Evidence.none(f"no added file lies where {self.region.describe()}")
