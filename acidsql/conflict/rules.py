@@ -363,6 +363,9 @@ def check_added_files(f: _Findings) -> bool:
     if cur.is_blind_append:
         f.notes.append("this transaction is a blind append: it read nothing a concurrent commit could change")
         return False
+    if _certainly_empty(win.added_files) and (win.new_rows is None or win.new_rows.emptiness() is Overlap.NONE):
+        f.notes.append(f"{who} added no data files")
+        return False
     count_blind = f.isolation is IsolationLevel.SERIALIZABLE or cur.metadata_change is not None
     if win.is_blind_append and not count_blind:
         f.notes.append(f"{who} is a blind append, which never conflicts under WriteSerializable")
