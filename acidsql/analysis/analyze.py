@@ -34,6 +34,7 @@ from acidsql.analysis.readsets import (
     target_scans,
 )
 from acidsql.conflict import Overlap, ProtocolChange, row_level_applies
+from acidsql.conflict.operations import changes_data as changes_data_of
 from acidsql.conflict.operations import kind_of
 from acidsql.protocol import FEATURE_PROPERTY_PREFIX, features_enabled_by, is_protocol_property, known_feature
 from acidsql.protocol.features import with_requirements
@@ -86,13 +87,13 @@ class _Analyzer:
         if handler is None:
             return self._make(
                 operation="", read=ReadSet(False, why="not a write to a Delta table"),
-                write=WriteSet(), is_write=False, changes_data=False,
+                write=WriteSet(), is_write=False,
                 blind=False, blind_why="not a write",
             )
         return handler(self)
 
     def _make(self, *, operation: str, read: ReadSet, write: WriteSet, is_write: bool = True,
-              blind: bool = False, blind_why: str = "", changes_data: bool = True, metadata: Optional[str] = None,
+              blind: bool = False, blind_why: str = "", metadata: Optional[str] = None,
               protocol: Optional[ProtocolChange] = None, domains: frozenset[str] = frozenset(), zorder: bool = False,
               row_level_capable: bool = False, metadata_certainty: Overlap = Overlap.CERTAIN,
               overwrite: bool = False) -> Analysis:
@@ -118,7 +119,7 @@ class _Analyzer:
             blind_append=blind,
             blind_append_reason=blind_why,
             row_level=RowLevel(self.layout.row_level_concurrency, False, ""),
-            changes_data=changes_data,
+            changes_data=changes_data_of(op_kind),  # by the one table the engine asks too
             metadata_change=metadata,
             metadata_certainty=metadata_certainty if metadata is not None else Overlap.CERTAIN,
             protocol_change=protocol,
@@ -461,15 +462,14 @@ class _Analyzer:
             self.notes.append("ZORDER BY rewrites files: it conflicts with concurrent changes to them even with deletion vectors")
         elif self.layout.deletion_vectors:
             self.notes.append("compaction without ZORDER BY on a table with deletion vectors does not conflict with data changes")
-        return self._make(operation="OPTIMIZE", read=read, write=write,
-                          changes_data=False, zorder=zorder, blind_why="OPTIMIZE rewrites files it reads")
+        return self._make(operation="OPTIMIZE", read=read, write=write, zorder=zorder, blind_why="OPTIMIZE rewrites files it reads")
 
     def _reorg(self) -> Analysis:
         s: m.Reorg = self.s
         if s.apply is m.ReorgApply.UPGRADE_UNIFORM:
             added = frozenset({f"icebergCompatV{s.iceberg_compat_version or 2}", "columnMapping"})
             return self._make(operation="REORG TABLE UPGRADE UNIFORM", read=ReadSet(False, why="a metadata change"),
-                              write=WriteSet(), changes_data=False,
+                              write=WriteSet(),
                               metadata=f"sets delta.enableIcebergCompatV{s.iceberg_compat_version or 2} and column mapping",
                               protocol=ProtocolChange(added_features=added, reader_version_change=True),
                               blind_why="a protocol and metadata change")
@@ -477,8 +477,7 @@ class _Analyzer:
         read = read_set_for_condition(s.where, self.info, resolver, "REORG PURGE reads the files it rewrites")
         self.notes.append("REORG ... APPLY (PURGE) has OPTIMIZE's isolation semantics (a compaction)")
         return self._make(operation="REORG", read=read,
-                          write=WriteSet(adds_files=True, removes_files=True, partitions=read.partitions, rewrite="compaction"),
-                          changes_data=False, blind_why="REORG rewrites files it reads")
+                          write=WriteSet(adds_files=True, removes_files=True, partitions=read.partitions, rewrite="compaction"), blind_why="REORG rewrites files it reads")
 
     def _alter(self) -> Analysis:
         s: m.AlterTable = self.s
@@ -489,8 +488,13 @@ class _Analyzer:
         if s.action is m.AlterAction.SET_PROPERTIES:
             stored = [(k, v) for k, v in s.properties if not is_protocol_property(k)]
             # delta.feature.* and the minimum versions are protocol requests, not configuration:
-            # set alone, they change the protocol and leave the metadata as it is.
-            meta = "sets " + ", ".join(f"{k} = {v}" for k, v in stored) if stored else None
+            # set alone, they change the protocol and leave the metadata as it is. Values the
+            # table has already leave it as it is too: Delta finds no difference between the two
+            # metadata and fails no concurrent write (ConflictChecker.attemptToResolveMetadataConflicts).
+            changed = [(k, v) for k, v in stored if _unquoted(self.info.get_property(k)) != _unquoted(v)]
+            meta = "sets " + ", ".join(f"{k} = {v}" for k, v in changed) if changed else None
+            if stored and not changed:
+                self.notes.append("every property it sets has that value already: the metadata does not change")
             added: set[str] = set()
             for k, v in s.properties:
                 if k.lower().startswith(FEATURE_PROPERTY_PREFIX):
@@ -554,14 +558,14 @@ class _Analyzer:
             # Delta scans every row for violations (txn.filterFiles()): a read of all files.
             return self._make(operation=op,
                               read=ReadSet(True, why="ADD CONSTRAINT reads every row to check it"),
-                              write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol,
+                              write=WriteSet(), metadata=meta, protocol=protocol,
                               blind_why="a metadata change that reads the table")
         elif s.action is m.AlterAction.DROP_CONSTRAINT:
             meta = f"unsets delta.constraints.{(s.constraint or '?').lower()}"
         else:
             meta = f"ALTER TABLE ({s.detail or 'other change'})"
         return self._make(operation=op, read=ReadSet(False, why="a metadata change reads no data files"),
-                          write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol, domains=domains,
+                          write=WriteSet(), metadata=meta, protocol=protocol, domains=domains,
                           blind_why="a metadata change")
 
     def _create(self) -> Analysis:
@@ -570,7 +574,7 @@ class _Analyzer:
         op = ("CREATE OR REPLACE TABLE" if s.or_replace else "REPLACE TABLE" if s.replace_only else "CREATE TABLE") + (" AS SELECT" if s.as_select is not None else "")
         read = ReadSet(True, whole_table=True, why="REPLACE replaces the whole table") if replacing else ReadSet(False, why="a new table")
         write = WriteSet(adds_files=s.as_select is not None, removes_files=replacing, rewrite="copy-on-write" if replacing else "none")
-        return self._make(operation=op, read=read, write=write, changes_data=s.as_select is not None or replacing,
+        return self._make(operation=op, read=read, write=write,
                           metadata="creates or replaces the table's schema and properties",
                           protocol=ProtocolChange(reader_version_change=True), blind_why="creates or replaces the table")
 
@@ -587,7 +591,7 @@ class _Analyzer:
 
     def _vacuum(self) -> Analysis:
         return self._make(operation="VACUUM START", read=ReadSet(False, why="VACUUM reads no table state a writer changes"),
-                          write=WriteSet(), changes_data=False, blind_why="VACUUM commits only start/end markers")
+                          write=WriteSet(), blind_why="VACUUM commits only start/end markers")
 
     def _restore(self) -> Analysis:
         return self._make(operation="RESTORE", read=ReadSet(True, whole_table=True, why="RESTORE replaces the whole table state"),
@@ -603,3 +607,7 @@ def _keep_unassigned(region: Region, assigned: set[str]) -> Region:
     """The clauses of `region` on columns none of which is assigned: what still holds of a row
     after the assignments (an assigned column may take any value)."""
     return Region(tuple(c for c in region.clauses if not (c.columns & assigned)))
+
+
+def _unquoted(value: Optional[str]) -> Optional[str]:
+    return None if value is None else str(value).strip().strip("'\"")

@@ -40,6 +40,9 @@ class Effects:
     deleted_rows: SymbolicRows
     new_rows: SymbolicRows
     after: Optional[TableState]
+    # False when it certainly commits nothing (an OPTIMIZE with nothing to compact, a TRUNCATE
+    # of a table without files): then it cannot conflict, and makes no version.
+    commits: bool = True
 
 
 # No files and no rows: for a footprint whose sets do not matter (the row-level question).
@@ -130,7 +133,12 @@ class _Effector:
     def run(self) -> Effects:
         a = self.a
         if a.op_kind in (OpKind.METADATA, OpKind.OTHER):
-            return self._metadata_read(self._nothing(self.state))
+            effects = self._metadata_read(self._nothing(self.state))
+            s = a.statement
+            if isinstance(s, m.AlterTable) and s.action is m.AlterAction.CLUSTER_BY and not s.cluster_by \
+                    and not self.info.clustering_columns:
+                effects = replace(effects, commits=False)  # CLUSTER BY NONE of a table not clustered
+            return effects
         if a.op_kind is OpKind.CREATE:
             return self._create()
         if a.op_kind in (OpKind.COMPACTION, OpKind.ZORDER):
@@ -140,7 +148,8 @@ class _Effector:
         if isinstance(a.statement, (m.Update, m.Delete)):
             return self._dml(a.statement.where)
         if isinstance(a.statement, m.Truncate):
-            return self._dml(None)
+            empty = self.state.exact and not any(f.live() for f in self.state.files)
+            return replace(self._dml(None), commits=not empty)  # no file: nothing to commit
         if isinstance(a.statement, m.Merge):
             return self._merge()
         if isinstance(a.statement, m.Restore):
@@ -277,9 +286,11 @@ class _Effector:
         old = self.versions.get(s.version) if s.version is not None else None
         if old is None or not old.exact or not self.state.exact:
             return self._unknown()
-        now = set(self.state.files)
-        then = set(old.files)
-        removed, added = now - then, then - now
+        # A file and its deletion vector, as Delta's RESTORE compares them (path and DV).
+        now = {(f.id, f.deleted) for f in self.state.files}
+        then = {(f.id, f.deleted) for f in old.files}
+        removed = [f for f in self.state.files if (f.id, f.deleted) not in then]
+        added = [f for f in old.files if (f.id, f.deleted) not in now]
         live = frozenset(f for f in self.state.files if f.live())
         after = replace(self.state, files=old.files, exact=True)
         return Effects(
@@ -287,36 +298,55 @@ class _Effector:
             removed=SymbolicFiles(certain=frozenset(removed)),
             added=SymbolicFiles(certain=frozenset(added), existing=False),
             read_rows=SymbolicRows(certain=_refs(list(live), [])),
-            deleted_rows=SymbolicRows(certain=_refs(list(removed), [])),
+            deleted_rows=SymbolicRows(certain=_refs(removed, [])),
             new_rows=SymbolicRows(new_certain=tuple(r for f in added for _i, r in
                                                     ((i, f.rows[i]) for i, _ in f.live()))),
             after=after,
         )
 
+    def _bins(self, files: list[DataFile]) -> list[list[DataFile]]:
+        """The files a compaction rewrites, together, by the engine's choice (spark/compaction.py
+        `plan_bins`, delta/clustering.py `clustering_candidates`; every file of a scenario is
+        small): REORG PURGE rewrites each file with deleted rows alone; OPTIMIZE on a clustered
+        table the files not yet clustered and the small ZCubes, unless they are one ZCube alone
+        (FULL: every file); ZORDER BY every file of a partition; bin-packing the files of a
+        partition that holds more than one, or a file with deleted rows."""
+        s = self.a.statement
+        if isinstance(s, m.Reorg):
+            return [[f] for f in files if f.deleted]
+        cluster = self.info.clustering_columns
+        if cluster and isinstance(s, m.Optimize):
+            if s.full:
+                return [files] if files else []
+            wanted = [f for f in files if f.cube is None or f.cube[1] == cluster]
+            cubes = {f.cube for f in wanted}
+            return [] if not wanted or (len(cubes) == 1 and None not in cubes) else [wanted]
+        groups: dict[Row, list[DataFile]] = {}
+        for f in files:
+            groups.setdefault(f.partition, []).append(f)
+        zorder = self.a.op_kind is OpKind.ZORDER
+        return [fs for fs in groups.values() if zorder or len(fs) > 1 or any(f.deleted for f in fs)]
+
     def _optimize(self) -> Effects:
         a = self.a
         read_c, read_m = self._candidates(a.read.partitions, Region())
-        zorder = a.op_kind is OpKind.ZORDER
-        groups: dict[Row, list[DataFile]] = {}
-        for f in read_c + read_m:
-            groups.setdefault(f.partition, []).append(f)
+        cluster = self.info.clustering_columns if isinstance(a.statement, m.Optimize) else ()
         removed_c, removed_m = [], []
         new_files = []
         state = self.state
-        for part, fs in groups.items():
-            rewrite = len(fs) > 1 or zorder or any(f.deleted for f in fs)
-            if not rewrite:
-                continue
+        for fs in self._bins(read_c + read_m):
             if all(f in read_c for f in fs):
                 removed_c += fs
                 fid, state = state.new_id()
-                new_files.append(DataFile(fid, part, tuple(r for f in fs for i, r in enumerate(f.rows) if i not in f.deleted)))
+                rows = tuple(r for f in fs for i, r in enumerate(f.rows) if i not in f.deleted)
+                new_files.append(DataFile(fid, fs[0].partition, rows, cube=(fid, cluster) if cluster else None))
             else:
                 removed_m += fs
         gone = set(removed_c) | set(removed_m)
         after = replace(state, files=tuple(f for f in state.files if f not in gone) + tuple(new_files), exact=state.exact and not removed_m)
+        # What it reads: the files it rewrites (Delta records those, and its partition predicate).
         return Effects(
-            read_files=SymbolicFiles(certain=frozenset(read_c), possible=frozenset(read_m)),
+            read_files=SymbolicFiles(certain=frozenset(removed_c), possible=frozenset(removed_m)),
             removed=SymbolicFiles(certain=frozenset(removed_c), possible=frozenset(removed_m)),
             added=SymbolicFiles(certain=frozenset(new_files), possible=frozenset(), existing=False,
                                 unknown=None if not removed_m else a.read.partitions),
@@ -324,6 +354,7 @@ class _Effector:
             deleted_rows=SymbolicRows(),
             new_rows=SymbolicRows(),
             after=after,
+            commits=bool(removed_c or removed_m) or not self.state.exact,
         )
 
     def _dml(self, where: Optional[exp.Expression], matcher=None, inserts: Optional[list[dict]] = None,
@@ -381,8 +412,11 @@ class _Effector:
                 # Copy-on-write keeps the untouched rows in a new file; with deletion vectors the
                 # same file is re-added with a vector (an AddFile either way).
                 if remaining and not touched_m:
-                    fid, state = state.new_id()
-                    nf = DataFile(fid if not dv else f.id + "'", f.partition, tuple(remaining))
+                    if dv:  # the same file (path), its changed rows marked in its deletion vector
+                        nf = replace(f, deleted=f.deleted | {i for fid, i in changed_c if fid == f.id})
+                    else:
+                        fid, state = state.new_id()
+                        nf = DataFile(fid, f.partition, tuple(remaining))
                     added_c.append(nf)
                     kept_files.append(nf)
                 elif touched_m:

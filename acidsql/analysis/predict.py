@@ -20,7 +20,6 @@ from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.symbolic import SymbolicRows, TableState
 from acidsql.analysis.region import Region
 from acidsql.conflict import Footprint, IsolationLevel, Overlap, Verdict, check
-from acidsql.protocol import is_protocol_property
 from acidsql.sql import model as m
 
 EXCEPTIONS = (
@@ -133,8 +132,10 @@ class _World:
     states: dict[str, TableState] = field(default_factory=dict)
     version: dict[str, int] = field(default_factory=dict)
     contents_known: bool = True
-    # Each table's known state at each version (what RESTORE ... TO VERSION AS OF brings back).
+    # Each table's known state at each version (what RESTORE ... TO VERSION AS OF brings back),
+    # and how many commits changed its metadata up to each version (RESTORE brings that back too).
     history: dict[str, dict[int, TableState]] = field(default_factory=dict)
+    metadata_epochs: dict[str, dict[int, int]] = field(default_factory=dict)
 
     def run_all(self, statement: m.AnyStatement) -> list[tuple[m.AnyStatement, Analysis, Optional[Effects], int]]:
         """Commit every write of a statement (one per INSERT of a multi-insert), in order."""
@@ -154,6 +155,8 @@ class _World:
                 a = self._restored(a, key)
                 eff = effects_of(a, state if state is not None else TableState(a.table_info), self.states,
                                  self.history.get(key))
+                if not eff.commits:  # nothing to commit: no version
+                    return a, eff, self.version.get(key, -1)
             self.catalog.apply(statement)
             if eff is not None and eff.after is not None:
                 self.states[key] = replace(eff.after, info=self.catalog.lookup(statement.target))
@@ -162,6 +165,11 @@ class _World:
             self.version[key] = self.version.get(key, -1) + 1
             if key in self.states:
                 self.history.setdefault(key, {})[self.version[key]] = self.states[key]
+            epochs = self.metadata_epochs.setdefault(key, {})
+            epoch = epochs.get(self.version[key] - 1, 0)
+            if a.metadata_change is not None or isinstance(statement, m.CreateTable):
+                epoch += 1  # (an uncertain change counts: RESTORE then may restore old metadata)
+            epochs[self.version[key]] = epoch
         else:
             self.catalog.apply(statement)
         return a, eff, self.version.get(key, -1)
@@ -173,23 +181,19 @@ class _World:
         s = a.statement
         if not isinstance(s, m.Restore) or s.version is None:
             return a
-        then = self.history.get(key, {}).get(s.version)
-        now = self.states.get(key)
-        if then is None or now is None or _metadata_of(then.info) == _metadata_of(now.info):
+        epochs = self.metadata_epochs.get(key, {})
+        then, now = epochs.get(s.version), epochs.get(self.version.get(key, -1))
+        if then is None or now is None or then == now:
             return a
-        return replace(a, metadata_change=f"restores the schema and properties of version {s.version}")
+        return replace(a, metadata_change=f"restores the metadata of version {s.version}")
 
-    def footprint(self, a: Analysis, key: str, version: Optional[int]) -> Footprint:
-        """The footprint of `a` (the transaction under test) on the table as it is now."""
-        return footprint_of(self._restored(a, key), self.catalog, self.states.get(key), version=version,
-                            tables=self.states, versions=self.history.get(key))
-
-
-def _metadata_of(info) -> tuple:
-    """What a table's metadata action holds, as the analyzer knows it (schema, partitioning,
-    properties that are configuration: a protocol request is no property)."""
-    props = tuple(sorted((k.lower(), v) for k, v in info.properties if not is_protocol_property(k)))
-    return info.columns, info.partition_columns, props
+    def footprint(self, a: Analysis, key: str, version: Optional[int]) -> tuple[Footprint, Optional[Effects]]:
+        """The footprint of `a` (the transaction under test) on the table as it is now, and its
+        effects there when the table's contents are known."""
+        a = self._restored(a, key)
+        state = self.states.get(key)
+        eff = effects_of(a, state, self.states, self.history.get(key)) if state is not None else None
+        return footprint_of(a, self.catalog, state, version=version, effects=eff), eff
 
 
 def _key(statement: m.AnyStatement) -> str:
@@ -205,7 +209,7 @@ def predict_race(world: _World, current: m.AnyStatement, winners: Sequence[m.Any
     key = _key(current)
     # Versions name commits of a known history (a scenario's); jobs have none.
     at = (lambda v: v) if world.contents_known else (lambda v: None)
-    cur_fp = world.footprint(cur, key, at(world.version.get(key, -1)))
+    cur_fp, cur_eff = world.footprint(cur, key, at(world.version.get(key, -1)))
     found: list[Footprint] = []
     notes: list[str] = []
     for whole in winners:
@@ -214,10 +218,16 @@ def predict_race(world: _World, current: m.AnyStatement, winners: Sequence[m.Any
             if _key(stmt) != key or not a.is_write:
                 notes.append(f"winner {' '.join(whole.text.split())[:60]!r} does not write {key}: it cannot conflict")
                 continue
+            if eff is not None and not eff.commits:
+                notes.append(f"winner {' '.join(stmt.text.split())[:60]!r} has nothing to commit: it cannot conflict")
+                continue
             found.append(footprint_of(a, world.catalog, states.get(key), version=at(version), effects=eff))
             states = dict(world.states)
     if not cur.is_write:
         return Verdict(None, cur.layout.isolation, False, notes=("the current statement does not write a table",)), cur, notes
+    if cur_eff is not None and not cur_eff.commits:
+        why = "the current statement has nothing to commit (nothing to compact, no file to remove): it cannot conflict"
+        return Verdict(None, cur.layout.isolation, False, notes=(why,)), cur, notes
     return check(cur_fp, found), cur, notes
 
 

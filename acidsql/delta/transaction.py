@@ -31,6 +31,7 @@ from acidsql.conflict import (
 )
 from acidsql.conflict.rules import Check, ConflictKind, RebaseKind
 from acidsql.conflict.operations import WRITE_OPERATIONS, kind_of
+from acidsql.conflict.operations import changes_data as changes_data_of
 from acidsql.delta import checkpoint as checkpoints
 from acidsql.delta import datafiles, row_tracking
 from acidsql.delta.actions import (
@@ -53,7 +54,6 @@ from acidsql.protocol.features import WriteKind
 ENGINE_INFO = "acidsql/0.1.0"
 DEFAULT_MAX_RETRIES = 10
 
-_DATA_KINDS = (OpKind.APPEND, OpKind.OVERWRITE, OpKind.DML, OpKind.CREATE, OpKind.RESTORE)
 
 
 @dataclass(frozen=True)
@@ -141,11 +141,12 @@ def describe_metadata_change(old: Optional[Metadata], new: Metadata) -> str:
 def same_metadata(old: Optional[Metadata], new: Metadata) -> bool:
     """Whether a metadata action leaves the table's metadata as it was (a SET TBLPROPERTIES of
     values already set): then it changes nothing a concurrent transaction read, and Delta
-    resolves it (ConflictChecker.attemptToResolveMetadataConflicts finds no difference)."""
+    resolves it (ConflictChecker.attemptToResolveMetadataConflicts finds no difference). A
+    REPLACE TABLE of the same definition is a new table (a new createdTime): a difference."""
     return (old is not None and old.id == new.id and old.schema == new.schema
             and tuple(old.partition_columns) == tuple(new.partition_columns) and old.config == new.config
             and old.name == new.name and old.description == new.description
-            and old.format_provider == new.format_provider)
+            and old.format_provider == new.format_provider and old.created_time == new.created_time)
 
 
 def describe_protocol_change(old: Optional[Protocol], new: Protocol) -> ProtocolChange:
@@ -482,7 +483,7 @@ class OptimisticTransaction:
         """This transaction as the conflict rules see it."""
         layout = self.layout
         if changes_data is None:
-            changes_data = kind in _DATA_KINDS or any(
+            changes_data = changes_data_of(kind) or any(
                 a.data_change for a in list(self._adds.values()) + list(self._removes.values()))
         row_filter = read_rows = None
         fallbacks = tuple(self.rlc_fallbacks)
@@ -539,7 +540,7 @@ class OptimisticTransaction:
         return Footprint(
             operation=operation, kind=kind, table=layout, statement="", version=winner.version,
             is_blind_append=is_blind,
-            changes_data=kind in _DATA_KINDS or any(a.data_change for a in list(winner.adds.values()) + list(winner.removes.values())),
+            changes_data=changes_data_of(kind) or any(a.data_change for a in list(winner.adds.values()) + list(winner.removes.values())),
             added_files=DataFileSet.of(winner.adds.values()),
             removed_files=DataFileSet.of(winner.removes.values()),
             new_rows=new_rows, deleted_rows=deleted_rows,
