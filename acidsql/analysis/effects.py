@@ -224,6 +224,12 @@ class _Effector:
         a = self.a
         s: m.Insert = a.statement
         overwrite = a.op_kind is OpKind.OVERWRITE
+        if overwrite and s.replace_where is not None:
+            # REPLACE WHERE deletes the rows its predicate selects, as a DELETE does (deletion
+            # vectors, or copy-on-write of the files it touches), then appends its rows.
+            known = a.write.literal_rows or self._query_rows(s)
+            rows = [dict(r) for r in known] if known is not None else None
+            return self._dml(s.replace_where, inserts=rows, inserts_unknown=rows is None, delete=True)
         read_c, read_m = ([], [])
         own = a.read.own
         if own.reads:
@@ -351,21 +357,24 @@ class _Effector:
             added=SymbolicFiles(certain=frozenset(new_files), possible=frozenset(), existing=False,
                                 unknown=None if not removed_m else a.read.partitions),
             read_rows=SymbolicRows(),
-            deleted_rows=SymbolicRows(),
-            new_rows=SymbolicRows(),
+            # It rewrites rows: the old ones go with their files, the same values come back in new
+            # files (what row-level checks compare where no deletion vectors let it be rebased).
+            deleted_rows=SymbolicRows(certain=_refs(removed_c, []), possible=_refs([], removed_m)),
+            new_rows=SymbolicRows(new_certain=tuple(r for f in new_files for r in f.rows),
+                                  new_possible=tuple(r for f in removed_m for _i, r in f.live())),
             after=after,
             commits=bool(removed_c or removed_m) or not self.state.exact,
         )
 
     def _dml(self, where: Optional[exp.Expression], matcher=None, inserts: Optional[list[dict]] = None,
-             inserts_unknown: bool = False) -> Effects:
+             inserts_unknown: bool = False, delete: bool = False) -> Effects:
         """UPDATE / DELETE (and MERGE through `matcher`): rows whose condition holds change.
         `matcher(row) -> (holds: True/False/None, new values or None for delete, or "?")`."""
         a = self.a
         own = a.read.own
         read_c, read_m = self._candidates(own.partitions, own.files) if not own.whole_table else self._candidates(Region(), Region())
         assignments = dict(a.statement.assignments) if isinstance(a.statement, m.Update) else {}
-        is_delete = isinstance(a.statement, (m.Delete, m.Truncate))
+        is_delete = delete or isinstance(a.statement, (m.Delete, m.Truncate))
         dv = self.a.layout.deletion_vectors and a.write.rewrite != "whole files"
         changed_c: set[RowRef] = set()
         changed_m: set[RowRef] = set()

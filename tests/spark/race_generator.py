@@ -255,8 +255,11 @@ class _Gen:
         if lay.clustered or not lay.partitioned:
             out.append("cluster_by")
         if not as_current and not last:
-            # a schema change makes the later winners' inserts without a column list wrong
+            # a schema change makes the later winners' inserts without a column list wrong, and
+            # clustering a table makes their ZORDER BY and OPTIMIZE ... WHERE wrong
             out.remove("add_column")
+            if "cluster_by" in out:
+                out.remove("cluster_by")
         if lay.mapping and last:
             out += ["rename_column", "drop_column"]
         if not as_current:
