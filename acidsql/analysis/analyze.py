@@ -40,6 +40,10 @@ from acidsql.protocol import FEATURE_PROPERTY_PREFIX, features_enabled_by, is_pr
 from acidsql.protocol.features import with_requirements
 from acidsql.sql import model as m
 
+# The metadata change of a write that numbers rows of an identity column (the high-water mark
+# lives in the column's metadata): there only when it writes rows.
+IDENTITY_HIGH_WATER_MARK = "advances the identity high-water mark"
+
 MERGE_142_LIMIT = (
     "the MERGE condition has no explicit predicate on the target table to filter the rows matched "
     "with the source (a Databricks Runtime 14.2 limit for row-level concurrency)"
@@ -154,7 +158,7 @@ class _Analyzer:
 
     def _identity_metadata(self, inserts: bool) -> Optional[str]:
         if inserts and self.info.identity_columns:
-            return f"advances the identity high-water mark of {', '.join(self.info.identity_columns)}"
+            return f"{IDENTITY_HIGH_WATER_MARK} of {', '.join(self.info.identity_columns)}"
         return None
 
     # --- reads of the target by queries inside the statement --------------------------------------

@@ -34,7 +34,8 @@ from sqlglot import exp
 
 from acidsql.analysis.views import ViewDefinition, view_from_statement
 from acidsql.conflict import IsolationLevel, TableLayout
-from acidsql.protocol import FEATURE_PROPERTY_PREFIX, known_feature
+from acidsql.protocol import FEATURE_PROPERTY_PREFIX
+from acidsql.protocol.features import features_enabled_by, lowest_protocol_features
 from acidsql.sql import model as m
 
 UNKNOWN_TABLE_ASSUMPTIONS = (
@@ -90,13 +91,25 @@ class TableInfo:
                               self.identity_columns, strict=False)
 
     def has_feature(self, feature: str) -> bool:
-        """Whether the table's properties already turn `feature` on (by its enabling property,
-        or by `delta.feature.<name>`)."""
-        record = known_feature(feature)
-        if record is not None and any(record.enabled_by(k, v) for k, v in self.properties):
-            return True
-        v = self.get_property(FEATURE_PROPERTY_PREFIX + feature)
-        return v is not None and v.lower() in ("supported", "enabled")
+        """Whether the table's protocol supports `feature` already: a property turns it on (its
+        enabling property, or `delta.feature.<name>`), its definition needs it (identity
+        columns, clustering, CHECK constraints), or the legacy protocol those need implies it."""
+        return feature in self.supported_features
+
+    @cached_property
+    def supported_features(self) -> frozenset[str]:
+        needed: set[str] = set()
+        for k, v in self.properties:
+            needed |= {f.name for f in features_enabled_by(k, v)}
+            if k.lower().startswith(FEATURE_PROPERTY_PREFIX) and str(v).lower() in ("supported", "enabled"):
+                needed.add(k[len(FEATURE_PROPERTY_PREFIX):])
+            if k.lower().startswith("delta.constraints."):
+                needed.add("checkConstraints")
+        if self.identity_columns:
+            needed.add("identityColumns")
+        if self.clustering_columns:
+            needed.add("clustering")
+        return frozenset(lowest_protocol_features(needed))
 
     # --- evolution ---------------------------------------------------------------------------------
     def with_properties(self, props: Iterable[tuple[str, str]]) -> "TableInfo":

@@ -299,14 +299,24 @@ class _Effector:
         added = [f for f in old.files if (f.id, f.deleted) not in now]
         live = frozenset(f for f in self.state.files if f.live())
         after = replace(self.state, files=old.files, exact=True)
+        # As the engine reads a commit's rows: a file removed and re-added (another deletion
+        # vector) deletes the rows the new vector adds and brings no new row; a file removed
+        # alone deletes its live rows; a file added alone brings its live rows.
+        again = {f.id: f for f in added}
+        deleted = set()
+        for f in removed:
+            back = again.get(f.id)
+            gone = (back.deleted - f.deleted) if back is not None else {i for i, _ in f.live()}
+            deleted |= {(f.id, i) for i in gone}
+        gone_ids = {f.id for f in removed}
         return Effects(
             read_files=SymbolicFiles(certain=live),
             removed=SymbolicFiles(certain=frozenset(removed)),
             added=SymbolicFiles(certain=frozenset(added), existing=False),
             read_rows=SymbolicRows(certain=_refs(list(live), [])),
-            deleted_rows=SymbolicRows(certain=_refs(removed, [])),
-            new_rows=SymbolicRows(new_certain=tuple(r for f in added for _i, r in
-                                                    ((i, f.rows[i]) for i, _ in f.live()))),
+            deleted_rows=SymbolicRows(certain=frozenset(deleted)),
+            new_rows=SymbolicRows(new_certain=tuple(f.rows[i] for f in added if f.id not in gone_ids
+                                                    for i, _ in f.live())),
             after=after,
         )
 
@@ -367,12 +377,18 @@ class _Effector:
         )
 
     def _dml(self, where: Optional[exp.Expression], matcher=None, inserts: Optional[list[dict]] = None,
-             inserts_unknown: bool = False, delete: bool = False) -> Effects:
+             inserts_unknown: bool = False, delete: bool = False, reads=None) -> Effects:
         """UPDATE / DELETE (and MERGE through `matcher`): rows whose condition holds change.
         `matcher(row) -> (holds: True/False/None, new values or None for delete, or "?")`."""
         a = self.a
         own = a.read.own
         read_c, read_m = self._candidates(own.partitions, own.files) if not own.whole_table else self._candidates(Region(), Region())
+        rows_read_c: set[RowRef] = set()
+        rows_read_m: set[RowRef] = set()
+        rewritten_c: set[RowRef] = set()
+        rewritten_m: set[RowRef] = set()
+        copied_c: list[Row] = []
+        copied_m: list[Row] = []
         assignments = dict(a.statement.assignments) if isinstance(a.statement, m.Update) else {}
         is_delete = delete or isinstance(a.statement, (m.Delete, m.Truncate))
         dv = self.a.layout.deletion_vectors and a.write.rewrite != "whole files"
@@ -392,6 +408,12 @@ class _Effector:
             touched_c, touched_m = False, False
             remaining = []
             for i, row in f.live():
+                if reads is not None:  # the rows it reads beyond those it changes (a MERGE's)
+                    r = reads(row)
+                    if r is True and sure_file:
+                        rows_read_c.add((f.id, i))
+                    elif r is not False:
+                        rows_read_m.add((f.id, i))
                 if matcher is not None:
                     holds, values = matcher(row)
                 else:
@@ -415,6 +437,16 @@ class _Effector:
                     new_unknown = True
                 elif values is not None:
                     target.append(values)
+            if not dv and (touched_c or touched_m):
+                # Copy-on-write: the whole file goes, and the rows it keeps come back in a new
+                # file: to the row-level checks, every row of it is deleted and the kept ones new.
+                whole = {(f.id, i) for i, _ in f.live()}
+                if touched_c and not touched_m:
+                    rewritten_c |= whole
+                    copied_c += remaining
+                else:
+                    rewritten_m |= whole
+                    copied_m += remaining
             if touched_c:
                 removed_c.append(f)
                 kept_files.remove(f)
@@ -466,10 +498,12 @@ class _Effector:
             read_files=SymbolicFiles(certain=frozenset(read_c), possible=frozenset(read_m)),
             removed=SymbolicFiles(certain=frozenset(removed_c), possible=frozenset(removed_m)),
             added=SymbolicFiles(certain=frozenset(added_c + new_files_certain), existing=False, unknown=unknown_added),
-            read_rows=SymbolicRows(certain=frozenset(changed_c | scan_rows_c),
-                                   possible=frozenset((changed_m | selected_m | scan_rows_m) - changed_c - scan_rows_c)),
-            deleted_rows=SymbolicRows(certain=frozenset(changed_c), possible=frozenset(changed_m)),
-            new_rows=SymbolicRows(new_certain=tuple(new_c), new_possible=tuple(new_m),
+            read_rows=SymbolicRows(certain=frozenset(changed_c | scan_rows_c | rows_read_c),
+                                   possible=frozenset((changed_m | selected_m | scan_rows_m | rows_read_m)
+                                                      - changed_c - scan_rows_c - rows_read_c)),
+            deleted_rows=SymbolicRows(certain=frozenset(changed_c | rewritten_c),
+                                      possible=frozenset((changed_m | rewritten_m) - changed_c - rewritten_c)),
+            new_rows=SymbolicRows(new_certain=tuple(new_c) + tuple(copied_c), new_possible=tuple(new_m) + tuple(copied_m),
                                   new_unknown=a.write.rows if (new_unknown or inserts_unknown) else None),
             after=after,
         )
@@ -515,14 +549,14 @@ class _Effector:
         rows = source_rows_of(s.source, self.tables, tuple(s.ctes))
         merge = MergeRows(s, self.info, rows)
         if rows is None:
-            return self._dml(None, merge.match, inserts_unknown=merge.inserts_any)
+            return self._dml(None, merge.match, inserts_unknown=merge.inserts_any, reads=merge.reads)
         # Decide matches for every live row of the table first: the source rows that match
         # none are the rows it inserts (the files it reads are computed inside _dml).
         for f in self.state.files:
             for _, trow in f.live():
                 merge.match(trow)
         inserts, unknown = merge.inserted()
-        return self._dml(None, merge.match, inserts=inserts, inserts_unknown=unknown)
+        return self._dml(None, merge.match, inserts=inserts, inserts_unknown=unknown, reads=merge.reads)
 
 
 def _static_partition(s: m.Insert, info: TableInfo) -> list[tuple[str, Any]]:

@@ -79,6 +79,13 @@ class MergeRows:
         name = col.split(".")[-1]
         return coerce(evaluate_expression(e, row, _resolve), type_category(self.types.get(name)))
 
+    def reads(self, trow: dict) -> Optional[bool]:
+        """Whether it reads a target row: every row its target-only predicates select, matched
+        or not (what the engine records as its row-level read set)."""
+        if self.target_condition is None:
+            return None
+        return condition_holds(self.target_condition, trow, self.resolver)
+
     def match(self, trow: dict) -> Match:
         """What the MERGE does to one target row."""
         if self.source is None:

@@ -12,7 +12,7 @@ from typing import Optional, Sequence, Union
 import yaml
 
 from acidsql.sql import parse_statement
-from acidsql.analysis.analyze import Analysis, analyze
+from acidsql.analysis.analyze import IDENTITY_HIGH_WATER_MARK, Analysis, analyze
 from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.effects import Effects, effects_of
@@ -155,6 +155,7 @@ class _World:
                 a = self._restored(a, key)
                 eff = effects_of(a, state if state is not None else TableState(a.table_info), self.states,
                                  self.history.get(key))
+                a = _settled(a, eff)
                 if not eff.commits:  # nothing to commit: no version
                     return a, eff, self.version.get(key, -1)
             self.catalog.apply(statement)
@@ -193,7 +194,19 @@ class _World:
         a = self._restored(a, key)
         state = self.states.get(key)
         eff = effects_of(a, state, self.states, self.history.get(key)) if state is not None else None
+        if eff is not None:
+            a = _settled(a, eff)
         return footprint_of(a, self.catalog, state, version=version, effects=eff), eff
+
+
+def _settled(a: Analysis, eff: Effects) -> Analysis:
+    """What the known rows settle of the analysis: an INSERT into a table with identity columns
+    that certainly writes no row numbers none, so it moves no high-water mark (the engine
+    commits no metadata for it)."""
+    if (a.metadata_change or "").startswith(IDENTITY_HIGH_WATER_MARK) and eff.added.emptiness() is Overlap.NONE \
+            and eff.new_rows.emptiness() is Overlap.NONE:
+        return replace(a, metadata_change=None)
+    return a
 
 
 def _key(statement: m.AnyStatement) -> str:

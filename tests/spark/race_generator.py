@@ -68,6 +68,10 @@ ISOLATION = ("WriteSerializable", "Serializable")
 class Verdict(str, enum.Enum):
     EXACT = "exact"  # certain (or committed) and right
     POSSIBLE = "possible"  # "possible: X", and the engine committed or raised X (or an alternative)
+    # The engine refused a rebase the rules allow (a deletion-vector merge where one side removed
+    # the whole file): a conflict by the engine's fail-safe, outside the predictor by design
+    # (docs/reliability.md, "Fail-safe conflicts outside the predictor"). Valid, not exact.
+    FAIL_SAFE = "fail-safe"
     UNSOUND = "unsound"  # predicted committed, the engine raised
     WRONG = "wrong"  # certain of another outcome, or possible of a class the engine did not raise
     INVALID = "invalid"  # the race itself did not run (a statement the engine refused)
@@ -309,6 +313,11 @@ def generated_races(seed: int, count: int, start: int = 0) -> list[GeneratedRace
     return [generated_race(seed, i) for i in range(start, start + count)]
 
 
+# The words of the engine's refusal of a rebase it cannot carry out exactly
+# (`acidsql/delta/transaction.py`, `_unmappable`).
+FAIL_SAFE_REASON = "cannot be carried over exactly"
+
+
 def judge(prediction: Optional[Prediction], outcome) -> Verdict:
     """The prediction against the engine's outcome (a spark.race.RaceOutcome)."""
     if outcome.outcome == "error":
@@ -316,6 +325,8 @@ def judge(prediction: Optional[Prediction], outcome) -> Verdict:
     if prediction is None:
         return Verdict.PREDICTOR_ERROR
     actual = None if outcome.outcome == "committed" else outcome.outcome
+    if prediction.certainty == "none" and actual is not None and FAIL_SAFE_REASON in outcome.reason:
+        return Verdict.FAIL_SAFE
     if prediction.certainty == "none":
         return Verdict.EXACT if actual is None else Verdict.UNSOUND
     if prediction.certainty == "certain":
