@@ -214,3 +214,87 @@ def test_jobs_note_the_layout_they_assume():
                             "WriteSerializable, no identity columns",)
     assert any(line.startswith("note: orders: unknown table") for line in matrix.describe())
     assert json.loads(json.dumps(matrix.to_dict()))["notes"] == list(matrix.notes)
+
+
+# --- the static footprint as the engine builds it --------------------------------------------
+
+def _one(yaml_text: str):
+    (p,) = predict_scenarios(yaml_text)
+    return p
+
+
+def test_a_table_s_protocol_support_includes_what_its_legacy_versions_imply():
+    from acidsql.protocol.features import lowest_protocol_features
+
+    # identity columns need writer 6, which brings CHECK constraints and the change data feed
+    assert {"identityColumns", "checkConstraints", "changeDataFeed"} <= lowest_protocol_features({"identityColumns"})
+    # deletion vectors need table features: only what is listed
+    assert "checkConstraints" not in lowest_protocol_features({"deletionVectors"})
+    identity = catalog_with("CREATE TABLE t (id BIGINT GENERATED ALWAYS AS IDENTITY, k INT) USING DELTA")
+    assert analyze_sql("ALTER TABLE t ADD CONSTRAINT c CHECK (k > 0)", identity).protocol_change is None
+    plain = catalog_with("CREATE TABLE t (id BIGINT, k INT) USING DELTA")
+    assert analyze_sql("ALTER TABLE t ADD CONSTRAINT c CHECK (k > 0)", plain).protocol_change is not None
+    assert analyze_sql("ALTER TABLE t SET TBLPROPERTIES ('delta.appendOnly' = 'true')", plain).protocol_change is None
+
+
+def test_set_tblproperties_of_a_value_already_set_changes_no_metadata():
+    catalog = catalog_with("CREATE TABLE t (id BIGINT) USING DELTA TBLPROPERTIES ('delta.isolationLevel' = 'Serializable')")
+    assert analyze_sql("ALTER TABLE t SET TBLPROPERTIES ('delta.isolationLevel' = 'Serializable')", catalog).metadata_change is None
+    assert analyze_sql("ALTER TABLE t SET TBLPROPERTIES ('delta.isolationLevel' = 'WriteSerializable')", catalog).metadata_change
+
+
+def test_an_optimize_with_nothing_to_compact_commits_nothing():
+    base = """
+- name: o
+  setup:
+  - CREATE TABLE t (id BIGINT, p INT) USING DELTA PARTITIONED BY (p)
+  - INSERT INTO t VALUES (1, 0), (2, 1)
+  - {more}
+  current: OPTIMIZE t
+  winners: [DELETE FROM t WHERE p = 0]
+"""
+    one_file_each = _one(base.format(more="ALTER TABLE t SET TBLPROPERTIES ('x' = 'y')"))
+    assert one_file_each.outcome == "committed" and "nothing to commit" in " ".join(one_file_each.notes)
+    two_files = _one(base.format(more="INSERT INTO t VALUES (3, 0)"))
+    assert two_files.outcome == "conflict: ConcurrentDeleteReadException"
+
+
+def test_replace_where_deletes_rows_not_files_on_a_table_with_deletion_vectors():
+    """Row level: REPLACE WHERE p = 0 deletes the p = 0 rows of a shared file by a deletion vector;
+    an UPDATE of the file's other rows commits beside it (the vectors merge)."""
+    p = _one("""
+- name: r
+  setup:
+  - CREATE TABLE t (id BIGINT, p INT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')
+  - INSERT INTO t VALUES (1, 0), (2, 2)
+  current: UPDATE t SET id = 9 WHERE p = 2
+  winners: ["INSERT INTO t REPLACE WHERE p = 0 VALUES (5, 0)"]
+""")
+    assert p.outcome == "committed" and p.row_level
+
+
+def test_a_merge_reads_every_row_its_target_predicates_select():
+    """Row level: the MERGE reads the p = 1 rows, matched or not; a DELETE of an unmatched p = 1
+    row fails it (the engine records the rows of its read, not only those it changes)."""
+    p = _one("""
+- name: m
+  setup:
+  - CREATE TABLE t (id BIGINT, p INT, v STRING) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')
+  - INSERT INTO t VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 2, 'c')
+  current: "MERGE INTO t USING (SELECT 1 AS id, 'x' AS v) s ON t.id = s.id AND t.p = 1 WHEN MATCHED THEN UPDATE SET v = s.v"
+  winners: [DELETE FROM t WHERE id = 2]
+""")
+    assert (p.outcome, p.row_level) == ("conflict: ConcurrentAppendException", True)
+
+
+def test_an_identity_insert_of_no_rows_moves_no_high_water_mark():
+    base = """
+- name: i
+  setup:
+  - CREATE TABLE t (id BIGINT GENERATED ALWAYS AS IDENTITY, p INT, v STRING) USING DELTA PARTITIONED BY (p)
+  - INSERT INTO t (p, v) VALUES (1, 'a')
+  current: "UPDATE t SET v = 'x' WHERE p = 1"
+  winners: ["INSERT INTO t (p, v) SELECT p, v FROM t WHERE v = '{v}'"]
+"""
+    assert _one(base.format(v="nothing")).outcome == "committed"
+    assert _one(base.format(v="a")).outcome == "conflict: MetadataChangedException"

@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .race_generator import LAYOUTS, Verdict, generated_races, run_races
-
-pytestmark = pytest.mark.spark
+from tests.spark.race_generator import LAYOUTS, Verdict, generated_races, run_races
 
 SEED = int(os.environ.get("ACIDSQL_PREDICT_SEED", "24"))
 COUNT = int(os.environ.get("ACIDSQL_PREDICT_RACES", "24"))
@@ -48,6 +46,7 @@ def test_the_generator_covers_every_statement_kind_and_layout():
     assert generated_races(SEED, 3, 7)[0] == generated_races(SEED, 8)[7]
 
 
+@pytest.mark.spark
 def test_generated_races_prediction_is_execution(spark):
     races = generated_races(SEED, COUNT, START)
     tally = run_races(spark, races)
