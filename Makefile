@@ -87,9 +87,9 @@ mixed: install delta-jars
 	$(BIN)/python -m tests.delta_spark.mixed $(MIXED_ARGS)
 
 # The predictor against acidsql's engine on $(RACES) generated races (tests/spark/race_generator.py);
-# its figures go to races-generated.json (docs/reliability.md).
+# its figures go to races-generated.json, one line a race to races-generated.jsonl (docs/reliability.md).
 races-generated: install
-	ACIDSQL_PREDICT_RACES=$(RACES) ACIDSQL_PREDICT_REPORT=races-generated.json $(BIN)/python -m pytest -q \
+	ACIDSQL_PREDICT_RACES=$(RACES) ACIDSQL_PREDICT_REPORT=races-generated.json ACIDSQL_PREDICT_LOG=races-generated.jsonl $(BIN)/python -m pytest -q \
 	  -p no:cacheprovider tests/spark/test_generated_races.py -k prediction_is_execution
 
 # The conflict differential with $(RACES) generated races instead of CI's 16.

@@ -48,12 +48,17 @@ def query_rows(query: Optional[exp.Expression], tables: Mapping[str, TableState]
     if query is None:
         return None
     try:
-        scope: dict[str, QueryRows] = {}
-        for cte in ctes:
-            scope[cte.alias_or_name.lower()] = _rows(cte.this, tables, scope)
-        return _rows(query, tables, scope)
+        return _rows(query, tables, _cte_scope(ctes, tables))
     except (_NotKnown, Unknown):
         return None
+
+
+def _cte_scope(ctes: tuple[exp.CTE, ...], tables: Mapping[str, TableState]) -> dict[str, QueryRows]:
+    """The rows of each CTE of a leading WITH, each in scope of the ones after it."""
+    scope: dict[str, QueryRows] = {}
+    for cte in ctes:
+        scope[cte.alias_or_name.lower()] = _rows(cte.this, tables, scope)
+    return scope
 
 
 def source_rows(source: Optional[exp.Expression], tables: Mapping[str, TableState],
@@ -63,9 +68,7 @@ def source_rows(source: Optional[exp.Expression], tables: Mapping[str, TableStat
     if source is None:
         return None
     try:
-        scope: dict[str, QueryRows] = {}
-        for cte in ctes:
-            scope[cte.alias_or_name.lower()] = _rows(cte.this, tables, scope)
+        scope = _cte_scope(ctes, tables)
         if isinstance(source, (exp.Table, exp.Subquery, exp.Values)):
             return _source(source, tables, scope)[1].dicts()
         return _rows(source, tables, scope).dicts()

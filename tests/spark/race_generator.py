@@ -388,5 +388,5 @@ def run_races(spark, races: list[GeneratedRace], progress=None) -> Tally:
                       f"({outcome.reason[:300]}); current {race.scenario.current!r}; winners {list(race.scenario.winners)}")
         tally.add(race, verdict, detail)
         if progress is not None:
-            progress(i, race, verdict)
+            progress(i, race, verdict, detail)
     return tally

@@ -6,7 +6,8 @@ right) is reported.
 
 A fixed sample runs with the other Spark tests. `make races-generated RACES=2000` runs the long
 one (ACIDSQL_PREDICT_RACES races of seed ACIDSQL_PREDICT_SEED, starting at ACIDSQL_PREDICT_START)
-and, with ACIDSQL_PREDICT_REPORT=path, writes its figures as JSON (docs/reliability.md).
+and, with ACIDSQL_PREDICT_REPORT=path, writes its figures as JSON (docs/reliability.md);
+ACIDSQL_PREDICT_LOG=path appends one JSON line a race as it goes.
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ SEED = int(os.environ.get("ACIDSQL_PREDICT_SEED", "24"))
 COUNT = int(os.environ.get("ACIDSQL_PREDICT_RACES", "24"))
 START = int(os.environ.get("ACIDSQL_PREDICT_START", "0"))
 REPORT = os.environ.get("ACIDSQL_PREDICT_REPORT")
+# One JSON line a race, written as it is judged, so a long run stopped early still has its figures.
+LOG = os.environ.get("ACIDSQL_PREDICT_LOG")
 
 
 def test_the_generator_covers_every_statement_kind_and_layout():
@@ -49,7 +52,20 @@ def test_the_generator_covers_every_statement_kind_and_layout():
 @pytest.mark.spark
 def test_generated_races_prediction_is_execution(spark):
     races = generated_races(SEED, COUNT, START)
-    tally = run_races(spark, races)
+    log = open(LOG, "a") if LOG else None
+
+    def progress(i, race, verdict, detail):
+        if log is not None:
+            log.write(json.dumps({"index": START + i, "name": race.scenario.name, "kinds": race.kinds,
+                                  "layout": race.layout, "isolation": race.isolation, "verdict": verdict.value,
+                                  "detail": detail if verdict is not Verdict.EXACT else ""}) + "\n")
+            log.flush()
+
+    try:
+        tally = run_races(spark, races, progress)
+    finally:
+        if log is not None:
+            log.close()
     print(tally.summary())
     if REPORT:
         Path(REPORT).write_text(json.dumps({
