@@ -12,7 +12,8 @@ from sqlglot import exp
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
 from acidsql.analysis.evaluate import condition_holds, evaluate_expression
-from acidsql.analysis.region import Clause, ColumnConstraint, Region
+from acidsql.analysis.clauses import Clause, ColumnConstraint
+from acidsql.analysis.region import Region
 from acidsql.analysis.adapters import to_stats_callable
 from acidsql.analysis.merge_rows import MergeRows
 from acidsql.analysis.query_rows import insert_rows, query_rows

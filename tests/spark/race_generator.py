@@ -314,7 +314,7 @@ def generated_races(seed: int, count: int, start: int = 0) -> list[GeneratedRace
 
 
 # The words of the engine's refusal of a rebase it cannot carry out exactly
-# (`acidsql/delta/transaction.py`, `_unmappable`).
+# (`acidsql/delta/commit/rebase.py`, `unmappable`).
 FAIL_SAFE_REASON = "cannot be carried over exactly"
 
 
