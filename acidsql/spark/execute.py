@@ -19,6 +19,7 @@ from sqlglot import exp
 from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.statements import BY_MODEL, Runner
 from acidsql.analysis.catalog import Catalog
+from acidsql.analysis.views import ViewError, with_views_expanded
 from acidsql.analysis.adapters import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.conflict import OpKind
 from acidsql.delta import row_tracking
@@ -43,7 +44,7 @@ from acidsql.spark.results import StatementError, StatementResult
 from acidsql.spark import maintenance
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.tables import Warehouse, table_info
-from acidsql.spark.views import TableViews, ViewCatalog, expand_views
+from acidsql.spark.views import TableViews, ViewCatalog
 from acidsql.spark.write import stored_types
 
 if TYPE_CHECKING:
@@ -134,28 +135,11 @@ class Executor:
     def with_views_expanded(self, s: m.AnyStatement) -> m.AnyStatement:
         """The write with each acidsql view it names replaced by the view's query, so that
         the analyzer sees what it really reads (a view over the target is a read of the
-        target: the write is then no blind append)."""
-        ctes = {c.alias_or_name.lower() for c in getattr(s, "ctes", ())}
-
-        def x(e):
-            return expand_views(e.copy(), self.view_catalog, ctes) if e is not None else None
-
-        def cte(c):
-            return exp.CTE(this=x(c.this), alias=c.args.get("alias"))
-
-        if isinstance(s, m.Insert):
-            return replace(s, source=x(s.source), replace_where=x(s.replace_where), replace_on=x(s.replace_on),
-                           ctes=tuple(cte(c) for c in s.ctes))
-        if isinstance(s, m.Update):
-            return replace(s, where=x(s.where), assignments=tuple((c, x(v)) for c, v in s.assignments),
-                           ctes=tuple(cte(c) for c in s.ctes))
-        if isinstance(s, m.Delete):
-            return replace(s, where=x(s.where), ctes=tuple(cte(c) for c in s.ctes))
-        if isinstance(s, m.Merge):
-            clauses = tuple(replace(c, condition=x(c.condition), assignments=tuple((k, x(v)) for k, v in c.assignments))
-                            for c in s.clauses)
-            return replace(s, source=x(s.source), on=x(s.on), clauses=clauses, ctes=tuple(cte(c) for c in s.ctes))
-        return s
+        target: the write is then no blind append). The analyzer's expansion, one code."""
+        try:
+            return with_views_expanded(s, self.view_catalog)
+        except ViewError as e:
+            raise StatementError(str(e), e.error_class) from None
 
     # ---- shared steps -------------------------------------------------------------------------
     def location(self, ref: Optional[m.TableRef]) -> str:
