@@ -298,3 +298,40 @@ def test_an_identity_insert_of_no_rows_moves_no_high_water_mark():
 """
     assert _one(base.format(v="nothing")).outcome == "committed"
     assert _one(base.format(v="a")).outcome == "conflict: MetadataChangedException"
+
+
+SERIALIZABLE = "CREATE TABLE t (id BIGINT, p INT) USING DELTA TBLPROPERTIES ('delta.isolationLevel' = 'Serializable')"
+DV_TABLE = "CREATE TABLE t (id BIGINT, p INT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+
+
+def _race(setup: list[str], current: str, winner: str):
+    import yaml
+
+    return _one(yaml.safe_dump([{"name": "r", "setup": setup, "current": current, "winners": [winner]}]))
+
+
+def test_a_truncate_of_an_empty_table_commits_nothing():
+    """Under Serializable a TRUNCATE reads the whole table, so a concurrent INSERT fails it; on
+    an empty table it commits nothing (the engine writes no version) and cannot conflict."""
+    empty = _race([SERIALIZABLE], "TRUNCATE TABLE t", "INSERT INTO t VALUES (1, 0)")
+    assert empty.outcome == "committed" and "nothing to commit" in " ".join(empty.notes)
+    one_row = _race([SERIALIZABLE, "INSERT INTO t VALUES (2, 0)"], "TRUNCATE TABLE t", "INSERT INTO t VALUES (1, 0)")
+    assert (one_row.outcome, one_row.certainty) == ("conflict: ConcurrentAppendException", "certain")
+
+
+def test_cluster_by_none_on_a_table_that_is_not_clustered_commits_nothing():
+    p = _race([SERIALIZABLE, "INSERT INTO t VALUES (2, 0)"], "ALTER TABLE t CLUSTER BY NONE", "ALTER TABLE t CLUSTER BY NONE")
+    assert p.outcome == "committed"
+    assert "winner 'ALTER TABLE t CLUSTER BY NONE' has nothing to commit: it cannot conflict" in p.notes
+
+
+def test_reorg_purge_picks_only_files_with_deletion_vectors():
+    """REORG ... APPLY (PURGE) rewrites the files that carry deletion vectors, no other: with
+    none it commits nothing; with one it is a compaction, which never fails a data change."""
+    untouched = _race([DV_TABLE, "INSERT INTO t VALUES (1, 0), (2, 1)"], "UPDATE t SET id = 7 WHERE p = 1",
+                      "REORG TABLE t APPLY (PURGE)")
+    assert untouched.outcome == "committed"
+    assert "winner 'REORG TABLE t APPLY (PURGE)' has nothing to commit: it cannot conflict" in untouched.notes
+    purged = _race([DV_TABLE, "INSERT INTO t VALUES (1, 0), (2, 1)", "DELETE FROM t WHERE id = 1"],
+                   "UPDATE t SET id = 7 WHERE p = 1", "REORG TABLE t APPLY (PURGE)")
+    assert purged.outcome == "committed" and not any("nothing to commit" in n for n in purged.notes)
