@@ -70,7 +70,7 @@ CRASH_ARGS ?= --kills 200 --layout unpartitioned-dv
 FUZZ_ARGS ?= --examples 20000 --seed 0
 TORTURE_S3_ARGS ?= --procs 4 --txns 20 --layout all --isolation WriteSerializable
 CRASH_S3_ARGS ?= --kills 40 --layout unpartitioned-dv
-.PHONY: torture crash fuzz corrupt reliability torture-s3 crash-s3 mixed races-long
+.PHONY: torture crash fuzz corrupt reliability torture-s3 crash-s3 mixed races-long races-generated
 MIXED_ARGS ?= --acidsql 3 --delta 2 --txns 25 --max-acidsql-txns 120
 RACES ?= 200
 torture: install
@@ -96,6 +96,12 @@ reliability: torture crash fuzz corrupt torture-s3 crash-s3
 # acidsql and Delta Spark writer processes on one table (tests/delta_spark/mixed.py).
 mixed: install delta-jars
 	$(BIN)/python -m tests.delta_spark.mixed $(MIXED_ARGS)
+
+# The predictor against acidsql's engine on $(RACES) generated races (tests/spark/race_generator.py);
+# its figures go to races-generated.json, one line a race to races-generated.jsonl (docs/reliability.md).
+races-generated: install
+	ACIDSQL_PREDICT_RACES=$(RACES) ACIDSQL_PREDICT_REPORT=races-generated.json ACIDSQL_PREDICT_LOG=races-generated.jsonl $(BIN)/python -m pytest -q \
+	  -p no:cacheprovider tests/spark/test_generated_races.py -k prediction_is_execution
 
 # The conflict differential with $(RACES) generated races instead of CI's 16.
 races-long: install delta-jars

@@ -16,6 +16,9 @@ from acidsql.analysis.catalog import Catalog, TableInfo
 from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
 from acidsql.analysis.region import Region
 from acidsql.analysis.statements import STATEMENTS, alter_operation
+from acidsql.analysis.alter import alter_change
+from acidsql.analysis.views import with_views_expanded
+from acidsql.analysis.query_rows import insert_rows
 from acidsql.analysis import archetypes
 from acidsql.analysis.effects import NO_EFFECTS
 from acidsql.analysis.footprints import footprint_of
@@ -32,10 +35,13 @@ from acidsql.analysis.readsets import (
     target_scans,
 )
 from acidsql.conflict import Overlap, ProtocolChange, row_level_applies
+from acidsql.conflict.operations import changes_data as changes_data_of
 from acidsql.conflict.operations import kind_of
-from acidsql.protocol import FEATURE_PROPERTY_PREFIX, features_enabled_by, is_protocol_property, known_feature
-from acidsql.protocol.features import with_requirements
 from acidsql.sql import model as m
+
+# The metadata change of a write that numbers rows of an identity column (the high-water mark
+# lives in the column's metadata): there only when it writes rows.
+IDENTITY_HIGH_WATER_MARK = "advances the identity high-water mark"
 
 MERGE_142_LIMIT = (
     "the MERGE condition has no explicit predicate on the target table to filter the rows matched "
@@ -48,8 +54,13 @@ MERGE_142_LIMIT = (
 def analyze(statement: m.AnyStatement, catalog: Optional[Catalog] = None, *,
             table: Optional[TableInfo] = None) -> Analysis:
     """Analyze one statement against the catalog's description of its target table.
-    `table`: that description, when the caller has looked it up already (see `target_info`)."""
-    info = table if table is not None else target_info(statement, catalog if catalog is not None else Catalog())
+    `table`: that description, when the caller has looked it up already (see `target_info`).
+    Views the catalog knows are expanded first, as Spark expands them: a view over the target
+    is a read of the target."""
+    catalog = catalog if catalog is not None else Catalog()
+    info = table if table is not None else target_info(statement, catalog)
+    if catalog.knows_views:
+        statement = with_views_expanded(statement, catalog.view)
     return _Analyzer(statement, info).run()
 
 
@@ -79,13 +90,13 @@ class _Analyzer:
         if handler is None:
             return self._make(
                 operation="", read=ReadSet(False, why="not a write to a Delta table"),
-                write=WriteSet(), is_write=False, changes_data=False,
+                write=WriteSet(), is_write=False,
                 blind=False, blind_why="not a write",
             )
         return handler(self)
 
     def _make(self, *, operation: str, read: ReadSet, write: WriteSet, is_write: bool = True,
-              blind: bool = False, blind_why: str = "", changes_data: bool = True, metadata: Optional[str] = None,
+              blind: bool = False, blind_why: str = "", metadata: Optional[str] = None,
               protocol: Optional[ProtocolChange] = None, domains: frozenset[str] = frozenset(), zorder: bool = False,
               row_level_capable: bool = False, metadata_certainty: Overlap = Overlap.CERTAIN,
               overwrite: bool = False) -> Analysis:
@@ -111,7 +122,7 @@ class _Analyzer:
             blind_append=blind,
             blind_append_reason=blind_why,
             row_level=RowLevel(self.layout.row_level_concurrency, False, ""),
-            changes_data=changes_data,
+            changes_data=changes_data_of(op_kind),  # by the one table the engine asks too
             metadata_change=metadata,
             metadata_certainty=metadata_certainty if metadata is not None else Overlap.CERTAIN,
             protocol_change=protocol,
@@ -146,7 +157,7 @@ class _Analyzer:
 
     def _identity_metadata(self, inserts: bool) -> Optional[str]:
         if inserts and self.info.identity_columns:
-            return f"advances the identity high-water mark of {', '.join(self.info.identity_columns)}"
+            return f"{IDENTITY_HIGH_WATER_MARK} of {', '.join(self.info.identity_columns)}"
         return None
 
     # --- reads of the target by queries inside the statement --------------------------------------
@@ -413,25 +424,16 @@ class _Analyzer:
         source = s.source
         if not isinstance(source, exp.Values):
             return ()
-        columns = list(s.columns) or [c for c, _ in self.info.columns if c not in self.info.identity_columns]
-        static = {c.lower(): v for c, v in s.partition_spec if v is not None}
-        if static and not s.columns:
-            columns = [c for c in columns if c not in static]
-        out = []
+        values = []
         for tup in source.expressions:
-            vals = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
-            if len(vals) != len(columns):
-                return ()
-            row = {}
-            for c, v in list(zip(columns, vals)) + list(static.items()):
+            row = []
+            for v in (tup.expressions if isinstance(tup, exp.Tuple) else [tup]):
                 try:
-                    row[c] = coerce(literal_value(v), type_category(self.info.column_types.get(c)))
+                    row.append(literal_value(v))
                 except Unknown:
-                    row[c] = UNKNOWN_VALUE  # e.g. named_struct(...): the row exists, its value is not known
-            for c, _ in self.info.columns:
-                row.setdefault(c, None)
-            out.append(tuple(sorted(row.items())))
-        return tuple(out)
+                    row.append(UNKNOWN_VALUE)  # e.g. named_struct(...): the row exists, its value is not known
+            values.append(tuple(row))
+        return insert_rows(s, self.info, values) or ()
 
     def _written_partitions(self, s: m.Insert, rows) -> Region:
         parts = self.info.partition_columns
@@ -463,15 +465,14 @@ class _Analyzer:
             self.notes.append("ZORDER BY rewrites files: it conflicts with concurrent changes to them even with deletion vectors")
         elif self.layout.deletion_vectors:
             self.notes.append("compaction without ZORDER BY on a table with deletion vectors does not conflict with data changes")
-        return self._make(operation="OPTIMIZE", read=read, write=write,
-                          changes_data=False, zorder=zorder, blind_why="OPTIMIZE rewrites files it reads")
+        return self._make(operation="OPTIMIZE", read=read, write=write, zorder=zorder, blind_why="OPTIMIZE rewrites files it reads")
 
     def _reorg(self) -> Analysis:
         s: m.Reorg = self.s
         if s.apply is m.ReorgApply.UPGRADE_UNIFORM:
             added = frozenset({f"icebergCompatV{s.iceberg_compat_version or 2}", "columnMapping"})
             return self._make(operation="REORG TABLE UPGRADE UNIFORM", read=ReadSet(False, why="a metadata change"),
-                              write=WriteSet(), changes_data=False,
+                              write=WriteSet(),
                               metadata=f"sets delta.enableIcebergCompatV{s.iceberg_compat_version or 2} and column mapping",
                               protocol=ProtocolChange(added_features=added, reader_version_change=True),
                               blind_why="a protocol and metadata change")
@@ -479,82 +480,22 @@ class _Analyzer:
         read = read_set_for_condition(s.where, self.info, resolver, "REORG PURGE reads the files it rewrites")
         self.notes.append("REORG ... APPLY (PURGE) has OPTIMIZE's isolation semantics (a compaction)")
         return self._make(operation="REORG", read=read,
-                          write=WriteSet(adds_files=True, removes_files=True, partitions=read.partitions, rewrite="compaction"),
-                          changes_data=False, blind_why="REORG rewrites files it reads")
+                          write=WriteSet(adds_files=True, removes_files=True, partitions=read.partitions, rewrite="compaction"), blind_why="REORG rewrites files it reads")
 
     def _alter(self) -> Analysis:
         s: m.AlterTable = self.s
-        meta: Optional[str] = None
-        protocol: Optional[ProtocolChange] = None
-        domains: frozenset[str] = frozenset()
-        op = alter_operation(s.action, s.detail)
-        if s.action is m.AlterAction.SET_PROPERTIES:
-            stored = [(k, v) for k, v in s.properties if not is_protocol_property(k)]
-            # delta.feature.* and the minimum versions are protocol requests, not configuration:
-            # set alone, they change the protocol and leave the metadata as it is.
-            meta = "sets " + ", ".join(f"{k} = {v}" for k, v in stored) if stored else None
-            added: set[str] = set()
-            for k, v in s.properties:
-                if k.lower().startswith(FEATURE_PROPERTY_PREFIX):
-                    requested = known_feature(k[len(FEATURE_PROPERTY_PREFIX):])
-                    turned_on = with_requirements([requested.name]) if requested is not None else {k[len(FEATURE_PROPERTY_PREFIX):]}
-                else:
-                    turned_on = {f.name for f in features_enabled_by(k, v)}
-                if k.lower() in ("delta.minreaderversion", "delta.minwriterversion"):
-                    protocol = ProtocolChange(reader_version_change=k.lower() == "delta.minreaderversion")
-                added |= {f for f in turned_on if not self.info.has_feature(f)}
-            if added:
-                protocol = ProtocolChange(added_features=frozenset(added))
-                self.notes.append(f"upgrades the protocol: adds table feature(s) {', '.join(sorted(added))}")
-        elif s.action is m.AlterAction.UNSET_PROPERTIES:
-            meta = "unsets " + ", ".join(s.property_keys)
-        elif s.action is m.AlterAction.ADD_COLUMNS:
-            meta = "adds column(s) " + ", ".join(f"{c.name} {c.type}" for c in s.columns)
-        elif s.action is m.AlterAction.RENAME_COLUMN:
-            meta = f"renames column {s.column_names[0]} to {s.rename_to}"
-        elif s.action is m.AlterAction.DROP_COLUMNS:
-            meta = "drops column(s) " + ", ".join(s.column_names)
-        elif s.action is m.AlterAction.CHANGE_COLUMN_TYPE:
-            meta = f"changes the type of column {s.column_names[0]} to {s.column_type}"
-        elif s.action is m.AlterAction.DROP_FEATURE:
-            feature = s.feature or "?"
-            if feature.lower() == "deletionvectors" and self.info.get_property("delta.enableDeletionVectors") is not None:
-                # Delta drops deletion vectors in steps: unset the property if it is set at all
-                # (a metadata commit), purge, then downgrade the protocol. Writers in flight
-                # meet the first commit.
-                meta = "unsets delta.enableDeletionVectors (the first commit of DROP FEATURE deletionVectors)"
-                self.notes.append("DROP FEATURE deletionVectors first disables deletion vectors (a metadata commit), "
-                                  "then purges them and removes the feature from the protocol: every concurrent write fails")
-            else:
-                meta = "sets delta.requireCheckpointProtectionBeforeVersion"
-                protocol = ProtocolChange(removed_features=frozenset({feature}))
-                self.notes.append(f"DROP FEATURE removes table feature {feature} from the protocol: every concurrent transaction fails")
-        elif s.action is m.AlterAction.CLUSTER_BY:
-            meta = "changes the clustering columns to " + (", ".join(s.cluster_by) or "NONE")
-            domains = frozenset({"delta.clustering"})
-            if not self.info.clustering_columns and s.cluster_by:
-                protocol = ProtocolChange(added_features=frozenset({"clustering"}))
-        elif s.action is m.AlterAction.CHANGE_COLUMN and s.column_change is not None:
-            change = s.column_change
-            what = ("sets its comment" if change.comment is not None else
-                    "drops NOT NULL" if change.drop_not_null else f"moves it {change.position}" if change.position else "changes it")
-            meta = f"changes column {change.column} ({what})"
-        elif s.action is m.AlterAction.ADD_CONSTRAINT:
-            meta = f"sets delta.constraints.{(s.constraint or '?').lower()}"
-            if not self.info.has_feature("checkConstraints"):
-                protocol = ProtocolChange(added_features=frozenset({"checkConstraints"}))
+        change = alter_change(s, self.info)
+        self.notes.extend(change.notes)
+        if change.reads_table:
             # Delta scans every row for violations (txn.filterFiles()): a read of all files.
-            return self._make(operation=op,
+            return self._make(operation=alter_operation(s.action, s.detail),
                               read=ReadSet(True, why="ADD CONSTRAINT reads every row to check it"),
-                              write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol,
+                              write=WriteSet(), metadata=change.metadata, protocol=change.protocol,
                               blind_why="a metadata change that reads the table")
-        elif s.action is m.AlterAction.DROP_CONSTRAINT:
-            meta = f"unsets delta.constraints.{(s.constraint or '?').lower()}"
-        else:
-            meta = f"ALTER TABLE ({s.detail or 'other change'})"
-        return self._make(operation=op, read=ReadSet(False, why="a metadata change reads no data files"),
-                          write=WriteSet(), changes_data=False, metadata=meta, protocol=protocol, domains=domains,
-                          blind_why="a metadata change")
+        return self._make(operation=alter_operation(s.action, s.detail),
+                          read=ReadSet(False, why="a metadata change reads no data files"),
+                          write=WriteSet(), metadata=change.metadata, protocol=change.protocol,
+                          domains=change.domains, blind_why="a metadata change")
 
     def _create(self) -> Analysis:
         s: m.CreateTable = self.s
@@ -562,7 +503,7 @@ class _Analyzer:
         op = ("CREATE OR REPLACE TABLE" if s.or_replace else "REPLACE TABLE" if s.replace_only else "CREATE TABLE") + (" AS SELECT" if s.as_select is not None else "")
         read = ReadSet(True, whole_table=True, why="REPLACE replaces the whole table") if replacing else ReadSet(False, why="a new table")
         write = WriteSet(adds_files=s.as_select is not None, removes_files=replacing, rewrite="copy-on-write" if replacing else "none")
-        return self._make(operation=op, read=read, write=write, changes_data=s.as_select is not None or replacing,
+        return self._make(operation=op, read=read, write=write,
                           metadata="creates or replaces the table's schema and properties",
                           protocol=ProtocolChange(reader_version_change=True), blind_why="creates or replaces the table")
 
@@ -579,7 +520,7 @@ class _Analyzer:
 
     def _vacuum(self) -> Analysis:
         return self._make(operation="VACUUM START", read=ReadSet(False, why="VACUUM reads no table state a writer changes"),
-                          write=WriteSet(), changes_data=False, blind_why="VACUUM commits only start/end markers")
+                          write=WriteSet(), blind_why="VACUUM commits only start/end markers")
 
     def _restore(self) -> Analysis:
         return self._make(operation="RESTORE", read=ReadSet(True, whole_table=True, why="RESTORE replaces the whole table state"),
@@ -595,3 +536,4 @@ def _keep_unassigned(region: Region, assigned: set[str]) -> Region:
     """The clauses of `region` on columns none of which is assigned: what still holds of a row
     after the assignments (an assigned column may take any value)."""
     return Region(tuple(c for c in region.clauses if not (c.columns & assigned)))
+

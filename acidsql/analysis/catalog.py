@@ -16,6 +16,12 @@ A `Catalog` learns in three ways, later ones overriding earlier ones:
   3. CREATE / ALTER statements applied in script order (`Catalog.apply`).
 
 A table nobody described is still analyzed, with the defaults written in `assumptions`.
+
+Views are known the same three ways: `[tool.acidsql.views.<name>]` / `[views.<name>]`
+(`query = "SELECT ..."`, optional `columns = [...]`), loaders (a loader may answer a name with a
+`ViewDefinition`: in the warehouse a name is a table or a view), and CREATE [OR REPLACE]
+[TEMP] VIEW statements applied in script order. The analyzer expands them where a write's
+queries name them (`acidsql.analysis.views`).
 """
 from __future__ import annotations
 
@@ -24,8 +30,12 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
+from sqlglot import exp
+
+from acidsql.analysis.views import ViewDefinition, view_from_statement
 from acidsql.conflict import IsolationLevel, TableLayout
-from acidsql.protocol import FEATURE_PROPERTY_PREFIX, known_feature
+from acidsql.protocol import FEATURE_PROPERTY_PREFIX
+from acidsql.protocol.features import features_enabled_by, lowest_protocol_features
 from acidsql.sql import model as m
 
 UNKNOWN_TABLE_ASSUMPTIONS = (
@@ -81,13 +91,25 @@ class TableInfo:
                               self.identity_columns, strict=False)
 
     def has_feature(self, feature: str) -> bool:
-        """Whether the table's properties already turn `feature` on (by its enabling property,
-        or by `delta.feature.<name>`)."""
-        record = known_feature(feature)
-        if record is not None and any(record.enabled_by(k, v) for k, v in self.properties):
-            return True
-        v = self.get_property(FEATURE_PROPERTY_PREFIX + feature)
-        return v is not None and v.lower() in ("supported", "enabled")
+        """Whether the table's protocol supports `feature` already: a property turns it on (its
+        enabling property, or `delta.feature.<name>`), its definition needs it (identity
+        columns, clustering, CHECK constraints), or the legacy protocol those need implies it."""
+        return feature in self.supported_features
+
+    @cached_property
+    def supported_features(self) -> frozenset[str]:
+        needed: set[str] = set()
+        for k, v in self.properties:
+            needed |= {f.name for f in features_enabled_by(k, v)}
+            if k.lower().startswith(FEATURE_PROPERTY_PREFIX) and str(v).lower() in ("supported", "enabled"):
+                needed.add(k[len(FEATURE_PROPERTY_PREFIX):])
+            if k.lower().startswith("delta.constraints."):
+                needed.add("checkConstraints")
+        if self.identity_columns:
+            needed.add("identityColumns")
+        if self.clustering_columns:
+            needed.add("clustering")
+        return frozenset(lowest_protocol_features(needed))
 
     # --- evolution ---------------------------------------------------------------------------------
     def with_properties(self, props: Iterable[tuple[str, str]]) -> "TableInfo":
@@ -158,7 +180,8 @@ def table_info_of_delta(name: str, *, schema: Mapping[str, Any], partition_colum
     )
 
 
-TableLoader = Callable[[str], Optional[TableInfo]]
+# A loader answers a name with the table, or the view, it names (None: it does not know it).
+TableLoader = Callable[[str], Union[TableInfo, ViewDefinition, None]]
 
 
 def _normalize_key(name: Union[str, m.TableRef, None]) -> str:
@@ -181,8 +204,10 @@ class Catalog:
     """Tables by key. Mutable while a script is analyzed (CREATE / ALTER are applied in
     order); `copy()` gives an independent catalog for a what-if run."""
 
-    def __init__(self, tables: Optional[Mapping[str, TableInfo]] = None, loaders: Sequence[TableLoader] = ()):
+    def __init__(self, tables: Optional[Mapping[str, TableInfo]] = None, loaders: Sequence[TableLoader] = (),
+                 views: Optional[Mapping[str, ViewDefinition]] = None):
         self._tables: dict[str, TableInfo] = {k.lower(): v for k, v in (tables or {}).items()}
+        self._views: dict[str, ViewDefinition] = {k.lower(): v for k, v in (views or {}).items()}
         self.loaders: tuple[TableLoader, ...] = tuple(loaders)
 
     # --- construction ------------------------------------------------------------------------------
@@ -199,17 +224,24 @@ class Catalog:
             data = tomllib.loads(p.read_text())
         except tomllib.TOMLDecodeError as e:
             raise ValueError(f"{p}: not valid TOML: {e}") from e
-        section = data.get("tool", {}).get("acidsql", {}).get("tables") if p.name == "pyproject.toml" else data.get("tables")
-        if section is None and p.name != "pyproject.toml":
-            section = data.get("tool", {}).get("acidsql", {}).get("tables")
+        def section(key: str):
+            found = data.get("tool", {}).get("acidsql", {}).get(key) if p.name == "pyproject.toml" else data.get(key)
+            if found is None and p.name != "pyproject.toml":
+                found = data.get("tool", {}).get("acidsql", {}).get(key)
+            return found or {}
+
         tables = {}
-        for name, spec in (section or {}).items():
+        for name, spec in section("tables").items():
             tables[name.lower()] = table_from_config(name, spec, source=p.name)
-        return cls(tables, loaders)
+        views = {}
+        for name, spec in section("views").items():
+            views[name.lower()] = view_from_config(name, spec, source=p.name)
+        return cls(tables, loaders, views)
 
     def copy(self) -> "Catalog":
         c = Catalog(loaders=self.loaders)
         c._tables = dict(self._tables)
+        c._views = dict(self._views)
         return c
 
     # --- lookup ----------------------------------------------------------------------------------
@@ -229,12 +261,53 @@ class Catalog:
         found = self._find(key)
         if found is not None:
             return found
+        if not self._find_view(key):
+            for loader in self.loaders:
+                info = loader(key)
+                if isinstance(info, ViewDefinition):
+                    self._views[key] = info
+                    break
+                if info is not None:
+                    self._tables[key] = info
+                    return info
+        return TableInfo.unknown(key)
+
+    # --- views -------------------------------------------------------------------------------------
+    def _find_view(self, key: str) -> Optional[ViewDefinition]:
+        for k in _short_keys(key):
+            if k in self._views:
+                return self._views[k]
+        return None
+
+    @property
+    def knows_views(self) -> bool:
+        """Whether any view can be known (described, created, or found by a loader)."""
+        return bool(self._views) or bool(self.loaders)
+
+    def view(self, ref: m.TableRef) -> Optional[ViewDefinition]:
+        """The view `ref` names, or None when it names none (a table, a path, or nothing known)."""
+        if ref.path is not None or not ref.name:
+            return None
+        key = _normalize_key(ref)
+        found = self._find_view(key)
+        if found is not None or self._find(key) is not None:
+            return found
         for loader in self.loaders:
             info = loader(key)
+            if isinstance(info, ViewDefinition):
+                self._views[key] = info
+                return info
             if info is not None:
                 self._tables[key] = info
-                return info
-        return TableInfo.unknown(key)
+                return None
+        return None
+
+    @property
+    def views(self) -> dict[str, ViewDefinition]:
+        return dict(self._views)
+
+    def put_view(self, view: ViewDefinition) -> None:
+        self._views[view.name.lower()] = view
 
     def target_info(self, statement: m.Statement) -> TableInfo:
         """The description of the statement's target (what `analyze` and the lint rules judge
@@ -250,7 +323,17 @@ class Catalog:
 
     # --- learning from statements --------------------------------------------------------------------
     def apply(self, statement: m.AnyStatement) -> None:
-        """Update the catalog with what a CREATE / ALTER / REORG UPGRADE statement does."""
+        """Update the catalog with what a CREATE / ALTER / REORG UPGRADE statement does, and
+        with the views CREATE VIEW / DROP VIEW define and drop."""
+        if isinstance(statement, m.CreateView):
+            view = view_from_statement(statement)
+            if view is not None and not (statement.if_not_exists and view.name.lower() in self._views):
+                self.put_view(view)
+            return
+        if isinstance(statement, m.DropView) and statement.target is not None:
+            for k in _short_keys(statement.target.key):
+                self._views.pop(k, None)
+            return
         if isinstance(statement, m.CreateTable) and statement.target is not None:
             key = statement.target.key
             cols = tuple((c.name.lower(), c.type) for c in statement.columns)
@@ -333,3 +416,25 @@ def table_from_config(name: str, spec: Mapping, source: str = "config") -> Table
         known=True,
         source=source,
     )
+
+
+def view_from_config(name: str, spec: Mapping, source: str = "config") -> ViewDefinition:
+    """A view from one `[tool.acidsql.views.<name>]` table (`query`, optional `columns`);
+    ValueError on bad shapes or a query that does not parse."""
+    from acidsql.sql.build import parse_one_sql
+
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("query"), str):
+        raise ValueError(f"{source}: views.{name} needs `query = \"SELECT ...\"`")
+    unknown = sorted(set(spec) - {"query", "columns"})
+    if unknown:
+        raise ValueError(f"{source}: views.{name}: unknown setting(s): {', '.join(unknown)}")
+    columns = spec.get("columns", [])
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise ValueError(f"{source}: views.{name}.columns must be a list of column names")
+    try:
+        query = parse_one_sql(spec["query"])
+    except Exception as e:  # noqa: BLE001 - the parser's own error, in the message
+        raise ValueError(f"{source}: views.{name}.query does not parse: {e}") from None
+    if not isinstance(query, (exp.Query, exp.Values)):
+        raise ValueError(f"{source}: views.{name}.query must be a query (SELECT ...)")
+    return ViewDefinition(name.lower(), query, tuple(c.lower() for c in columns), source=source)

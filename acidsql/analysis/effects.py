@@ -14,6 +14,10 @@ from acidsql.analysis.values import coerce, literal_value, type_category, Unknow
 from acidsql.analysis.evaluate import condition_holds, evaluate_expression
 from acidsql.analysis.clauses import Clause, ColumnConstraint
 from acidsql.analysis.region import Region
+from acidsql.analysis.adapters import to_stats_callable
+from acidsql.analysis.merge_rows import MergeRows
+from acidsql.analysis.query_rows import insert_rows, query_rows
+from acidsql.analysis.query_rows import source_rows as source_rows_of
 from acidsql.analysis.readsets import TargetColumns
 from acidsql.conflict import OpKind
 from acidsql.sql import model as m
@@ -37,6 +41,9 @@ class Effects:
     deleted_rows: SymbolicRows
     new_rows: SymbolicRows
     after: Optional[TableState]
+    # False when it certainly commits nothing (an OPTIMIZE with nothing to compact, a TRUNCATE
+    # of a table without files): then it cannot conflict, and makes no version.
+    commits: bool = True
 
 
 # No files and no rows: for a footprint whose sets do not matter (the row-level question).
@@ -50,34 +57,37 @@ _SKIPPING_CATEGORIES = frozenset({"int", "float", "decimal", "string", "date", "
 
 
 def _stats_may_match(region: Region, f: DataFile, types: Mapping[str, str]) -> bool:
-    """Min/max skipping on the file's live rows, as Delta's data skipping would. A column it
-    cannot decide on (no statistics for its type, values not known statically) skips nothing:
-    the file may match (an over-approximation, never a missed file)."""
-    live = [r for _, r in f.live()]
-    if not live:
+    """Min/max skipping on the file as Delta's data skipping does it: the engine's test
+    (`to_stats_callable`) on the statistics the file carries, which describe every row written
+    to it (a deletion vector does not change them). A column without statistics (its type has
+    none, a value not known statically) skips nothing: the file may match."""
+    if not f.live():
         return False
-    clauses = []
+    mins: dict[str, Any] = {}
+    maxs: dict[str, Any] = {}
+    nulls: dict[str, int] = {}
     for col in region.columns:
-        if type_category(types.get(col)) not in _SKIPPING_CATEGORIES:
-            continue
-        vals = [r.get(col) for r in live]
-        non_null = [v for v in vals if v is not None]
         cat = type_category(types.get(col))
+        if cat not in _SKIPPING_CATEGORIES:
+            continue
+        vals = [dict(r).get(col) for r in f.rows]
+        non_null = [v for v in vals if v is not None]
         try:
-            lo = min(non_null) if non_null else None
-            hi = max(non_null) if non_null else None
-        except (TypeError, Unknown):  # values that do not order (structs, a value not known): no skipping
+            lo, hi = (min(non_null), max(non_null)) if non_null else (None, None)
+        except (TypeError, Unknown):  # values that do not order (a value not known): no statistics
+            continue
+        if UNKNOWN_VALUE in (lo, hi):
             continue
         if cat == "string" and non_null:
             # Delta truncates string statistics to a prefix; keep only what survives.
             lo = lo[:32] if isinstance(lo, str) else lo
             hi = None if isinstance(hi, str) and len(hi) > 32 else hi
-        c = ColumnConstraint(nulls=any(v is None for v in vals), non_null=bool(non_null), lo=lo, hi=hi)
-        clauses.append(Clause((((col, c),),), frozenset([col]), True, ""))
-    try:
-        return not region.intersect(Region(tuple(clauses))).is_empty()
-    except Unknown:
-        return True
+        if lo is not None:
+            mins[col] = lo
+        if hi is not None:
+            maxs[col] = hi
+        nulls[col] = len(vals) - len(non_null)
+    return to_stats_callable(region, types)(mins, maxs, nulls, len(f.rows))
 
 
 def _empty_files(existing: bool = True) -> SymbolicFiles:
@@ -105,19 +115,31 @@ def _write_files(state: TableState, rows: list[dict], info: TableInfo) -> tuple[
 
 
 class _Effector:
-    """Computes Effects of an analyzed statement on a known TableState."""
+    """Computes Effects of an analyzed statement on a known TableState. `tables`: the known
+    state of every table (the rows a query reads); `versions`: the target's state at each
+    version of its known history (what RESTORE brings back)."""
 
-    def __init__(self, a: Analysis, state: TableState):
+    def __init__(self, a: Analysis, state: TableState, tables: Optional[Mapping[str, TableState]] = None,
+                 versions: Optional[Mapping[int, TableState]] = None):
         self.a = a
         self.state = state
         self.info = a.table_info
         self.types = self.info.column_types
         self.resolver = TargetColumns(a.statement.target, self.info)
+        self.tables = dict(tables or {})
+        if a.statement.target is not None:
+            self.tables[a.statement.target.key.lower()] = state
+        self.versions = versions or {}
 
     def run(self) -> Effects:
         a = self.a
         if a.op_kind in (OpKind.METADATA, OpKind.OTHER):
-            return self._nothing(self.state)
+            effects = self._metadata_read(self._nothing(self.state))
+            s = a.statement
+            if isinstance(s, m.AlterTable) and s.action is m.AlterAction.CLUSTER_BY and not s.cluster_by \
+                    and not self.info.clustering_columns:
+                effects = replace(effects, commits=False)  # CLUSTER BY NONE of a table not clustered
+            return effects
         if a.op_kind is OpKind.CREATE:
             return self._create()
         if a.op_kind in (OpKind.COMPACTION, OpKind.ZORDER):
@@ -127,9 +149,12 @@ class _Effector:
         if isinstance(a.statement, (m.Update, m.Delete)):
             return self._dml(a.statement.where)
         if isinstance(a.statement, m.Truncate):
-            return self._dml(None)
+            empty = self.state.exact and not any(f.live() for f in self.state.files)
+            return replace(self._dml(None), commits=not empty)  # no file: nothing to commit
         if isinstance(a.statement, m.Merge):
             return self._merge()
+        if isinstance(a.statement, m.Restore):
+            return self._restore()
         return self._unknown()
 
     # --- helpers -----------------------------------------------------------------------------------
@@ -138,17 +163,34 @@ class _Effector:
         r = SymbolicRows()
         return Effects(e, e, _empty_files(False), r, r, r, after)
 
+    def _metadata_read(self, effects: Effects) -> Effects:
+        """A metadata change that reads the table (ADD CONSTRAINT scans every row to validate
+        it): every live file is read."""
+        if not self.a.read.reads:
+            return effects
+        if self.state.files or self.state.exact:
+            live = frozenset(f for f in self.state.files if f.live())
+            sure = self.state.exact
+            files = SymbolicFiles(certain=live if sure else frozenset(), possible=frozenset() if sure else live,
+                                  unknown=None if sure else Region())
+        else:
+            files = SymbolicFiles(unknown=Region())
+        return replace(effects, read_files=files)
+
     def _unknown(self) -> Effects:
         """Effects expressed only by regions (contents unknown)."""
         a = self.a
         part = a.read.partitions if a.read.reads else Region()
         read = SymbolicFiles(unknown=part) if a.read.reads else _empty_files()
-        removed = SymbolicFiles(unknown=a.write.partitions) if a.write.removes_files else _empty_files()
+        own = a.read.own
+        # It removes files it selected by its own condition (where it writes is wider: an
+        # UPDATE may move rows, a MERGE inserts rows anywhere its source says).
+        gone = own.partitions if own.reads and not own.whole_table else Region()
+        removed = SymbolicFiles(unknown=gone) if a.write.removes_files else _empty_files()
         added = SymbolicFiles(unknown=a.write.partitions, existing=False) if a.write.adds_files else _empty_files(False)
         rows = SymbolicRows(unknown=a.read.rows) if a.read.reads else SymbolicRows()
         # It deletes (or rewrites) rows its own condition selects, not those it only read
         # through a query; the rows it writes keep what its assignments leave of the condition.
-        own = a.read.own
         deleted = SymbolicRows(unknown=own.rows if own.reads else Region()) if a.write.removes_files else SymbolicRows()
         new = SymbolicRows(new_unknown=a.write.rows.intersect(a.write.partitions)) if a.write.adds_files else SymbolicRows()
         return Effects(read, removed, added, rows, deleted, new, None)
@@ -183,6 +225,12 @@ class _Effector:
         a = self.a
         s: m.Insert = a.statement
         overwrite = a.op_kind is OpKind.OVERWRITE
+        if overwrite and s.replace_where is not None:
+            # REPLACE WHERE deletes the rows its predicate selects, as a DELETE does (deletion
+            # vectors, or copy-on-write of the files it touches), then appends its rows.
+            known = a.write.literal_rows or self._query_rows(s)
+            rows = [dict(r) for r in known] if known is not None else None
+            return self._dml(s.replace_where, inserts=rows, inserts_unknown=rows is None, delete=True)
         read_c, read_m = ([], [])
         own = a.read.own
         if own.reads:
@@ -192,9 +240,10 @@ class _Effector:
         if overwrite:
             removed_c, removed_m = read_c, read_m
         scan_c, scan_m, scan_rows_c, scan_rows_m = self._scanned()
-        rows = [dict(r) for r in a.write.literal_rows]
+        known = a.write.literal_rows or self._query_rows(s)
+        rows = [dict(r) for r in known or ()]
         state = self.state
-        if rows and not overwrite or (rows and overwrite):
+        if known is not None:
             new_files, state = _write_files(state, rows, self.info)
             added = SymbolicFiles(certain=frozenset(new_files), existing=False)
             new_rows = SymbolicRows(new_certain=tuple(r for f in new_files for r in f.rows))
@@ -227,48 +276,122 @@ class _Effector:
             after=after,
         )
 
+    def _query_rows(self, s: m.Insert) -> Optional[tuple]:
+        """The rows an INSERT's query writes, when every table it reads is known row by row
+        (None when not; empty when it certainly writes none)."""
+        if isinstance(s.source, exp.Values):
+            return None  # literal rows are the analyzer's (a VALUES it could not read is unknown)
+        result = query_rows(s.source, self.tables, tuple(s.ctes))
+        if result is None:
+            return None
+        return insert_rows(s, self.info, list(result.rows), result.columns)
+
+    def _restore(self) -> Effects:
+        """RESTORE TO VERSION AS OF v, with v in the known history: the files of that version
+        not live now come back (the same files, re-added), the live files it lacks go."""
+        s: m.Restore = self.a.statement
+        old = self.versions.get(s.version) if s.version is not None else None
+        if old is None or not old.exact or not self.state.exact:
+            return self._unknown()
+        # A file and its deletion vector, as Delta's RESTORE compares them (path and DV).
+        now = {(f.id, f.deleted) for f in self.state.files}
+        then = {(f.id, f.deleted) for f in old.files}
+        removed = [f for f in self.state.files if (f.id, f.deleted) not in then]
+        added = [f for f in old.files if (f.id, f.deleted) not in now]
+        live = frozenset(f for f in self.state.files if f.live())
+        after = replace(self.state, files=old.files, exact=True)
+        # As the engine reads a commit's rows: a file removed and re-added (another deletion
+        # vector) deletes the rows the new vector adds and brings no new row; a file removed
+        # alone deletes its live rows; a file added alone brings its live rows.
+        again = {f.id: f for f in added}
+        deleted = set()
+        for f in removed:
+            back = again.get(f.id)
+            gone = (back.deleted - f.deleted) if back is not None else {i for i, _ in f.live()}
+            deleted |= {(f.id, i) for i in gone}
+        gone_ids = {f.id for f in removed}
+        return Effects(
+            read_files=SymbolicFiles(certain=live),
+            removed=SymbolicFiles(certain=frozenset(removed)),
+            added=SymbolicFiles(certain=frozenset(added), existing=False),
+            read_rows=SymbolicRows(certain=_refs(list(live), [])),
+            deleted_rows=SymbolicRows(certain=frozenset(deleted)),
+            new_rows=SymbolicRows(new_certain=tuple(f.rows[i] for f in added if f.id not in gone_ids
+                                                    for i, _ in f.live())),
+            after=after,
+        )
+
+    def _bins(self, files: list[DataFile]) -> list[list[DataFile]]:
+        """The files a compaction rewrites, together, by the engine's choice (spark/compaction.py
+        `plan_bins`, delta/clustering.py `clustering_candidates`; every file of a scenario is
+        small): REORG PURGE rewrites each file with deleted rows alone; OPTIMIZE on a clustered
+        table the files not yet clustered and the small ZCubes, unless they are one ZCube alone
+        (FULL: every file); ZORDER BY every file of a partition; bin-packing the files of a
+        partition that holds more than one, or a file with deleted rows."""
+        s = self.a.statement
+        if isinstance(s, m.Reorg):
+            return [[f] for f in files if f.deleted]
+        cluster = self.info.clustering_columns
+        if cluster and isinstance(s, m.Optimize):
+            if s.full:
+                return [files] if files else []
+            wanted = [f for f in files if f.cube is None or f.cube[1] == cluster]
+            cubes = {f.cube for f in wanted}
+            return [] if not wanted or (len(cubes) == 1 and None not in cubes) else [wanted]
+        groups: dict[Row, list[DataFile]] = {}
+        for f in files:
+            groups.setdefault(f.partition, []).append(f)
+        zorder = self.a.op_kind is OpKind.ZORDER
+        return [fs for fs in groups.values() if zorder or len(fs) > 1 or any(f.deleted for f in fs)]
+
     def _optimize(self) -> Effects:
         a = self.a
         read_c, read_m = self._candidates(a.read.partitions, Region())
-        zorder = a.op_kind is OpKind.ZORDER
-        groups: dict[Row, list[DataFile]] = {}
-        for f in read_c + read_m:
-            groups.setdefault(f.partition, []).append(f)
+        cluster = self.info.clustering_columns if isinstance(a.statement, m.Optimize) else ()
         removed_c, removed_m = [], []
         new_files = []
         state = self.state
-        for part, fs in groups.items():
-            rewrite = len(fs) > 1 or zorder or any(f.deleted for f in fs)
-            if not rewrite:
-                continue
+        for fs in self._bins(read_c + read_m):
             if all(f in read_c for f in fs):
                 removed_c += fs
                 fid, state = state.new_id()
-                new_files.append(DataFile(fid, part, tuple(r for f in fs for i, r in enumerate(f.rows) if i not in f.deleted)))
+                rows = tuple(r for f in fs for i, r in enumerate(f.rows) if i not in f.deleted)
+                new_files.append(DataFile(fid, fs[0].partition, rows, cube=(fid, cluster) if cluster else None))
             else:
                 removed_m += fs
         gone = set(removed_c) | set(removed_m)
         after = replace(state, files=tuple(f for f in state.files if f not in gone) + tuple(new_files), exact=state.exact and not removed_m)
+        # What it reads: the files it rewrites (Delta records those, and its partition predicate).
         return Effects(
-            read_files=SymbolicFiles(certain=frozenset(read_c), possible=frozenset(read_m)),
+            read_files=SymbolicFiles(certain=frozenset(removed_c), possible=frozenset(removed_m)),
             removed=SymbolicFiles(certain=frozenset(removed_c), possible=frozenset(removed_m)),
             added=SymbolicFiles(certain=frozenset(new_files), possible=frozenset(), existing=False,
                                 unknown=None if not removed_m else a.read.partitions),
             read_rows=SymbolicRows(),
-            deleted_rows=SymbolicRows(),
-            new_rows=SymbolicRows(),
+            # It rewrites rows: the old ones go with their files, the same values come back in new
+            # files (what row-level checks compare where no deletion vectors let it be rebased).
+            deleted_rows=SymbolicRows(certain=_refs(removed_c, []), possible=_refs([], removed_m)),
+            new_rows=SymbolicRows(new_certain=tuple(r for f in new_files for r in f.rows),
+                                  new_possible=tuple(r for f in removed_m for _i, r in f.live())),
             after=after,
+            commits=bool(removed_c or removed_m) or not self.state.exact,
         )
 
     def _dml(self, where: Optional[exp.Expression], matcher=None, inserts: Optional[list[dict]] = None,
-             inserts_unknown: bool = False) -> Effects:
+             inserts_unknown: bool = False, delete: bool = False, reads=None) -> Effects:
         """UPDATE / DELETE (and MERGE through `matcher`): rows whose condition holds change.
         `matcher(row) -> (holds: True/False/None, new values or None for delete, or "?")`."""
         a = self.a
         own = a.read.own
         read_c, read_m = self._candidates(own.partitions, own.files) if not own.whole_table else self._candidates(Region(), Region())
+        rows_read_c: set[RowRef] = set()
+        rows_read_m: set[RowRef] = set()
+        rewritten_c: set[RowRef] = set()
+        rewritten_m: set[RowRef] = set()
+        copied_c: list[Row] = []
+        copied_m: list[Row] = []
         assignments = dict(a.statement.assignments) if isinstance(a.statement, m.Update) else {}
-        is_delete = isinstance(a.statement, (m.Delete, m.Truncate))
+        is_delete = delete or isinstance(a.statement, (m.Delete, m.Truncate))
         dv = self.a.layout.deletion_vectors and a.write.rewrite != "whole files"
         changed_c: set[RowRef] = set()
         changed_m: set[RowRef] = set()
@@ -286,6 +409,12 @@ class _Effector:
             touched_c, touched_m = False, False
             remaining = []
             for i, row in f.live():
+                if reads is not None:  # the rows it reads beyond those it changes (a MERGE's)
+                    r = reads(row)
+                    if r is True and sure_file:
+                        rows_read_c.add((f.id, i))
+                    elif r is not False:
+                        rows_read_m.add((f.id, i))
                 if matcher is not None:
                     holds, values = matcher(row)
                 else:
@@ -309,14 +438,27 @@ class _Effector:
                     new_unknown = True
                 elif values is not None:
                     target.append(values)
+            if not dv and (touched_c or touched_m):
+                # Copy-on-write: the whole file goes, and the rows it keeps come back in a new
+                # file: to the row-level checks, every row of it is deleted and the kept ones new.
+                whole = {(f.id, i) for i, _ in f.live()}
+                if touched_c and not touched_m:
+                    rewritten_c |= whole
+                    copied_c += remaining
+                else:
+                    rewritten_m |= whole
+                    copied_m += remaining
             if touched_c:
                 removed_c.append(f)
                 kept_files.remove(f)
                 # Copy-on-write keeps the untouched rows in a new file; with deletion vectors the
                 # same file is re-added with a vector (an AddFile either way).
                 if remaining and not touched_m:
-                    fid, state = state.new_id()
-                    nf = DataFile(fid if not dv else f.id + "'", f.partition, tuple(remaining))
+                    if dv:  # the same file (path), its changed rows marked in its deletion vector
+                        nf = replace(f, deleted=f.deleted | {i for fid, i in changed_c if fid == f.id})
+                    else:
+                        fid, state = state.new_id()
+                        nf = DataFile(fid, f.partition, tuple(remaining))
                     added_c.append(nf)
                     kept_files.append(nf)
                 elif touched_m:
@@ -357,10 +499,12 @@ class _Effector:
             read_files=SymbolicFiles(certain=frozenset(read_c), possible=frozenset(read_m)),
             removed=SymbolicFiles(certain=frozenset(removed_c), possible=frozenset(removed_m)),
             added=SymbolicFiles(certain=frozenset(added_c + new_files_certain), existing=False, unknown=unknown_added),
-            read_rows=SymbolicRows(certain=frozenset(changed_c | scan_rows_c),
-                                   possible=frozenset((changed_m | selected_m | scan_rows_m) - changed_c - scan_rows_c)),
-            deleted_rows=SymbolicRows(certain=frozenset(changed_c), possible=frozenset(changed_m)),
-            new_rows=SymbolicRows(new_certain=tuple(new_c), new_possible=tuple(new_m),
+            read_rows=SymbolicRows(certain=frozenset(changed_c | scan_rows_c | rows_read_c),
+                                   possible=frozenset((changed_m | selected_m | scan_rows_m | rows_read_m)
+                                                      - changed_c - scan_rows_c - rows_read_c)),
+            deleted_rows=SymbolicRows(certain=frozenset(changed_c | rewritten_c),
+                                      possible=frozenset((changed_m | rewritten_m) - changed_c - rewritten_c)),
+            new_rows=SymbolicRows(new_certain=tuple(new_c) + tuple(copied_c), new_possible=tuple(new_m) + tuple(copied_m),
                                   new_unknown=a.write.rows if (new_unknown or inserts_unknown) else None),
             after=after,
         )
@@ -402,123 +546,18 @@ class _Effector:
         return files_c, [f for f in files_m if f not in files_c], rows_c, rows_m - rows_c
 
     def _merge(self) -> Effects:
-        a = self.a
-        s: m.Merge = a.statement
-        source_rows = _literal_source_rows(s.source)
-        target_cond = None
-        from acidsql.analysis.readsets import and_all, merge_target_predicates
-
-        resolver = TargetColumns(s.target, self.info, unqualified_is_target=False)
-        qualifier = (s.target.alias or s.target.table_part) if s.target else "t"
-        preds, _ = merge_target_predicates(s.on, resolver, qualifier)
-        target_cond = and_all(preds)
-        if source_rows is None:
-            # Matches depend on source data: every row the target-only predicates admit may change.
-            def matcher(row):
-                holds = condition_holds(target_cond, row, resolver) if target_cond is not None else None
-                if holds is False:
-                    return False, None
-                return None, "?"
-            inserts_unknown = any(c.action is m.MergeAction.INSERT for c in s.clauses)
-            return self._dml(None, matcher, inserts_unknown=inserts_unknown)
-        src_alias = (s.source_alias or (s.source.alias_or_name if s.source is not None else "s") or "s").lower()
-        tgt_names = resolver.qualifiers
-
-        def combined(trow: Optional[dict], srow: dict) -> dict:
-            out: dict = {}
-            for k, v in srow.items():
-                out[f"{src_alias}.{k}"] = v
-            if trow is not None:
-                for k, v in trow.items():
-                    for q in tgt_names:
-                        out[f"{q}.{k}"] = v
-                    out[k] = v
-            else:
-                for c, _ in self.info.columns:
-                    for q in tgt_names:
-                        out[f"{q}.{c}"] = None
-            for k, v in srow.items():
-                out.setdefault(k, v)
-            return out
-
-        def resolve(c: exp.Column) -> Optional[str]:
-            return f"{c.table.lower()}.{c.name.lower()}" if c.table else c.name.lower()
-
-        def clause_for(match: m.MergeMatch, row: dict):
-            for c in s.clauses:
-                if c.match is not match:
-                    continue
-                h = condition_holds(c.condition, row, resolve)
-                if h is None:
-                    return "?"
-                if h:
-                    return c
-            return None
-
-        matched_sources: set[int] = set()
-        uncertain = False
-
-        def matcher(trow: dict):
-            nonlocal uncertain
-            hit = None
-            for j, srow in enumerate(source_rows):
-                h = condition_holds(s.on, combined(trow, srow), resolve)
-                if h is None:
-                    uncertain = True
-                    return None, "?"
-                if h:
-                    hit = (j, srow)
-                    matched_sources.add(j)
-                    break
-            if hit is None:
-                c = clause_for(m.MergeMatch.NOT_MATCHED_BY_SOURCE, combined(trow, {}))
-            else:
-                c = clause_for(m.MergeMatch.MATCHED, combined(trow, hit[1]))
-            if c is None:
-                return False, None
-            if c == "?":
-                return None, "?"
-            if c.action is m.MergeAction.DELETE:
-                return True, None
-            values = dict(trow)
-            row = combined(trow, hit[1] if hit else {})
-            if c.star:
-                for k, v in (hit[1] if hit else {}).items():
-                    if k in values:
-                        values[k] = v
-            for col, e in c.assignments:
-                try:
-                    values[col.split(".")[-1]] = coerce(evaluate_expression(e, row, resolve), type_category(self.types.get(col.split(".")[-1])))
-                except Unknown:
-                    return True, "?"
-            return True, tuple(sorted(values.items()))
-
-        # Decide matches for every live row of the table (read files are computed inside _dml).
+        s: m.Merge = self.a.statement
+        rows = source_rows_of(s.source, self.tables, tuple(s.ctes))
+        merge = MergeRows(s, self.info, rows)
+        if rows is None:
+            return self._dml(None, merge.match, inserts_unknown=merge.inserts_any, reads=merge.reads)
+        # Decide matches for every live row of the table first: the source rows that match
+        # none are the rows it inserts (the files it reads are computed inside _dml).
         for f in self.state.files:
             for _, trow in f.live():
-                matcher(trow)
-        inserts: list[dict] = []
-        inserts_unknown = uncertain
-        for j, srow in enumerate(source_rows):
-            if j in matched_sources:
-                continue
-            c = clause_for(m.MergeMatch.NOT_MATCHED, combined(None, srow))
-            if c == "?":
-                inserts_unknown = True
-                continue
-            if c is None:
-                continue
-            values = {col: None for col, _ in self.info.columns}
-            try:
-                if c.star:
-                    values.update({k: v for k, v in srow.items() if k in values})
-                for col, e in c.assignments:
-                    values[col.split(".")[-1]] = coerce(evaluate_expression(e, combined(None, srow), resolve), type_category(self.types.get(col.split(".")[-1])))
-            except Unknown:
-                inserts_unknown = True
-                continue
-            inserts.append(values)
-        return self._dml(None, matcher, inserts=inserts, inserts_unknown=inserts_unknown)
+                merge.match(trow)
+        inserts, unknown = merge.inserted()
+        return self._dml(None, merge.match, inserts=inserts, inserts_unknown=unknown, reads=merge.reads)
 
 
 def _static_partition(s: m.Insert, info: TableInfo) -> list[tuple[str, Any]]:
@@ -537,52 +576,14 @@ def _refs(certain: list[DataFile], maybe: list[DataFile]) -> frozenset[RowRef]:
     return frozenset((f.id, i) for f in certain + maybe for i, _ in f.live())
 
 
-def _literal_source_rows(source: Optional[exp.Expression]) -> Optional[list[dict]]:
-    """Rows of a MERGE source written inline: (VALUES ...) AS s(a, b) or SELECT literals
-    [UNION ALL SELECT literals]; None when the source is a table or a real query."""
-    if source is None:
-        return None
-    node = source
-    if isinstance(node, exp.Subquery):
-        node = node.this
-    if isinstance(node, exp.Values):
-        alias = node.args.get("alias") or source.args.get("alias")
-        cols = [c.name.lower() for c in alias.columns] if alias is not None and alias.columns else []
-        out = []
-        for t in node.expressions:
-            vals = t.expressions if isinstance(t, exp.Tuple) else [t]
-            if len(vals) != len(cols):
-                return None
-            try:
-                out.append({c: evaluate_expression(v, {}) for c, v in zip(cols, vals)})
-            except Unknown:
-                return None
-        return out
-    selects = []
-    while isinstance(node, exp.Union) and not isinstance(node, (exp.Intersect, exp.Except)):
-        selects.append(node.expression)
-        node = node.this
-    selects.append(node)
-    out = []
-    for sel in reversed(selects):
-        if not isinstance(sel, exp.Select) or sel.args.get("from") or sel.args.get("from_") or sel.args.get("where"):
-            return None
-        row = {}
-        for p in sel.expressions:
-            name = p.alias_or_name.lower()
-            try:
-                row[name] = evaluate_expression(p.this if isinstance(p, exp.Alias) else p, {})
-            except Unknown:
-                return None
-        out.append(row)
-    return out
-
-
-def effects_of(analysis: Analysis, state: Optional[TableState]) -> Effects:
-    """The statement's effects on a known state, or by regions when `state` is None."""
-    eff = _Effector(analysis, state if state is not None else TableState(analysis.table_info))
+def effects_of(analysis: Analysis, state: Optional[TableState], tables: Optional[Mapping[str, TableState]] = None,
+               versions: Optional[Mapping[int, TableState]] = None) -> Effects:
+    """The statement's effects on a known state, or by regions when `state` is None. `tables`
+    and `versions`: what else is known (see `_Effector`)."""
+    eff = _Effector(analysis, state if state is not None else TableState(analysis.table_info), tables, versions)
     if state is None:
         if analysis.op_kind in (OpKind.METADATA, OpKind.OTHER):
-            return eff._nothing(None)
+            nothing = eff._nothing(None)
+            return replace(nothing, read_files=SymbolicFiles(unknown=Region())) if analysis.read.reads else nothing
         return eff._unknown()
     return eff.run()

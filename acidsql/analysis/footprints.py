@@ -12,7 +12,7 @@ The conflict rules themselves live in `acidsql.conflict`; nothing here decides a
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Mapping, Optional
 
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.region import Region
@@ -27,11 +27,15 @@ from acidsql.analysis.result import Analysis
 # ---------------------------------------------------------------------------------------------
 
 def footprint_of(analysis: Analysis, catalog: Optional[Catalog] = None, known_rows: Optional[TableState] = None,
-                 version: Optional[int] = None, effects: Optional[Effects] = None) -> Footprint:
+                 version: Optional[int] = None, effects: Optional[Effects] = None,
+                 tables: Optional[Mapping[str, TableState]] = None,
+                 versions: Optional[Mapping[int, TableState]] = None) -> Footprint:
     """The conflict footprint of an analyzed statement, as the transaction under test or as a
-    winning commit. `known_rows` is the table's state from a scenario's setup (None: unknown)."""
+    winning commit. `known_rows` is the table's state from a scenario's setup (None: unknown);
+    `tables` the known state of every table (what its queries read), `versions` the table's
+    known history (what RESTORE brings back)."""
     a = analysis
-    eff = effects if effects is not None else effects_of(a, known_rows)
+    eff = effects if effects is not None else effects_of(a, known_rows, tables, versions)
     read_filter = None
     reads = a.read.each()
     if reads and a.op_kind is not OpKind.CREATE:
@@ -50,7 +54,9 @@ def footprint_of(analysis: Analysis, catalog: Optional[Catalog] = None, known_ro
         table=a.layout,
         statement=label,
         version=version,
-        is_blind_append=a.blind_append or a.op_kind is OpKind.METADATA,
+        # Delta's definition, as the engine applies it: nothing read and nothing removed (a
+        # metadata change that reads nothing is one too; ADD CONSTRAINT reads every file).
+        is_blind_append=not a.read.reads and not a.write.removes_files,
         read_whole_table=a.read.reads and a.read.whole_table,
         read_filter=read_filter,
         read_files=eff.read_files if a.read.reads else None,

@@ -12,7 +12,7 @@ from typing import Optional, Sequence, Union
 import yaml
 
 from acidsql.sql import parse_statement
-from acidsql.analysis.analyze import Analysis, analyze
+from acidsql.analysis.analyze import IDENTITY_HIGH_WATER_MARK, Analysis, analyze
 from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.effects import Effects, effects_of
@@ -124,11 +124,18 @@ def load_scenarios(path_or_text: Union[str, Path]) -> list[Scenario]:
 
 @dataclass
 class _World:
-    """The catalog and the known state of every table, as the setup leaves them."""
+    """The catalog and the known state of every table, as the setup leaves them.
+    `contents_known` is False for jobs (`predict_jobs`): their tables exist with data nobody
+    described, so no statement's effects are played on known files."""
 
     catalog: Catalog
     states: dict[str, TableState] = field(default_factory=dict)
     version: dict[str, int] = field(default_factory=dict)
+    contents_known: bool = True
+    # Each table's known state at each version (what RESTORE ... TO VERSION AS OF brings back),
+    # and how many commits changed its metadata up to each version (RESTORE brings that back too).
+    history: dict[str, dict[int, TableState]] = field(default_factory=dict)
+    metadata_epochs: dict[str, dict[int, int]] = field(default_factory=dict)
 
     def run_all(self, statement: m.AnyStatement) -> list[tuple[m.AnyStatement, Analysis, Optional[Effects], int]]:
         """Commit every write of a statement (one per INSERT of a multi-insert), in order."""
@@ -144,17 +151,97 @@ class _World:
         eff = None
         if a.is_write and statement.target is not None:
             state = self.states.get(key)
-            if isinstance(statement, m.CreateTable) or state is not None:
-                eff = effects_of(a, state if state is not None else TableState(a.table_info))
+            if self.contents_known and (isinstance(statement, m.CreateTable) or state is not None):
+                a = self._restored(a, key)
+                eff = effects_of(a, state if state is not None else TableState(a.table_info), self.states,
+                                 self.history.get(key))
+                a = _settled(a, eff)
+                if not eff.commits:  # nothing to commit: no version
+                    return a, eff, self.version.get(key, -1)
             self.catalog.apply(statement)
             if eff is not None and eff.after is not None:
                 self.states[key] = replace(eff.after, info=self.catalog.lookup(statement.target))
             elif key in self.states:
                 self.states[key] = replace(self.states[key], info=self.catalog.lookup(statement.target))
             self.version[key] = self.version.get(key, -1) + 1
+            if key in self.states:
+                self.history.setdefault(key, {})[self.version[key]] = self.states[key]
+            epochs = self.metadata_epochs.setdefault(key, {})
+            epoch = epochs.get(self.version[key] - 1, 0)
+            if a.metadata_change is not None or isinstance(statement, m.CreateTable):
+                epoch += 1  # (an uncertain change counts: RESTORE then may restore old metadata)
+            epochs[self.version[key]] = epoch
         else:
             self.catalog.apply(statement)
         return a, eff, self.version.get(key, -1)
+
+
+    def _restored(self, a: Analysis, key: str) -> Analysis:
+        """A RESTORE to a version of the known history also restores that version's metadata:
+        a metadata change when it differs from the table's now (`delta/operations/restore.py`)."""
+        s = a.statement
+        if not isinstance(s, m.Restore) or s.version is None:
+            return a
+        epochs = self.metadata_epochs.get(key, {})
+        then, now = epochs.get(s.version), epochs.get(self.version.get(key, -1))
+        if then is None or now is None or then == now:
+            return a
+        return replace(a, metadata_change=f"restores the metadata of version {s.version}")
+
+    def footprint(self, a: Analysis, key: str, version: Optional[int]) -> tuple[Footprint, Optional[Effects]]:
+        """The footprint of `a` (the transaction under test) on the table as it is now, and its
+        effects there when the table's contents are known."""
+        a = self._restored(a, key)
+        state = self.states.get(key)
+        eff = effects_of(a, state, self.states, self.history.get(key)) if state is not None else None
+        if eff is not None:
+            a = _settled(a, eff)
+        return footprint_of(a, self.catalog, state, version=version, effects=eff), eff
+
+
+def _settled(a: Analysis, eff: Effects) -> Analysis:
+    """What the known rows settle of the analysis: an INSERT into a table with identity columns
+    that certainly writes no row numbers none, so it moves no high-water mark (the engine
+    commits no metadata for it)."""
+    if (a.metadata_change or "").startswith(IDENTITY_HIGH_WATER_MARK) and eff.added.emptiness() is Overlap.NONE \
+            and eff.new_rows.emptiness() is Overlap.NONE:
+        return replace(a, metadata_change=None)
+    return a
+
+
+def _key(statement: m.AnyStatement) -> str:
+    return statement.target.key.lower() if statement.target is not None else ""
+
+
+def predict_race(world: _World, current: m.AnyStatement, winners: Sequence[m.AnyStatement]) -> tuple[Verdict, Analysis, list[str]]:
+    """The one prediction path of scenario files and of `--jobs`: `current` reads its snapshot
+    of `world`, each of `winners` (whole statements: a multi-insert is one commit per INSERT)
+    commits on it in order, then `current` is checked against the winners of its table.
+    Returns the verdict, the current's analysis and notes on winners that cannot conflict."""
+    cur = analyze(current, world.catalog)
+    key = _key(current)
+    # Versions name commits of a known history (a scenario's); jobs have none.
+    at = (lambda v: v) if world.contents_known else (lambda v: None)
+    cur_fp, cur_eff = world.footprint(cur, key, at(world.version.get(key, -1)))
+    found: list[Footprint] = []
+    notes: list[str] = []
+    for whole in winners:
+        states = dict(world.states)
+        for stmt, a, eff, version in world.run_all(whole):
+            if _key(stmt) != key or not a.is_write:
+                notes.append(f"winner {' '.join(whole.text.split())[:60]!r} does not write {key}: it cannot conflict")
+                continue
+            if eff is not None and not eff.commits:
+                notes.append(f"winner {' '.join(stmt.text.split())[:60]!r} has nothing to commit: it cannot conflict")
+                continue
+            found.append(footprint_of(a, world.catalog, states.get(key), version=at(version), effects=eff))
+            states = dict(world.states)
+    if not cur.is_write:
+        return Verdict(None, cur.layout.isolation, False, notes=("the current statement does not write a table",)), cur, notes
+    if cur_eff is not None and not cur_eff.commits:
+        why = "the current statement has nothing to commit (nothing to compact, no file to remove): it cannot conflict"
+        return Verdict(None, cur.layout.isolation, False, notes=(why,)), cur, notes
+    return check(cur_fp, found), cur, notes
 
 
 def _parse(scenario: Scenario, role: str, text: str) -> m.AnyStatement:
@@ -173,28 +260,8 @@ def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> P
     if len(current_stmt.writes) != 1:
         raise ScenarioError(f"scenario {scenario.name!r}: the current statement must be one transaction, not a "
                             f"multi-insert of {len(current_stmt.writes)} writes")
-    current_stmt = current_stmt.writes[0]
-    cur = analyze(current_stmt, world.catalog)
-    key = current_stmt.target.key.lower() if current_stmt.target is not None else ""
-    state = world.states.get(key)
-    read_version = world.version.get(key, -1)
-    cur_fp = footprint_of(cur, world.catalog, state, version=read_version)
-    winners: list[Footprint] = []
-    notes: list[str] = []
-    for text in scenario.winners:
-        whole = _parse(scenario, "winner", text)
-        states = {k: v for k, v in world.states.items()}
-        for stmt, a, eff, version in world.run_all(whole):
-            wkey = stmt.target.key.lower() if stmt.target is not None else ""
-            if wkey != key or not a.is_write:
-                notes.append(f"winner {' '.join(text.split())[:60]!r} does not write {key}: it cannot conflict")
-                continue
-            winners.append(footprint_of(a, world.catalog, states.get(wkey), version=version, effects=eff))
-            states = {k: v for k, v in world.states.items()}
-    if not cur.is_write:
-        verdict = Verdict(None, cur.layout.isolation, False, notes=("the current statement does not write a table",))
-    else:
-        verdict = check(cur_fp, winners)
+    winners = [_parse(scenario, "winner", text) for text in scenario.winners]
+    verdict, cur, notes = predict_race(world, current_stmt.writes[0], winners)
     return _prediction(scenario.name, scenario.expect, verdict, cur, notes)
 
 
@@ -273,6 +340,9 @@ class JobMatrix:
     # Statements (or pairs of them) acidsql failed on, in words; the rest was predicted. A job
     # pair with such a failure is not called safe.
     errors: tuple[str, ...] = ()
+    # What the predictions assume: the layout of each table nobody described (not created in
+    # the scripts, not in the configuration, not found in the warehouse).
+    notes: tuple[str, ...] = ()
 
     def for_pair(self, a: str, b: str) -> list[PairConflict]:
         return [c for c in self.conflicts if {c.loser, c.winner} == {a, b}]
@@ -283,6 +353,7 @@ class JobMatrix:
             "conflicts": [c.to_dict() for c in self.conflicts],
             "safe_pairs": [list(p) for p in self.safe_pairs],
             "errors": list(self.errors),
+            "notes": list(self.notes),
         }
 
     def describe(self) -> list[str]:
@@ -293,6 +364,7 @@ class JobMatrix:
         for a, b in self.safe_pairs:
             out.append(f"{a} and {b} can run concurrently")
         out.extend(self.errors)
+        out.extend(f"note: {n}" for n in self.notes)
         return out
 
 
@@ -303,24 +375,33 @@ def _defines_table(st: m.AnyStatement) -> bool:
 
 
 def _shared_catalog(scripts: Sequence[m.Script], catalog: Catalog) -> Catalog:
-    """What every job knows: the catalog plus the tables any job's CREATE TABLE defines."""
+    """What every job knows: the catalog plus the tables any job's CREATE TABLE defines and the
+    views any job's CREATE VIEW defines."""
     cat = catalog.copy()
     for script in scripts:
         for st in script.statements:
-            if _defines_table(st):
+            if _defines_table(st) or isinstance(st, m.CreateView):
                 cat.apply(st)
     return cat
 
 
-def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> list[tuple[m.AnyStatement, Analysis]]:
+@dataclass(frozen=True)
+class _JobWrite:
+    statement: m.AnyStatement
+    catalog: Catalog  # what the job knows when it runs the statement (its script so far)
+    assumptions: tuple[str, ...]
+
+
+def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> list[_JobWrite]:
     cat = catalog.copy()
     out = []
     for whole in script.statements:
         try:
             for st in whole.writes:  # each INSERT of a multi-insert is its own transaction
-                a = analyze(st, cat)
-                if a.is_write and st.target is not None and not _defines_table(st):
-                    out.append((st, a))
+                if st.target is not None and not _defines_table(st) and analyze(st, cat).is_write:
+                    info = cat.target_info(st)
+                    assumed = tuple(f"{info.name}: {a}" for a in info.assumptions)
+                    out.append(_JobWrite(st, cat.copy(), assumed))
             cat.apply(whole)
         except Exception as bug:  # a defect of acidsql on one statement: the others are predicted
             errors.append(f"{whole.span}: internal error: {type(bug).__name__}: {bug} (this statement is left out)")
@@ -329,7 +410,9 @@ def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> lis
 
 def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None) -> JobMatrix:
     """Jobs (one script each) running concurrently: for every pair of statements on the same
-    table, in both orders, whether the later committer fails and why."""
+    table, in both orders, whether the later committer fails and why. Each pair is predicted by
+    `predict_race`, the path of scenario files, on a world whose tables hold data nobody
+    described (so where a scenario's setup would decide, a job pair may say "possible")."""
     catalog = _shared_catalog(scripts, catalog or Catalog())
     names = []
     for i, s in enumerate(scripts):
@@ -337,37 +420,42 @@ def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None)
         names.append(n)
     errors: list[str] = []
     writes = [_script_writes(s, catalog, errors) for s in scripts]
+    notes = tuple(dict.fromkeys(a for job in writes for w in job for a in w.assumptions))
     failed_jobs = {i for i, s in enumerate(scripts) for e in errors if e.startswith(f"{s.file}:")}
     conflicts: list[PairConflict] = []
     safe: list[tuple[str, str]] = []
     for i in range(len(scripts)):
         for j in range(i + 1, len(scripts)):
             found = i in failed_jobs or j in failed_jobs
-            for (sa, aa) in writes[i]:
-                for (sb, ab) in writes[j]:
-                    if sa.target.key.lower() != sb.target.key.lower():
+            for a in writes[i]:
+                for b in writes[j]:
+                    if _key(a.statement) != _key(b.statement):
                         continue
-                    for (ln, ls, la), (wn, ws, wa) in (((names[i], sa, aa), (names[j], sb, ab)), ((names[j], sb, ab), (names[i], sa, aa))):
+                    for (ln, loser), (wn, winner) in (((names[i], a), (names[j], b)), ((names[j], b), (names[i], a))):
                         try:
-                            v = check(footprint_of(la, catalog), [footprint_of(wa, catalog)])
+                            world = _World(loser.catalog.copy(), contents_known=False)
+                            v, _cur, _notes = predict_race(world, loser.statement, [winner.statement])
                         except Exception as bug:  # this pair only
                             found = True
-                            errors.append(f"{ls.span} against {ws.span}: internal error: {type(bug).__name__}: {bug}")
+                            errors.append(f"{loser.statement.span} against {winner.statement.span}: internal error: "
+                                          f"{type(bug).__name__}: {bug}")
                             continue
                         if v.conflict is None:
                             continue
                         found = True
                         c = v.conflict
+                        certain = c.certainty is Overlap.CERTAIN
                         conflicts.append(PairConflict(
-                            loser=ln, winner=wn, table=sa.target.key,
-                            loser_statement=" ".join(ls.text.split()), winner_statement=" ".join(ws.text.split()),
-                            outcome=f"{'conflict' if c.certainty is Overlap.CERTAIN else 'possible'}: {c.exception}",
-                            exception=c.exception, certainty="certain" if c.certainty is Overlap.CERTAIN else "possible",
+                            loser=ln, winner=wn, table=loser.statement.target.key,
+                            loser_statement=" ".join(loser.statement.text.split()),
+                            winner_statement=" ".join(winner.statement.text.split()),
+                            outcome=f"{'conflict' if certain else 'possible'}: {c.exception}",
+                            exception=c.exception, certainty="certain" if certain else "possible",
                             reason=c.reason,
                         ))
             if not found:
                 safe.append((names[i], names[j]))
-    return JobMatrix(tuple(names), tuple(conflicts), tuple(safe), tuple(errors))
+    return JobMatrix(tuple(names), tuple(conflicts), tuple(safe), tuple(errors), notes)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ themselves live in `acidsql.conflict`, and nothing here decides a conflict.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional
 
 from acidsql.analysis.catalog import TableInfo
@@ -20,13 +20,17 @@ RowRef = tuple[str, int]  # (file id, position in the file)
 
 @dataclass(frozen=True)
 class DataFile:
-    """A data file the setup certainly wrote: its partition values and rows. `deleted`
-    holds the positions a deletion vector marks."""
+    """A data file the setup certainly wrote: its partition values and rows (every row written
+    to it, as its statistics describe them). `deleted` holds the positions a deletion vector
+    marks; `cube` the ZCube a clustering OPTIMIZE wrote it into (its id and the clustering
+    columns), None for a file no OPTIMIZE clustered. A file is its path (`id`), as Delta
+    compares files: the same file re-added with a deletion vector is the same file."""
 
     id: str
-    partition: Row
-    rows: tuple[Row, ...]
-    deleted: frozenset[int] = frozenset()
+    partition: Row = field(compare=False)
+    rows: tuple[Row, ...] = field(compare=False)
+    deleted: frozenset[int] = field(default=frozenset(), compare=False)
+    cube: Optional[tuple[str, tuple[str, ...]]] = field(default=None, compare=False)
 
     def live(self) -> list[tuple[int, dict]]:
         return [(i, dict(r)) for i, r in enumerate(self.rows) if i not in self.deleted]
@@ -95,7 +99,8 @@ class SymbolicFiles(FileSet):
         if self.unknown is not None and other.unknown is not None:
             shared = self.unknown.intersect(other.unknown)
             if not shared.is_empty():
-                return Evidence(Overlap.POSSIBLE, f"files where {shared.describe()}")
+                return Evidence(Overlap.POSSIBLE, "files anywhere in the table" if shared.is_true
+                                else f"files where {shared.describe()}")
         return Evidence.none()
 
     def emptiness(self) -> Overlap:
@@ -140,7 +145,8 @@ class SymbolicFileFilter(FileFilter):
             shared = self.region.intersect(files.unknown)
             if not shared.is_empty():
                 if best is Overlap.NONE:
-                    return Evidence(Overlap.POSSIBLE, f"files may be added where {shared.describe()}", _region_hint(shared))
+                    where = "anywhere in the table" if shared.is_true else f"where {shared.describe()}"
+                    return Evidence(Overlap.POSSIBLE, where, _region_hint(shared))
                 best = Overlap.POSSIBLE
         if best is Overlap.NONE:
             return Evidence.none(f"no added file lies where {self.region.describe()}")

@@ -3,9 +3,10 @@ through the engine's snapshot reader. It lives here, above both layers, because 
 must not import the engine (the layers only look back)."""
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Optional, Union
 
 from acidsql.analysis.catalog import TableInfo
+from acidsql.analysis.views import VIEW_FILE, ViewDefinition, view_from_json
 from acidsql.delta.errors import DeltaError, TableNotFoundError
 from acidsql.rewriter.table_facts import ColumnValues
 from acidsql.spark.tables import Warehouse, table_info
@@ -42,7 +43,10 @@ def probe(warehouse: Warehouse) -> None:
 class LiveTables:
     """A catalog loader over a warehouse: `db.t` → `<root>/db/t`, delta.`/path` → the path.
     A table the store fails to read raises its StorageError rather than pass for a table that
-    is not there. `column_values` tells the rewriter what a source table holds now."""
+    is not there. A name that is no table there may be a view acidsql stored in its place
+    (`acidsql.analysis.views.VIEW_FILE`, written by `acidsql run` / `acidsql.connect`): the
+    loader answers it with the view. `column_values` tells the rewriter what a source table
+    holds now."""
 
     def __init__(self, warehouse: Warehouse) -> None:
         self.warehouse = warehouse
@@ -52,12 +56,19 @@ class LiveTables:
             return self.warehouse.location(TableRef(path=key[len("delta.`"):-1]))
         return self.warehouse.location_of_name(key)
 
-    def __call__(self, key: str) -> Optional[TableInfo]:
+    def __call__(self, key: str) -> Union[TableInfo, ViewDefinition, None]:
         # reads the log's metadata only
+        location = self.location(key)
         try:
-            return table_info_from_log(key, self.location(key), self.warehouse)
+            info = table_info_from_log(key, location, self.warehouse)
         except TableNotFoundError:
             return None
+        if info is not None or key.lower().startswith("delta.`"):
+            return info
+        storage = self.warehouse.storage(location)
+        if not storage.exists(VIEW_FILE):
+            return None
+        return view_from_json(storage.read_bytes(VIEW_FILE), source=location)
 
     def column_values(self, key: str, column: str) -> Optional[ColumnValues]:
         """The values the table `key` holds in `column` now, when its log shows them: every

@@ -57,3 +57,15 @@ def kind_of(operation: str, *, overwrite: bool = False, zorder: bool = False) ->
     if op.startswith(("CREATE", "REPLACE")):
         return OpKind.CREATE
     return OpKind.OTHER
+
+
+# Kinds whose commits change the table's data (Delta's `op.changesData`): the others (compaction,
+# metadata changes, VACUUM markers) only rewrite or describe it, and run at snapshot isolation
+# when they carry no metadata, protocol, domain or application-id action.
+DATA_KINDS = frozenset({OpKind.APPEND, OpKind.OVERWRITE, OpKind.DML, OpKind.CREATE, OpKind.RESTORE})
+
+
+def changes_data(kind: OpKind) -> bool:
+    """Whether a commit of this kind changes data: one answer for the analyzer (what a
+    statement will commit) and the engine (what a transaction or a winner committed)."""
+    return kind in DATA_KINDS

@@ -6,6 +6,7 @@
   2. metadata       MetadataChangedException   (any metadata change fails every concurrent write)
   3. domains        ConcurrentTransactionException (same metadata domain written by both)
   4. app ids        ConcurrentTransactionException (an application transaction id it read)
+     identity columns (Databricks: a table with identity columns supports no concurrent writes)
   5. added files    ConcurrentAppendException  (the winner added data this transaction should have read)
   6. removed/read   ConcurrentDeleteReadException (the winner removed a file this transaction read)
   7. removed/removed ConcurrentDeleteDeleteException (both removed the same file)
@@ -86,6 +87,7 @@ class Check(str, enum.Enum):
     METADATA = "metadata"
     DOMAINS = "domain metadata"
     APP_IDS = "application transaction ids"
+    IDENTITY = "identity columns"
     ADDED_FILES = "added files vs read predicates"
     DELETED_READ = "removed files vs read files"
     DELETED_DELETED = "removed files vs removed files"
@@ -306,6 +308,29 @@ def check_app_ids(f: _Findings) -> bool:
     return f.conflict(ConflictKind.CONCURRENT_TRANSACTION, _CERTAIN, Check.APP_IDS, why)
 
 
+def check_identity_columns(f: _Findings) -> bool:
+    """Databricks: "Tables with identity columns do not support concurrent transactions" (seed
+    002, beside both conflict matrices). A write that changes data fails against any winner
+    that changed data, whatever the files, rows or isolation level. A winner that generated
+    identity values also moved the high-water mark in the schema, a metadata change that
+    check_metadata reported already (MetadataChangedException); any other data change is
+    named as Delta's file checks name it: the winner added data (ConcurrentAppendException),
+    or only removed some (ConcurrentDeleteReadException). Open-source Delta has no such rule
+    (docs/databricks-vs-oss-delta.md). Compactions change no data and keep their own rules."""
+    cur, win = f.current, f.winner
+    if not cur.table.identity_columns or not cur.changes_data or not win.changes_data:
+        return False
+    added, removed = _nonempty(win.added_files), _nonempty(win.removed_files)
+    if not (added or removed):
+        return False
+    kind, ev, did = ((ConflictKind.CONCURRENT_APPEND, added, "added") if added
+                     else (ConflictKind.CONCURRENT_DELETE_READ, removed, "removed"))
+    verb = did if ev.overlap is Overlap.CERTAIN else f"may have {did}"
+    why = (f"{f.who} {verb} data, and the table has identity columns: tables with identity columns do not "
+           "support concurrent transactions")
+    return f.conflict(kind, ev, Check.IDENTITY, why)
+
+
 def check_compaction_with_deletion_vectors(f: _Findings) -> bool:
     """On tables with deletion vectors, compaction without ZORDER BY never conflicts with data
     changes, in either order: the loser is rebased so no deleted row comes back. Decides the
@@ -338,6 +363,9 @@ def check_added_files(f: _Findings) -> bool:
     if cur.is_blind_append:
         f.notes.append("this transaction is a blind append: it read nothing a concurrent commit could change")
         return False
+    if _certainly_empty(win.added_files) and (win.new_rows is None or win.new_rows.emptiness() is Overlap.NONE):
+        f.notes.append(f"{who} added no data files")
+        return False
     count_blind = f.isolation is IsolationLevel.SERIALIZABLE or cur.metadata_change is not None
     if win.is_blind_append and not count_blind:
         f.notes.append(f"{who} is a blind append, which never conflicts under WriteSerializable")
@@ -363,13 +391,15 @@ def check_added_files(f: _Findings) -> bool:
     else:
         sub = "WITHOUT_HINT"
     scope = "in a partition" if cur.table.partitioned else "to the unpartitioned table"
-    why = f"{who} added files {scope} this transaction read"
+    verb = "added" if ev.overlap is Overlap.CERTAIN else "may have added"
+    why = f"{who} {verb} files {scope} this transaction read"
     if ev.detail:
         why += f" ({ev.detail})"
     if not cur.table.partitioned and not cur.read_whole_table:
         why += "; without partitions every added file counts"
     if win.is_blind_append:
-        why += "; under Serializable even blind appends count"
+        why += ("; under Serializable even blind appends count" if f.isolation is IsolationLevel.SERIALIZABLE else
+                "; this transaction changes the metadata, so blind appends count even under WriteSerializable")
     return f.conflict(ConflictKind.CONCURRENT_APPEND, ev, Check.ADDED_FILES, why, sub)
 
 
@@ -427,7 +457,8 @@ def check_deleted_deleted(f: _Findings) -> bool:
 
 
 CHECKS = (
-    check_protocol, check_metadata, check_domains, check_app_ids, check_compaction_with_deletion_vectors,
+    check_protocol, check_metadata, check_domains, check_app_ids, check_identity_columns,
+    check_compaction_with_deletion_vectors,
     check_added_files, check_changed_rows, check_deleted_read, check_deleted_deleted,
 )
 

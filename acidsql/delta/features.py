@@ -176,15 +176,14 @@ def protocol_for(features: Iterable[str], base: Optional[Protocol] = None,
     predate table features keep reading the table); otherwise writer 7 lists all of them, and
     reader 3 lists the reader features (reader 1 when none is needed)."""
     wanted = with_dependencies(set(features) | (protocol_features(base) if base else set()))
-    records = [known_feature(n) for n in wanted]
+    legacy = registry.legacy_versions(wanted)
     table_features = (
-        any(r is None or r.legacy_writer_version is None for r in records)
+        legacy is None
         or (base is not None and uses_table_features(base))
         or (min_writer or 0) >= 7 or (min_reader or 0) >= 3
     )
     if not table_features:
-        writer = max([2] + [r.min_writer_version for r in records if r is not None])
-        reader = max([1] + [r.min_reader_version for r in records if r is not None])
+        reader, writer = legacy
         writer = max(writer, min_writer or 0, base.min_writer_version if base else 0)
         reader = max(reader, min_reader or 0, base.min_reader_version if base else 0)
         return Protocol(reader, writer)

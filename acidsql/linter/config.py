@@ -23,6 +23,9 @@ this = "analytics.orders"            # what {{ this }} is (default: the file's s
 refs = { orders = "analytics.orders" }          # ref('orders') -> analytics.orders (default: orders)
 sources = { "raw.events" = "lake.raw_events" }  # source('raw', 'events') (default: raw.events)
 vars = { run_date = "2024-06-02" }              # var('run_date'), unless --param gives it
+
+[tool.acidsql.views.recent_events]   # views the scripts read, when not created in them
+query = "SELECT * FROM events WHERE date >= DATE'2024-01-01'"
 ```
 """
 from __future__ import annotations
@@ -32,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from acidsql.analysis.catalog import Catalog, TableInfo, table_from_config
+from acidsql.analysis.catalog import Catalog, TableInfo, table_from_config, view_from_config
+from acidsql.analysis.views import ViewDefinition
 from acidsql.sql.templates import MODES, TemplateConfig
 
 
@@ -47,6 +51,7 @@ class LintConfig:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     concurrent: bool = True
     tables: tuple[TableInfo, ...] = ()  # declared in the configuration
+    views: tuple[ViewDefinition, ...] = ()
     catalog_file: Optional[Path] = None
     source: Optional[Path] = None  # the file these settings came from
     root: Path = field(default_factory=Path.cwd)
@@ -100,6 +105,8 @@ class LintConfig:
         catalog.loaders = catalog.loaders + tuple(self.loaders)
         for table in self.tables:
             catalog.put(table)
+        for view in self.views:
+            catalog.put_view(view)
         return catalog
 
     def with_overrides(self, select: Optional[list[str]] = None, ignore: Optional[list[str]] = None) -> "LintConfig":
@@ -178,9 +185,16 @@ def _templater(raw: Any, source: Path) -> TemplateConfig:
                           is_incremental=raw.get("is_incremental", False), this=this)
 
 
+def _view(name: str, raw: Any, source: Path) -> ViewDefinition:
+    try:
+        return view_from_config(name, raw, source=source.name)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+
+
 def config_from_mapping(raw: dict, source: Path) -> LintConfig:
-    known = {"select", "ignore", "per-file-ignores", "per_file_ignores", "concurrent", "tables", "catalog", "exclude",
-             "templater"}
+    known = {"select", "ignore", "per-file-ignores", "per_file_ignores", "concurrent", "tables", "views", "catalog",
+             "exclude", "templater"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown setting(s): {', '.join(unknown)}")
@@ -190,6 +204,9 @@ def config_from_mapping(raw: dict, source: Path) -> LintConfig:
     tables = raw.get("tables", {})
     if not isinstance(tables, dict):
         raise ConfigError(f"{source}: `tables` must be a table of tables")
+    views = raw.get("views", {})
+    if not isinstance(views, dict):
+        raise ConfigError(f"{source}: `views` must be a table of tables")
     catalog = raw.get("catalog")
     exclude = raw.get("exclude", [])
     if isinstance(exclude, str):
@@ -203,6 +220,7 @@ def config_from_mapping(raw: dict, source: Path) -> LintConfig:
         per_file_ignores=tuple((k, _codes(v, f"per-file-ignores.{k}", source)) for k, v in per_file.items()),
         concurrent=bool(raw.get("concurrent", True)),
         tables=tuple(_table(k, v, source) for k, v in tables.items()),
+        views=tuple(_view(k, v, source) for k, v in views.items()),
         catalog_file=(source.parent / catalog) if catalog else None,
         source=source,
         root=source.parent,

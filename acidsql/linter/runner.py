@@ -1,6 +1,7 @@
 """Run the rules over scripts: `lint_text` for one script, `lint_paths` for files and folders."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
@@ -258,10 +259,15 @@ def lint_paths(
     config = config or LintConfig()
     base = config.catalog()
     report = LintReport(())
+    texts: list[tuple[Path, Optional[str]]] = []
     for path in sql_files(paths, config):
         try:
-            text = path.read_text(encoding="utf-8")
+            texts.append((path, path.read_text(encoding="utf-8")))
         except UnicodeDecodeError:
+            texts.append((path, None))
+    _learn_views(base, texts, params)
+    for path, text in texts:
+        if text is None:
             report = report + LintReport((), (str(path),), errors=(
                 LintError(str(path), 1, 1, "file", "not a UTF-8 text file: not linted"),))
             continue
@@ -271,3 +277,17 @@ def lint_paths(
             report = report + LintReport((), (str(path),), errors=(
                 LintError(str(path), 1, 1, "file", f"internal error: {type(bug).__name__}: {bug}"),))
     return report
+
+
+_CREATE_VIEW = re.compile(r"\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL\s+)?TEMP(?:ORARY)?\s+)?VIEW\b", re.IGNORECASE)
+
+
+def _learn_views(catalog, texts: Sequence[tuple[Path, Optional[str]]], params: Optional[Mapping[str, str]]) -> None:
+    """The views the scripts of one run create, known to every script of it (a job reads the
+    views another job's script creates). Only files that create one are parsed for them."""
+    for path, text in texts:
+        if text is None or not _CREATE_VIEW.search(text):
+            continue
+        for statement in parse_statements(text, str(path), params=dict(params or {}) or None):
+            if isinstance(statement, m.CreateView):
+                catalog.apply(statement)

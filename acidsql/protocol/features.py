@@ -397,6 +397,26 @@ def legacy_features(min_reader_version: int, min_writer_version: int) -> set[str
     return out
 
 
+def legacy_versions(features: Iterable[str]) -> Optional[tuple[int, int]]:
+    """The lowest legacy (reader, writer) versions that support `features` (with what they
+    require), or None when one of them needs table features (writer 7). The choice of the
+    engine's `protocol_for` (delta/features.py) and of the analyzer's table model."""
+    records = [known_feature(n) for n in with_requirements(features)]
+    if any(r is None or r.legacy_writer_version is None for r in records):
+        return None
+    return max([1] + [r.min_reader_version for r in records]), max([2] + [r.min_writer_version for r in records])
+
+
+def lowest_protocol_features(features: Iterable[str]) -> set[str]:
+    """Every feature the lowest protocol that supports `features` supports: a legacy protocol
+    (when each feature has a legacy version) also supports whatever its versions imply (an
+    identity column's writer version 6 brings CHECK constraints, the change data feed, ...);
+    a table-features protocol only what it lists."""
+    wanted = with_requirements(features)
+    versions = legacy_versions(wanted)
+    return wanted if versions is None else wanted | legacy_features(*versions)
+
+
 def schema_features(schema: Optional[Mapping[str, Any]]) -> set[str]:
     """The features the columns of `schema` need (identity, generated columns, invariants,
     defaults, timestamp_ntz, variant...)."""

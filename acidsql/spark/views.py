@@ -7,11 +7,14 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 from sqlglot import exp
 
+from acidsql.analysis.views import VIEW_FILE, ViewDefinition, ViewError, view_from_json, view_to_json
+from acidsql.analysis.views import expand_views as expand_view_queries
+from acidsql.analysis.views import with_views_expanded as analyzer_views_expanded
 from acidsql.delta import row_tracking
 from acidsql.sql import model as m
 from acidsql.sql.build import table_ref
@@ -63,22 +66,9 @@ def load_snapshot(location: str, ref: Optional[TableRef] = None, warehouse: Opti
     return log.snapshot()
 
 
-VIEW_FILE = "_acidsql_view.json"
-
-
 def _location_key(location: str) -> str:
     """One spelling per table location: URIs as they are, local paths absolute."""
     return location if "://" in location else os.path.abspath(location)
-
-
-@dataclass(frozen=True)
-class ViewDefinition:
-    """A view acidsql expands where a query names it (as Spark expands views at query time)."""
-
-    name: str
-    query: exp.Expression
-    columns: tuple[str, ...] = ()
-    temporary: bool = False
 
 
 class ViewCatalog:
@@ -113,16 +103,10 @@ class ViewCatalog:
         place = self._place(ref)
         if place is None or not place[1].exists(VIEW_FILE):
             return None
-        import json
-
-        from acidsql.sql.build import parse_one_sql
-
-        data = json.loads(place[1].read_bytes(VIEW_FILE).decode("utf-8"))
-        return ViewDefinition(data["name"], parse_one_sql(data["query"]), tuple(data.get("columns") or ()))
+        return view_from_json(place[1].read_bytes(VIEW_FILE), source=place[0])
 
     def apply(self, statement, executor) -> "StatementResult":
         """Run CREATE [OR REPLACE] [TEMP] VIEW / DROP VIEW; nothing is committed to a table."""
-        import json
 
         ref = statement.target
         shown = ref.key if ref is not None else "?"
@@ -178,9 +162,7 @@ class ViewCatalog:
                 return StatementResult(statement.text, "CREATE VIEW", shown, notes=("the view exists: nothing to do",))
             raise StatementError(f"view {shown} already exists (CREATE OR REPLACE VIEW replaces it)",
                                  "TABLE_OR_VIEW_ALREADY_EXISTS")
-        text = json.dumps({"name": shown, "query": statement.query.sql(dialect="databricks"),
-                           "columns": list(statement.columns)})
-        storage.write_bytes(VIEW_FILE, text.encode("utf-8"))  # atomic: the old definition or the new one
+        storage.write_bytes(VIEW_FILE, view_to_json(definition))  # atomic: the old definition or the new one
         return StatementResult(statement.text, "CREATE VIEW", shown)
 
 
@@ -347,31 +329,14 @@ class TableViews:
         self.names.clear()
 
 
-def expand_views(tree: exp.Expression, catalog: Optional[ViewCatalog], ctes: frozenset | set = frozenset(),
-                 depth: int = 0) -> exp.Expression:
-    """`tree` with each acidsql view it names replaced by the view's query (a subquery with the
-    view's name as alias), views inside views too. Works in place on `tree`."""
-    if catalog is None:
-        return tree
-    if depth > 32:
-        raise StatementError("views nest more than 32 deep (does a view read itself?)", "RECURSIVE_VIEW")
-    for table in list(tree.find_all(exp.Table)):
-        if not table.name or (not table.args.get("db") and table.name.lower() in ctes):
-            continue
-        if isinstance(table.parent, (exp.Create, exp.Insert, exp.Merge, exp.Update, exp.Delete)) \
-                and table.arg_key == "this":
-            continue
-        definition = catalog.lookup(table_ref(table))
-        if definition is None:
-            continue
-        body = expand_views(definition.query.copy(), catalog, frozenset(), depth + 1)
-        alias = table.alias or table.name
-        columns = [exp.to_identifier(c) for c in definition.columns]
-        sub = exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier(alias), columns=columns or None))
-        if tree is table:
-            return sub
-        table.replace(sub)
-    return tree
+def expand_views(tree: exp.Expression, catalog: Optional[ViewCatalog], ctes: frozenset | set = frozenset()) -> exp.Expression:
+    """`tree` with each acidsql view it names replaced by the view's query, views inside views
+    too (`acidsql.analysis.views.expand_views`, the expansion the analyzer does too). Works in
+    place on `tree`."""
+    try:
+        return expand_view_queries(tree, catalog, ctes)
+    except ViewError as e:
+        raise StatementError(str(e), e.error_class) from None
 
 
 def _references_metadata(tree: exp.Expression) -> bool:
@@ -399,27 +364,10 @@ def spark_sql(expression: exp.Expression) -> str:
 
 
 def with_views_expanded(s: m.AnyStatement, catalog: Optional[ViewCatalog]) -> m.AnyStatement:
-    """A row write (acidsql.sql.model) with each acidsql view it names replaced by the view's
-    query, so that the analyzer sees what it really reads (a view over the target is a read of
-    the target: the write is then no blind append)."""
-    ctes = {c.alias_or_name.lower() for c in getattr(s, "ctes", ())}
-
-    def x(e):
-        return expand_views(e.copy(), catalog, ctes) if e is not None else None
-
-    def cte(c):
-        return exp.CTE(this=x(c.this), alias=c.args.get("alias"))
-
-    if isinstance(s, m.Insert):
-        return replace(s, source=x(s.source), replace_where=x(s.replace_where), replace_on=x(s.replace_on),
-                       ctes=tuple(cte(c) for c in s.ctes))
-    if isinstance(s, m.Update):
-        return replace(s, where=x(s.where), assignments=tuple((c, x(v)) for c, v in s.assignments),
-                       ctes=tuple(cte(c) for c in s.ctes))
-    if isinstance(s, m.Delete):
-        return replace(s, where=x(s.where), ctes=tuple(cte(c) for c in s.ctes))
-    if isinstance(s, m.Merge):
-        clauses = tuple(replace(c, condition=x(c.condition), assignments=tuple((k, x(v)) for k, v in c.assignments))
-                        for c in s.clauses)
-        return replace(s, source=x(s.source), on=x(s.on), clauses=clauses, ctes=tuple(cte(c) for c in s.ctes))
-    return s
+    """A row write with each acidsql view it names replaced by the view's query (a view over the
+    target is a read of the target: the write is then no blind append): the analyzer's
+    expansion, with its refusal as a statement error."""
+    try:
+        return analyzer_views_expanded(s, catalog)
+    except ViewError as e:
+        raise StatementError(str(e), e.error_class) from None

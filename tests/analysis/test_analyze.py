@@ -140,7 +140,10 @@ def test_metadata_and_protocol_changes(catalog):
     cols = run("ALTER TABLE events ADD COLUMNS (c STRING)", catalog)
     assert "adds column" in cols.metadata_change
     cl = run("ALTER TABLE events_flat CLUSTER BY (id)", catalog)
-    assert cl.metadata_change and "delta.clustering" in cl.domains
+    # Delta keeps clustering columns in the delta.clustering domain: new keys are no metadata
+    # change; clustering a table that was not clustered upgrades the protocol.
+    assert cl.metadata_change is None and "delta.clustering" in cl.domains
+    assert cl.protocol_change is not None and "clustering" in cl.protocol_change.added_features
     rep = run("CREATE OR REPLACE TABLE events (id BIGINT) USING DELTA", catalog)
     assert rep.op_kind.value == "create" and rep.protocol_change is not None
 

@@ -12,7 +12,7 @@ from acidsql.conflict import ConflictKind, Footprint, IsolationLevel, OpKind, Pr
 from acidsql.conflict.rules import (
     CHECKS, Check, RebaseKind, _Findings, check, check_added_files, check_app_ids, check_changed_rows,
     check_compaction_with_deletion_vectors, check_deleted_deleted, check_deleted_read, check_domains,
-    check_metadata, check_protocol, check_winner,
+    check_identity_columns, check_metadata, check_protocol, check_winner,
 )
 from acidsql.delta.actions import AddFile
 from acidsql.delta.exceptions import _CLASSES, from_conflict
@@ -22,6 +22,8 @@ PARTITIONED = TableLayout(partitioned=True)
 UNPARTITIONED = TableLayout()
 DV = TableLayout(deletion_vectors=True)  # unpartitioned with deletion vectors: row-level concurrency
 SERIALIZABLE = TableLayout(partitioned=True, isolation=IsolationLevel.SERIALIZABLE)
+IDENTITY = TableLayout(partitioned=True, identity_columns=True)
+IDENTITY_DV = TableLayout(deletion_vectors=True, identity_columns=True)  # row-level concurrency, but identity
 
 
 def add(path: str, **partition: str) -> AddFile:
@@ -72,6 +74,28 @@ CASES = [
     ("an app id it read", check_app_ids, fp(read_app_ids=frozenset({"s"})), fp(app_ids=frozenset({"s"})),
      (ConflictKind.CONCURRENT_TRANSACTION, Check.APP_IDS, None)),
     ("an app id it did not read", check_app_ids, fp(app_ids=frozenset({"s"})), fp(app_ids=frozenset({"s"})), None),
+    # Databricks: tables with identity columns support no concurrent transactions, whatever was read.
+    ("identity table: the winner added data elsewhere", check_identity_columns,
+     fp(table=IDENTITY, read_filter=reads_date("1")), fp(table=IDENTITY, added_files=files(A2)),
+     (ConflictKind.CONCURRENT_APPEND, Check.IDENTITY, None)),
+    ("identity table: the winner only removed files elsewhere", check_identity_columns,
+     fp(table=IDENTITY, read_filter=reads_date("1")), fp(table=IDENTITY, removed_files=files(A2)),
+     (ConflictKind.CONCURRENT_DELETE_READ, Check.IDENTITY, None)),
+    ("identity table: a blind append fails too", check_identity_columns,
+     fp(OpKind.APPEND, table=IDENTITY, is_blind_append=True, added_files=files(A1)),
+     fp(OpKind.APPEND, table=IDENTITY, is_blind_append=True, added_files=files(A2)),
+     (ConflictKind.CONCURRENT_APPEND, Check.IDENTITY, None)),
+    ("identity table: row-level concurrency does not help", check_identity_columns,
+     fp(table=IDENTITY_DV, row_filter=RowConditionFilter(lambda t: pa.array([False] * t.num_rows)),
+        read_rows=RowPositionSet.of({"a": [1]})),
+     fp(table=IDENTITY_DV, deleted_rows=RowPositionSet.of({"a": [2]}), added_files=files(add("a")),
+        removed_files=files(add("a"))),
+     (ConflictKind.CONCURRENT_APPEND, Check.IDENTITY, None)),
+    ("identity table: a compaction winner changes no data", check_identity_columns, fp(table=IDENTITY),
+     fp(OpKind.COMPACTION, table=IDENTITY, changes_data=False, added_files=files(A2), removed_files=files(A1)), None),
+    ("identity table: a compaction current changes no data", check_identity_columns,
+     fp(OpKind.COMPACTION, table=IDENTITY, changes_data=False), fp(table=IDENTITY, added_files=files(A2)), None),
+    ("no identity columns: the rule does not apply", check_identity_columns, fp(), fp(added_files=files(A2)), None),
     ("added in a partition it read", check_added_files, fp(read_filter=reads_date("1")), fp(added_files=files(A1)),
      (ConflictKind.CONCURRENT_APPEND, Check.ADDED_FILES, "WITH_PARTITION_HINT")),
     ("added in another partition", check_added_files, fp(read_filter=reads_date("1")), fp(added_files=files(A2)), None),
@@ -144,8 +168,23 @@ def test_each_check_alone(name, run, current, winner, expected):
 
 def test_checks_run_in_deltas_order():
     assert [c.__name__ for c in CHECKS] == [
-        "check_protocol", "check_metadata", "check_domains", "check_app_ids", "check_compaction_with_deletion_vectors",
-        "check_added_files", "check_changed_rows", "check_deleted_read", "check_deleted_deleted"]
+        "check_protocol", "check_metadata", "check_domains", "check_app_ids", "check_identity_columns",
+        "check_compaction_with_deletion_vectors", "check_added_files", "check_changed_rows", "check_deleted_read", "check_deleted_deleted"]
+
+
+def test_why_a_blind_append_counts_says_why():
+    """Under Serializable every append counts; under WriteSerializable a blind append counts
+    only against a transaction that changes the metadata (ADD CONSTRAINT reads the table)."""
+    blind = fp(OpKind.APPEND, table=UNPARTITIONED, added_files=files(A2), is_blind_append=True, version=2)
+    whole = PartitionReadFilter(((None, "TRUE"),))
+    serializable = replace(UNPARTITIONED, isolation=IsolationLevel.SERIALIZABLE)
+    v = check_winner(fp(table=serializable, read_filter=whole), replace(blind, table=serializable))
+    assert "under Serializable even blind appends count" in v.conflict.reason
+    v = check_winner(fp(OpKind.METADATA, table=UNPARTITIONED, read_filter=whole, metadata_change="adds a constraint",
+                        changes_data=False), blind)
+    assert v.conflict.kind is ConflictKind.CONCURRENT_APPEND
+    assert "Serializable even" not in v.conflict.reason and "changes the metadata" in v.conflict.reason
+    assert check_winner(fp(table=UNPARTITIONED, read_filter=whole), blind).conflict is None
 
 
 def test_the_first_certain_check_decides():

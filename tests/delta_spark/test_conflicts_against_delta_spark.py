@@ -28,6 +28,7 @@ GENERATED_SEED = int(os.environ.get("ACIDSQL_GENERATED_SEED", "14"))
 
 # race name -> (acidsql's outcome, Delta Spark's outcome, the doc section that explains it)
 COMPACTION = "Compaction on tables with deletion vectors"
+IDENTITY = "Identity columns"
 KNOWN_DIFFERENCES: dict[str, tuple[str, str, str]] = {
     "optimize-vs-delete-partitioned-with-dvs": ("committed", "ConcurrentDeleteReadException", COMPACTION),
     "delete-vs-optimize-partitioned-with-dvs": ("committed", "ConcurrentAppendException", COMPACTION),
@@ -35,6 +36,9 @@ KNOWN_DIFFERENCES: dict[str, tuple[str, str, str]] = {
     "delete-vs-optimize-row-level": ("committed", "ConcurrentAppendException", COMPACTION),
     "enable-deletion-vectors-vs-delete": ("MetadataChangedException", "committed",
                                           "Feature enablement that Delta resolves"),
+    "identity-delete-vs-delete-of-another-partition": ("ConcurrentDeleteReadException", "committed",
+                                                       IDENTITY),
+    "identity-update-vs-insert-of-new-rows": ("MetadataChangedException", "committed", IDENTITY),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -390,3 +391,56 @@ def test_dl005_fires_only_where_zorder_conflicts_and_compaction_does_not(script,
 def test_dl006_fires_where_only_serializable_makes_blind_appends_conflict(script, lines):
     found = lint_text(script, "x.sql", LintConfig(select=("DL006",)))
     assert [f.line for f in found.findings] == lines
+
+
+@pytest.mark.parametrize("write,exception", [
+    ("INSERT INTO o (item) VALUES ('a')", "ConcurrentAppendException"),
+    ("UPDATE o SET item = 'b' WHERE item = 'a'", "ConcurrentAppendException"),
+    ("DELETE FROM o WHERE item = 'a'", "ConcurrentAppendException"),
+    ("MERGE INTO o t USING s ON t.item = s.item WHEN MATCHED THEN DELETE", "ConcurrentAppendException"),
+    ("TRUNCATE TABLE o", "ConcurrentAppendException"),
+])
+def test_dl007_says_what_the_conflict_rules_say_for_every_data_change(write, exception):
+    """DL007 asks the rules (their identity check) what a write to a table with identity columns
+    meets when another transaction changes data in it; every data-changing kind is one."""
+    from acidsql.analysis import Catalog, analyze_sql
+    from acidsql.analysis.archetypes import DML, against
+    from acidsql.analysis.footprints import footprint_of
+    from acidsql.sql import parse_statement
+
+    create = "CREATE TABLE o (id BIGINT GENERATED ALWAYS AS IDENTITY, item STRING) USING DELTA"
+    report = lint_text(f"{create};\n{write};\n", "w.sql", LintConfig(select=("DL007",)))
+    assert [(f.code, f.line) for f in report.findings] == [("DL007", 1), ("DL007", 2)]
+    assert exception in report.findings[1].message
+    catalog = Catalog()
+    catalog.apply(parse_statement(create))
+    assert against(footprint_of(analyze_sql(write, catalog)), DML).conflict.exception == exception
+    # OPTIMIZE changes no data: the identity rule does not apply, and DL007 is silent.
+    assert [f.line for f in lint_text(f"{create};\nOPTIMIZE o;\n", "w.sql", LintConfig(select=("DL007",))).findings] == [1]
+
+
+def test_views_in_the_config_are_expanded_for_the_rules(tmp_path):
+    """[tool.acidsql.views] describes a view the scripts read: a MERGE whose source reads its own
+    target through it is no longer judged as reading only another table (DL003's question)."""
+    (tmp_path / "pyproject.toml").write_text("""
+[tool.acidsql.tables.ev]
+columns = { id = "BIGINT", kind = "STRING" }
+[tool.acidsql.views.recent]
+query = "SELECT id FROM ev WHERE kind = 'new'"
+""")
+    config = find_config(tmp_path)
+    script = "INSERT INTO ev SELECT id, 'x' FROM recent;\n"
+    assert codes(lint_text(script, "v.sql", replace(config, select=("DL003",)))) == ["DL003"]
+    assert codes(lint_text(script.replace("recent", "other_table"), "v.sql", replace(config, select=("DL003",)))) == []
+    (tmp_path / "pyproject.toml").write_text("[tool.acidsql.views.recent]\ncolumns = ['id']\n")
+    with pytest.raises(ConfigError, match="views.recent needs `query"):
+        find_config(tmp_path)
+
+
+def test_a_view_one_script_creates_is_known_to_the_other_scripts_of_the_run(tmp_path):
+    (tmp_path / "a_views.sql").write_text("CREATE OR REPLACE VIEW fresh AS SELECT id, kind FROM ev WHERE kind = 'new';\n")
+    (tmp_path / "b_job.sql").write_text("INSERT INTO ev SELECT id + 100, kind FROM fresh;\n")
+    report = lint_paths([tmp_path], LintConfig(select=("DL003",)))
+    assert [(Path(f.file).name, f.code) for f in report.findings] == [("b_job.sql", "DL003")]
+    (tmp_path / "a_views.sql").write_text("CREATE OR REPLACE VIEW fresh AS SELECT id, kind FROM other;\n")
+    assert lint_paths([tmp_path], LintConfig(select=("DL003",))).findings == ()

@@ -15,11 +15,12 @@ from typing import Optional
 from pyroaring import BitMap64
 
 from acidsql.conflict import Footprint, IsolationLevel, OpKind, Rebase, check_winner, effective_isolation
+from acidsql.conflict.operations import changes_data as changes_data_of
 from acidsql.delta.actions import Action
 from acidsql.delta.commit.rebase import Rebaser
 from acidsql.delta.commit.state import Transaction
 from acidsql.delta.commit.winners import (
-    DATA_KINDS, TableState, WinningCommit, describe_metadata_change, describe_protocol_change, winner_footprint,
+    TableState, WinningCommit, describe_metadata_change, describe_protocol_change, winner_footprint,
 )
 from acidsql.delta.exceptions import from_conflict
 from acidsql.delta.footprints import DataFileSet, PartitionReadFilter, RowConditionFilters, RowPositionSet
@@ -42,7 +43,7 @@ def current_footprint(txn: Transaction, operation: str, kind: OpKind, statement:
     layout = txn.layout
     reads, staged = txn.reads, txn.staged
     if changes_data is None:
-        changes_data = kind in DATA_KINDS or staged.changes_data()
+        changes_data = changes_data_of(kind) or staged.changes_data()
     row_filter = read_rows = None
     fallbacks = tuple(reads.rlc_fallbacks)
     if layout.row_level_concurrency and reads.row_filters and not fallbacks:

@@ -12,15 +12,13 @@ import pyarrow as pa
 
 from acidsql.conflict import Footprint, OpKind, ProtocolChange, TableLayout
 from acidsql.conflict.operations import WRITE_OPERATIONS, kind_of
+from acidsql.conflict.operations import changes_data as changes_data_of
 from acidsql.delta import row_tracking
 from acidsql.delta.actions import Action, AddFile, CommitInfo, DomainMetadata, Metadata, Protocol, RemoveFile, Txn
 from acidsql.delta.commit.rows import FileRows
 from acidsql.delta.features import protocol_features
 from acidsql.delta.footprints import DataFileSet, RowPositionSet
 from acidsql.delta.snapshot import Snapshot
-
-# The kinds of operation Delta counts as changing data whatever their actions say.
-DATA_KINDS = (OpKind.APPEND, OpKind.OVERWRITE, OpKind.DML, OpKind.CREATE, OpKind.RESTORE)
 
 
 def operation_kind(commit_info: Optional[CommitInfo]) -> tuple[str, OpKind, bool]:
@@ -93,11 +91,12 @@ def describe_metadata_change(old: Optional[Metadata], new: Metadata) -> str:
 def same_metadata(old: Optional[Metadata], new: Metadata) -> bool:
     """Whether a metadata action leaves the table's metadata as it was (a SET TBLPROPERTIES of
     values already set): then it changes nothing a concurrent transaction read, and Delta
-    resolves it (ConflictChecker.attemptToResolveMetadataConflicts finds no difference)."""
+    resolves it (ConflictChecker.attemptToResolveMetadataConflicts finds no difference). A
+    REPLACE TABLE of the same definition is a new table (a new createdTime): a difference."""
     return (old is not None and old.id == new.id and old.schema == new.schema
             and tuple(old.partition_columns) == tuple(new.partition_columns) and old.config == new.config
             and old.name == new.name and old.description == new.description
-            and old.format_provider == new.format_provider)
+            and old.format_provider == new.format_provider and old.created_time == new.created_time)
 
 
 def describe_protocol_change(old: Optional[Protocol], new: Protocol) -> ProtocolChange:
@@ -200,7 +199,7 @@ def winner_footprint(winner: WinningCommit, state: TableState, layout: TableLayo
     return Footprint(
         operation=operation, kind=kind, table=layout, statement="", version=winner.version,
         is_blind_append=is_blind,
-        changes_data=kind in DATA_KINDS or any(a.data_change for a in [*winner.adds.values(), *winner.removes.values()]),
+        changes_data=changes_data_of(kind) or any(a.data_change for a in [*winner.adds.values(), *winner.removes.values()]),
         added_files=DataFileSet.of(winner.adds.values()),
         removed_files=DataFileSet.of(winner.removes.values()),
         new_rows=new_rows, deleted_rows=deleted_rows,

@@ -1,8 +1,11 @@
 """DL007 identity-column-concurrent-writes: writes to a table with an identity column.
 
-Delta tables with identity columns (GENERATED ... AS IDENTITY) do not support concurrent
-transactions: each write updates the column's high-water mark in the table metadata, so
-two concurrent writers conflict (MetadataChangedException).
+Databricks: "Tables with identity columns do not support concurrent transactions." A write
+that changes data in such a table fails against any concurrent commit that changed data in it
+(the conflict rules' identity check, `acidsql.conflict.rules.check_identity_columns`): an INSERT
+that numbers rows also moves the column's high-water mark in the table metadata, so two
+concurrent inserts fail with MetadataChangedException. The rule asks the conflict rules, through
+the archetype winners, what the statement meets; it does not restate them.
 """
 from __future__ import annotations
 
@@ -27,11 +30,23 @@ def check(statement, context) -> list[Finding]:
                                     f"do not support concurrent transactions", hint="generate keys upstream (e.g. uuid()) "
                                     "if several jobs write this table at once, or run its writers one at a time")]
         return []
-    if isinstance(statement, (m.Insert, m.Merge, m.Update)):
-        table = context.table(statement)
-        if table.known and table.identity_columns and context.config.concurrent:
-            return [context.finding(sys.modules[__name__], statement,
-                                    f"{statement.kind.value} into {table.name}, which has identity column(s) "
-                                    f"{', '.join(table.identity_columns)}: concurrent writers to it conflict",
-                                    hint="run writers of this table one at a time")]
-    return []
+    if statement.target is None or not context.config.concurrent:
+        return []
+    table = context.table(statement)
+    if not table.known or not table.identity_columns:
+        return []
+    analysis = context.analysis(statement)
+    if analysis is None or not analysis.is_write:
+        return []
+    from acidsql.analysis.archetypes import DML, against
+    from acidsql.analysis.footprints import footprint_of
+    from acidsql.conflict.rules import Check
+
+    conflict = against(footprint_of(analysis), DML).conflict
+    if conflict is None or conflict.check is not Check.IDENTITY:
+        return []
+    return [context.finding(sys.modules[__name__], statement,
+                            f"{statement.kind.value} on {table.name}, which has identity column(s) "
+                            f"{', '.join(table.identity_columns)}: it fails with {conflict.exception} when any concurrent "
+                            "transaction changes data in it (tables with identity columns do not support concurrent "
+                            "transactions)", hint="run writers of this table one at a time")]

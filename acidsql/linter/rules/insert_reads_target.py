@@ -24,7 +24,11 @@ def check(statement, context) -> list[Finding]:
     # named like the target is the CTE, and `other.t` is not `t`. Imported on the first INSERT
     # (start-up of lint runs).
     from acidsql.analysis.readsets import target_scans
+    from acidsql.analysis.views import with_views_expanded
 
+    # A view is read where it is named, as Spark expands it: a view over the target is a read of it.
+    if context.catalog.knows_views:
+        statement = with_views_expanded(statement, context.catalog.view)
     scans = target_scans(statement)
     if not scans:
         return []
