@@ -109,3 +109,12 @@ races-long: install delta-jars
 	  tests/delta_spark/test_conflicts_against_delta_spark.py -k generated
 
 reliability: torture crash fuzz corrupt mixed
+
+# The refusal-parity differential (issue 22) on $(CASES) generated DML statements from seed
+# $(SEED) instead of CI's fixed sample: counts of same rows, both refused, divergences by class,
+# Delta internal errors (tests/delta_spark/dml_parity.py; docs/reliability.md section 6).
+CASES ?= 1000
+SEED ?= 1
+.PHONY: dml-parity
+dml-parity: install delta-jars
+	$(BIN)/python -m tests.delta_spark.dml_parity --cases $(CASES) --seed $(SEED)

@@ -1,0 +1,529 @@
+"""The refusal-parity differential of issue 22: the same DELETE / UPDATE / MERGE / INSERT run by
+acidsql's engine and by Delta Spark 4.4 on two copies of one starting table (dml_cases.py makes
+them); they must leave the same rows, or both refuse, naming the same error class when Delta
+names one.
+
+How a case runs (`Parity.run`): the starting table is written once by Delta Spark (the
+reference writes its own starting point) and kept; each case copies its folder twice, runs the
+statement with acidsql (`Session.sql`) on one copy and with Delta Spark (`spark.sql`) on the
+other, and reads both copies back with Delta Spark (the reader users see results through).
+
+Comparison rules (`judge`):
+- rows: the same multiset. DOUBLE values compare as Spark shows them: NaN equals NaN, and -0.0
+  and 0.0 differ (CAST(-0.0D AS STRING) is '-0.0'; Delta writes the sign it computes, so a
+  lost sign is a difference a user can see). TIMESTAMPs compare as their UTC text
+  (the session's time zone is UTC); CHAR values as Spark reads them (padded).
+- metrics: when both commit, the row counts Delta records in commitInfo.operationMetrics
+  (deleted / updated / inserted, the ones both report) must be equal.
+- refusals: acidsql refuses with a StatementError (or the engine's DeltaError, or an error
+  Spark itself raised while acidsql ran the statement, which carries Spark's own error class:
+  acidsql's CLI reports those as user errors too); when Delta names an error class, acidsql's
+  error must name the same one (its main part: `UNSUPPORTED_FEATURE` matches
+  `UNSUPPORTED_FEATURE.TABLE_OPERATION`). A refusal must leave the table's log as it was.
+  Any other exception escaping acidsql (OverflowError, AssertionError, a raw Py4JJavaError)
+  is a failure of its own, whatever Delta did.
+- Delta failing without an error class (or with INTERNAL_ERROR) is a "Delta internal error":
+  reported with its reproducer, not compared.
+- Where acidsql follows Databricks over open-source Delta (subqueries in DELETE / UPDATE
+  conditions: docs/databricks-vs-oss-delta.md, DELTA_UNSUPPORTED_SUBQUERY), the case is a
+  documented difference, not a divergence.
+
+Known divergences (issue 22's numbered list) are named by KNOWN: small predicates on a verdict.
+A divergence no predicate explains is NEW. `python -m tests.delta_spark.dml_parity --cases N
+--seed S` (make dml-parity) runs a long sample and prints the counts.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional
+
+from . import dml_cases
+from .dml_cases import Case, TableSpec
+from .oracle import DeltaSpark, first_line
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+# The session option that picks acidsql's DML path: "auto" (the pyarrow driver path where it
+# applies, else Spark) or "spark" (always Spark). Each case can run under each value.
+DML_PATH_OPTION = "acidsql.dml.path"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "databricks-vs-oss-delta.md"
+_JAVA_EXCEPTION = re.compile(r"([\w.$]+(?:Exception|Error))\b")
+_ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]")
+_METRICS = {
+    "DELETE": ("numDeletedRows",),
+    "UPDATE": ("numUpdatedRows",),
+    "MERGE": ("numTargetRowsInserted", "numTargetRowsUpdated", "numTargetRowsDeleted"),
+    "INSERT": ("numOutputRows",),
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one engine did with a case."""
+
+    status: str  # "ran", "refused", "crashed" (acidsql only), "internal" (Delta only)
+    error_class: Optional[str] = None
+    message: str = ""
+    origin: str = ""  # the exception's type (for a refusal or a crash)
+    rows: Optional[tuple[tuple, ...]] = None  # canonical, sorted; read when the statement ran
+    metrics: tuple[tuple[str, int], ...] = ()
+    wrote: bool = False  # a new log version appeared
+
+    def brief(self) -> str:
+        if self.status == "ran":
+            return "ran" + (f" {dict(self.metrics)}" if self.metrics else "")
+        return f"{self.status} {self.origin} [{self.error_class or '-'}] {self.message[:240]}"
+
+
+# ---- the verdict --------------------------------------------------------------------------------
+
+AGREE = ("same rows", "both refused")
+DOCUMENTED = "documented difference"
+DELTA_INTERNAL = "Delta internal error"
+DIVERGENCES = ("rows differ", "metrics differ", "acidsql ran, Delta refused", "acidsql refused, Delta ran",
+               "other error class", "acidsql crashed", "refusal wrote a commit")
+SUBQUERY_DOC = ("DELTA_UNSUPPORTED_SUBQUERY", "INVALID_NON_DETERMINISTIC_EXPRESSIONS")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    case: Case
+    acidsql: Outcome
+    delta: Outcome
+    what: str  # one of AGREE, DOCUMENTED, DELTA_INTERNAL, DIVERGENCES
+    known: Optional[str] = None  # the KNOWN entry that explains a divergence
+
+    @property
+    def divergent(self) -> bool:
+        return self.what in DIVERGENCES
+
+    @property
+    def unexplained(self) -> bool:
+        return self.divergent and self.known is None
+
+    @property
+    def group(self) -> str:
+        """What a long run counts this verdict under."""
+        if not self.divergent:
+            return self.what
+        if self.known:
+            return self.known
+        side = self.delta if self.what == "acidsql ran, Delta refused" else self.acidsql
+        detail = side.error_class or (side.origin if side.status != "ran" else "")
+        return f"NEW: {self.what}" + (f" ({detail})" if detail else "")
+
+    def reproducer(self) -> str:
+        spec = self.case.table
+        lines = [f"case {self.case.label}: {self.what}" + (f" [{self.known}]" if self.known else ""),
+                 *("  " + s for s in spec.create_statements("{t}")),
+                 f"  {self.case.statement}",
+                 f"  acidsql: {self.acidsql.brief()}",
+                 f"  Delta:   {self.delta.brief()}"]
+        a, d = self.acidsql.rows, self.delta.rows
+        if a is not None and d is not None and a != d:
+            ca, cd = Counter(a), Counter(d)
+            lines.append(f"  rows only acidsql has: {sorted((ca - cd).elements(), key=repr)[:6]}")
+            lines.append(f"  rows only Delta has:   {sorted((cd - ca).elements(), key=repr)[:6]}")
+        return "\n".join(lines)
+
+
+def _main_class(name: Optional[str]) -> Optional[str]:
+    return name.split(".")[0] if name else None
+
+
+def same_class(acidsql: Outcome, delta: Outcome) -> bool:
+    if not delta.error_class:
+        return True
+    named = {acidsql.error_class, *_ERROR_CLASS.findall(acidsql.message)} - {None}
+    return delta.error_class in named or _main_class(delta.error_class) in {_main_class(n) for n in named}
+
+
+def judge(case: Case, acidsql: Outcome, delta: Outcome) -> Verdict:
+    def verdict(what: str) -> Verdict:
+        v = Verdict(case, acidsql, delta, what)
+        return replace(v, known=explain(v)) if v.divergent else v
+
+    if acidsql.status == "crashed":
+        return verdict("acidsql crashed")
+    if acidsql.status == "refused" and acidsql.wrote:
+        return verdict("refusal wrote a commit")
+    if delta.status == "internal":
+        return verdict(DELTA_INTERNAL)
+    if acidsql.status == "ran" and delta.error_class in SUBQUERY_DOC and "subquery" in case.features:
+        return verdict(DOCUMENTED)
+    if acidsql.status == "ran" and delta.status == "ran":
+        if acidsql.rows != delta.rows:
+            return verdict("rows differ")
+        a, d = dict(acidsql.metrics), dict(delta.metrics)
+        if acidsql.wrote and delta.wrote and any(a[k] != d[k] for k in a.keys() & d.keys()):
+            return verdict("metrics differ")
+        return verdict("same rows")
+    if acidsql.status == "refused" and delta.status == "refused":
+        return verdict("both refused" if same_class(acidsql, delta) else "other error class")
+    if acidsql.status == "ran":
+        return verdict("acidsql ran, Delta refused")
+    return verdict("acidsql refused, Delta ran")
+
+
+# ---- known divergences: issue 22's numbered list, and what this differential found ---------------------
+
+@dataclass(frozen=True)
+class Known:
+    """A known divergence: one of issue 22's numbered items, or one this differential found
+    ("new: ..."). `applies` is a small predicate on the verdict (the case and both outcomes).
+    Delete the entry when its fix lands: the random samples then hold the fix."""
+
+    item: str
+    applies: Callable[[Verdict], bool]
+
+
+def _delta_refused(v: Verdict, *classes: str) -> bool:
+    return v.delta.status == "refused" and v.delta.error_class in classes
+
+
+def _acidsql_did_not_refuse_alike(v: Verdict) -> bool:
+    return v.what in ("acidsql ran, Delta refused", "other error class")
+
+
+def _only_signed_zero(v: Verdict) -> bool:
+    """The rows differ only in the sign of a zero."""
+    def unsigned(rows):
+        return Counter(tuple("0.0" if x == "-0.0" else x for x in r) for r in rows)
+
+    return v.what == "rows differ" and unsigned(v.acidsql.rows) == unsigned(v.delta.rows)
+
+
+def _only_empty_partition(v: Verdict) -> bool:
+    """The rows differ only in a partition value that is '' on one side and NULL on the other."""
+    if v.what != "rows differ" or not v.case.table.partitioned:
+        return False
+    at = [c.name for c in v.case.table.columns].index("p")
+
+    def nulled(rows):
+        return Counter(r[:at] + (None if r[at] == "" else r[at],) + r[at + 1:] for r in rows)
+
+    return nulled(v.acidsql.rows) == nulled(v.delta.rows)
+
+
+KNOWN: tuple[Known, ...] = (
+    Known("issue 22 item 1: MERGE cardinality (DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE)",
+          lambda v: v.case.kind == "MERGE" and _acidsql_did_not_refuse_alike(v)
+          and _delta_refused(v, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE")),
+    Known("issue 22 item 2: CHAR/VARCHAR length (DELTA_EXCEED_CHAR_VARCHAR_LIMIT)",
+          lambda v: _acidsql_did_not_refuse_alike(v) and _delta_refused(v, "DELTA_EXCEED_CHAR_VARCHAR_LIMIT")),
+    Known("issue 22 item 2: CHAR compared without Spark's padding",
+          lambda v: v.what == "rows differ" and "char-compare" in v.case.features),
+    Known("issue 22 item 3: the same column set twice (DELTA_CONFLICT_SET_COLUMN)",
+          lambda v: _acidsql_did_not_refuse_alike(v) and "duplicate-set" in v.case.features
+          and _delta_refused(v, "DELTA_CONFLICT_SET_COLUMN")),
+    Known("issue 22 item 4: a non-last MERGE clause without a condition",
+          lambda v: _acidsql_did_not_refuse_alike(v) and v.delta.error_class is not None
+          and v.delta.error_class.startswith("NON_LAST_") and v.delta.error_class.endswith("_OMIT_CONDITION")),
+    Known("issue 22 item 5: literals out of range",
+          lambda v: _acidsql_did_not_refuse_alike(v) and "out-of-range-literal" in v.case.features
+          and _delta_refused(v, "INVALID_NUMERIC_LITERAL_RANGE", "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION")),
+    Known("issue 22 item 5: signed zero lost",
+          lambda v: "signed-zero" in v.case.features and _only_signed_zero(v)),
+    Known("issue 22 item 6: OverflowError from the driver path's filter translation",
+          lambda v: v.what == "acidsql crashed" and v.acidsql.origin == "OverflowError"),
+    Known("issue 22 item 7: MERGE metrics",
+          lambda v: v.what == "metrics differ" and v.case.kind == "MERGE"),
+    # Found by this differential; not in issue 22's list.
+    Known("new: a DECIMAL past a double's precision in a condition matches no row",
+          lambda v: v.what == "rows differ" and "compare-decimal" in v.case.features
+          and any(c.kind == "decimal" and c.length > 15 for c in v.case.table.columns)),
+    Known("new: a TIMESTAMP with sub-millisecond digits in a condition matches no row",
+          lambda v: v.what == "rows differ" and "compare-timestamp" in v.case.features),
+    Known("new: '' written as a partition value (Delta writes NULL)", lambda v: _only_empty_partition(v)),
+    Known("new: MERGE combines its clauses' values before casting them to the column's type",
+          lambda v: v.case.kind == "MERGE" and v.what in ("acidsql refused, Delta ran", "other error class")
+          and (v.acidsql.error_class or "").split(".")[0] in ("CAST_INVALID_INPUT", "DATATYPE_MISMATCH")),
+    Known("new: MERGE clauses out of Spark's order (PARSE_SYNTAX_ERROR)",
+          lambda v: "clause-order" in v.case.features and _acidsql_did_not_refuse_alike(v)
+          and _delta_refused(v, "PARSE_SYNTAX_ERROR")),
+    Known("new: a value that does not fit its column fails with Spark's cast error class, not Delta's write error",
+          lambda v: v.what == "other error class"
+          and _delta_refused(v, "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE", "CAST_INVALID_INPUT")
+          and v.acidsql.error_class in ("CAST_OVERFLOW", "CAST_INVALID_INPUT", "NUMERIC_VALUE_OUT_OF_RANGE")),
+    Known("new: a condition Spark's ANSI cast fails on (CAST_INVALID_INPUT) runs",
+          lambda v: v.what == "acidsql ran, Delta refused" and _delta_refused(v, "CAST_INVALID_INPUT")),
+)
+
+
+def explain(v: Verdict) -> Optional[str]:
+    return next((k.item for k in KNOWN if k.applies(v)), None)
+
+
+# ---- running a case ---------------------------------------------------------------------------------
+
+def _canonical(value):
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else repr(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+def _projection(spec: TableSpec) -> str:
+    return ", ".join(f"CAST({c.name} AS STRING) AS {c.name}" if c.kind == "timestamp" else c.name
+                     for c in spec.columns)
+
+
+def _log_versions(path: str) -> list[int]:
+    log = os.path.join(path, "_delta_log")
+    return sorted(int(n[:20]) for n in os.listdir(log) if n.endswith(".json") and n[:20].isdigit())
+
+
+def _metrics(path: str, version: int, kind: str) -> tuple[tuple[str, int], ...]:
+    with open(os.path.join(path, "_delta_log", f"{version:020d}.json")) as f:
+        for line in f:
+            info = json.loads(line).get("commitInfo")
+            if info is not None:
+                got = info.get("operationMetrics") or {}
+                return tuple((k, int(got[k])) for k in _METRICS[kind] if k in got)
+    return ()
+
+
+# Error classes that only wrap the one that says what went wrong (in the exception's cause).
+WRAPPERS = ("TASK_WRITE_FAILED",)
+
+
+def _chain(error: BaseException) -> list[str]:
+    """The messages of `error` and of its Java causes, outermost first."""
+    out = [first_line(error)]
+    java = getattr(error, "java_exception", None) or getattr(error, "_origin", None)
+    seen = 0
+    while java is not None and seen < 8:
+        try:
+            out.append(str(java.getMessage() or ""))
+            java = java.getCause()
+        except Exception:  # noqa: BLE001 - not a Java throwable after all
+            break
+        seen += 1
+    return out
+
+
+def _message(error: BaseException, error_class: Optional[str]) -> str:
+    """The message that names `error_class` (a wrapper's cause's), else the error's first line."""
+    return next((m for m in _chain(error) if error_class and f"[{error_class}]" in m), first_line(error))
+
+
+def error_class_of(error: BaseException) -> Optional[str]:
+    """The error class that says what went wrong: the exception's own, or, when that one only
+    wraps another (TASK_WRITE_FAILED), its cause's."""
+    found: list[str] = []
+    getter = getattr(error, "getCondition", None)
+    if getter is not None:
+        try:
+            name = getter()
+        except Exception:  # noqa: BLE001 - a Py4J error without the method
+            name = None
+        if name:
+            found.append(name)
+    for message in _chain(error):
+        match = _ERROR_CLASS.search(message)
+        if match and match.group(1) not in found:
+            found.append(match.group(1))
+    return next((n for n in found if n not in WRAPPERS), found[0] if found else None)
+
+
+class Parity:
+    """Runs cases on both engines in `workdir`, on the run's one SparkSession (with Delta Spark)."""
+
+    def __init__(self, spark: "SparkSession", workdir: str):
+        from acidsql.spark.session_api import Session
+
+        self.spark = spark
+        self.delta = DeltaSpark(spark)
+        self.workdir = workdir
+        self.acidsql = Session(spark, workdir)
+        self._bases: dict[str, str] = {}
+        self._n = 0
+        # Delta Spark runs its copy on this thread while acidsql runs its own on the caller's:
+        # two tables, two engines, nothing shared but the SparkSession (a third off a case's time).
+        self._delta_thread = ThreadPoolExecutor(1, thread_name_prefix="delta-spark")
+
+    def close(self) -> None:
+        self._delta_thread.shutdown()
+
+    def base(self, spec: TableSpec) -> str:
+        """The starting table, written once by Delta Spark."""
+        if spec.name not in self._bases:
+            path = os.path.join(self.workdir, "base", spec.name)
+            shutil.rmtree(path, ignore_errors=True)
+            for text in spec.create_statements(self.delta.ref(path)):
+                self.delta.sql(text).collect()
+            self._bases[spec.name] = path
+        return self._bases[spec.name]
+
+    def run(self, case: Case, dml_path: str = "auto") -> Verdict:
+        base = self.base(case.table)
+        start = _log_versions(base)[-1]
+        self._n += 1
+        mine, theirs = (os.path.join(self.workdir, "cases", f"{self._n}-{who}") for who in ("acidsql", "delta"))
+        shutil.copytree(base, mine)
+        shutil.copytree(base, theirs)
+        try:
+            theirs_done = self._delta_thread.submit(self._run_delta, case, theirs, start)
+            try:
+                acid = self._run_acidsql(case, mine, dml_path, start)
+            finally:
+                delta = theirs_done.result()
+            acid, delta = self._read(case.table, (mine, acid), (theirs, delta))
+            return judge(case, acid, delta)
+        finally:
+            for path in (mine, theirs):
+                self.delta.forget(path)
+                shutil.rmtree(path, ignore_errors=True)
+
+    def _run_acidsql(self, case: Case, path: str, dml_path: str, start: int) -> Outcome:
+        from pyspark.errors.exceptions.captured import CapturedException
+
+        from acidsql.delta.errors import DeltaError
+        from acidsql.spark.results import StatementError
+        from acidsql.spark.tables import TableLocationError
+
+        self.spark.conf.set(DML_PATH_OPTION, dml_path)
+        try:
+            self.acidsql.sql(case.sql(self.delta.ref(path)))
+        except (StatementError, DeltaError, TableLocationError, CapturedException) as e:
+            name = getattr(e, "error_class", None) or error_class_of(e)
+            return Outcome("refused", name, _message(e, name), type(e).__name__,
+                           wrote=_log_versions(path)[-1] != start)
+        except Exception as e:  # noqa: BLE001 - anything else escaping acidsql is a defect of its own
+            return Outcome("crashed", None, first_line(e), type(e).__name__)
+        finally:
+            self.spark.conf.unset(DML_PATH_OPTION)
+        return self._ran(case, path, start)
+
+    def _run_delta(self, case: Case, path: str, start: int) -> Outcome:
+        try:
+            self.delta.sql(case.sql(self.delta.ref(path))).collect()
+        except Exception as e:  # noqa: BLE001 - Delta's refusal, or its internal error
+            name = error_class_of(e)
+            status = "refused" if name and not name.startswith("INTERNAL_ERROR") else "internal"
+            origin = type(e).__name__
+            if origin == "Py4JJavaError":
+                java = _JAVA_EXCEPTION.search(first_line(e))
+                origin = java.group(1).rsplit(".", 1)[-1] if java else origin
+            return Outcome(status, name, _message(e, name), origin)
+        return self._ran(case, path, start)
+
+    @staticmethod
+    def _ran(case: Case, path: str, start: int) -> Outcome:
+        last = _log_versions(path)[-1]
+        metrics = _metrics(path, last, case.kind) if last != start else ()
+        return Outcome("ran", metrics=metrics, wrote=last != start)
+
+    def _read(self, spec: TableSpec, *sides: tuple[str, Outcome]) -> tuple[Outcome, ...]:
+        """Both copies' rows as Delta Spark reads them, in one query, when both statements ran
+        (when one refused, the verdict needs no rows: the other's table is unchanged)."""
+        if any(out.status != "ran" for _, out in sides):
+            return tuple(out for _, out in sides)
+        wanted = list(enumerate(path for path, _ in sides))
+        cols = _projection(spec)
+        query = " UNION ALL ".join(f"SELECT {i} AS side__, {cols} FROM {self.delta.ref(p)}" for i, p in wanted)
+        rows: dict[int, list[tuple]] = {i: [] for i, _ in wanted}
+        for r in self.spark.sql(query).collect():
+            rows[r[0]].append(tuple(_canonical(v) for v in r[1:]))
+        out = []
+        for i, (_, outcome) in enumerate(sides):
+            if i in rows:
+                outcome = replace(outcome, rows=tuple(sorted(rows[i], key=repr)))
+            out.append(outcome)
+        return tuple(out)
+
+
+# ---- a long run ---------------------------------------------------------------------------------------
+
+@dataclass
+class Tally:
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    def add(self, v: Verdict) -> None:
+        self.verdicts.append(v)
+
+    def counts(self) -> Counter:
+        return Counter(v.group for v in self.verdicts)
+
+    def report(self) -> str:
+        c = Counter(v.what for v in self.verdicts)
+        groups = self.counts()
+        lines = [f"cases: {len(self.verdicts)}",
+                 f"same rows: {c['same rows']}", f"both refused: {c['both refused']}",
+                 f"documented differences: {c[DOCUMENTED]}", f"Delta internal errors: {c[DELTA_INTERNAL]}",
+                 f"divergences: {sum(1 for v in self.verdicts if v.divergent)} "
+                 f"(unexplained: {sum(1 for v in self.verdicts if v.unexplained)})"]
+        refusals = Counter(v.acidsql.origin for v in self.verdicts if v.acidsql.status == "refused")
+        lines.append("acidsql's refusals by exception: " + ", ".join(f"{k} {n}" for k, n in refusals.most_common()))
+        lines.append("divergences by class:")
+        for group, n in groups.most_common():
+            if group in AGREE or group in (DOCUMENTED, DELTA_INTERNAL):
+                continue
+            lines.append(f"  {n:5d}  {group}")
+        lines.append("")
+        firsts: dict[str, Verdict] = {}
+        for v in self.verdicts:
+            if v.divergent or v.what == DELTA_INTERNAL:
+                key = v.group if v.divergent else f"{DELTA_INTERNAL}: {v.delta.origin} {v.delta.message[:60]}"
+                best = firsts.get(key)
+                if best is None or len(v.case.statement) < len(best.case.statement):
+                    firsts[key] = v
+        for key, v in sorted(firsts.items()):
+            lines.append(f"== {key}\n{v.reproducer()}\n")
+        return "\n".join(lines)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    import argparse
+    import tempfile
+
+    from acidsql.spark.session import local_session
+
+    from .session import delta_spark_problem, session_conf
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tables", type=int, default=0, help="starting tables (default: one per 25 cases)")
+    parser.add_argument("--dml-path", default="auto", help=f"the value of {DML_PATH_OPTION} for acidsql")
+    args = parser.parse_args(argv)
+    problem = delta_spark_problem()
+    if problem:
+        print(f"Delta Spark is not available: {problem}")
+        return 2
+    conf, _ = session_conf()
+    spark = local_session(app_name="dml-parity", conf=conf)
+    spark.sparkContext.setLogLevel("OFF")  # a refused statement's failed tasks are expected here
+    spark.conf.set("spark.databricks.delta.snapshotPartitions", "1")  # see test_dml_parity.parity
+    tables = dml_cases.random_tables(args.seed, args.tables or max(4, args.cases // 25))
+    started = time.monotonic()
+    tally = Tally()
+    with tempfile.TemporaryDirectory(prefix="dml-parity-") as workdir:
+        parity = Parity(spark, workdir)
+        for i, case in enumerate(dml_cases.cases(args.seed, args.cases, tables)):
+            v = parity.run(case, args.dml_path)
+            tally.add(v)
+            if v.unexplained or (i + 1) % 100 == 0:
+                print(f"[{i + 1}/{args.cases} {time.monotonic() - started:.0f} s] {v.group}", flush=True)
+        parity.close()
+    print(f"\nseed {args.seed}, {len(tables)} starting tables, {DML_PATH_OPTION}={args.dml_path}, "
+          f"{time.monotonic() - started:.0f} s\n")
+    print(tally.report())
+    spark.stop()
+    return 1 if any(v.unexplained for v in tally.verdicts) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
