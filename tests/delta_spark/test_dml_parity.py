@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.delta_spark, pytest.mark.spark]
 # Values of the session option acidsql.dml.path (dml_parity.DML_PATH_OPTION) every case runs
 # under: "auto" lets acidsql take its pyarrow driver path where it applies; "spark" forces its
 # Spark path. Each value added here runs every reproducer and the whole sample again.
-DML_PATHS = ["auto"]
+DML_PATHS = ["auto", "spark"]
 
 SAMPLE_SEED = 22
 SAMPLE = 24  # random cases in the fixed sample (each ~2 s here: both engines, both tables read)
