@@ -9,7 +9,7 @@ $(BIN)/acidsql: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(BIN)/acidsql
 
-.PHONY: install demo test bench lint-corpus delta-jars
+.PHONY: install demo test bench bench-sf10 lint-corpus delta-jars
 install: $(BIN)/acidsql
 
 # Delta Spark, the reference implementation the delta_spark tests compare acidsql with: its
@@ -52,6 +52,11 @@ $(VENV)/.bench-installed: $(BIN)/acidsql
 
 bench: $(VENV)/.bench-installed delta-jars
 	$(BIN)/python -m benchmarks
+
+# TPC-H RF1/RF2 at scale factor 10 (about 60M lineitems; needs ~15 GB of disk and an hour on 2
+# cores): recorded in benchmarks/RESULTS_TPCH_SF10.md, which `make bench` shows beside SF 1.
+bench-sf10: $(VENV)/.bench-installed delta-jars
+	$(BIN)/python -m benchmarks.tpch_refresh --sf 10 --out benchmarks/RESULTS_TPCH_SF10.md
 
 # Reliability harnesses (docs/reliability.md). Long runs: not part of `make test` or .ci/run.
 TORTURE_ARGS ?= --procs 4 --txns 50 --layout all --isolation all
