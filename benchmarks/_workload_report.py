@@ -160,3 +160,32 @@ def startup_line(results: Results, steps: list[Step]) -> str:
     return ("Start-up per subprocess (excluded from the times): "
             + "; ".join(f"{LABELS[c]} {fmt_s(sum(v) / len(v))} start-up + {fmt_s(sum(warm[c]) / len(warm[c]))} warm-up"
                         for c, v in per.items()) + ".")
+
+
+def where_time_goes(steps: list[Step], results: Results, missed: list[str], small_label: str) -> list[str]:
+    """For each step a goal missed: acidsql's time split into the fixed cost (the same step on
+    the small tables, warm session) and the part that grows with the data, and the Spark jobs
+    per statement (0: the statement ran on the driver; `plan` where the result names its path)."""
+    names = [s for s in steps if any(m.endswith(f": {s.name}") for m in missed)]
+    if not names:
+        return []
+    lines = ["Where acidsql's time goes on the steps that missed a goal: the fixed cost is the same step on "
+             f"{small_label} (warm session); the rest grows with the data. Spark jobs per statement on the big tables "
+             "(0: found and written on the driver with pyarrow, no Spark job).", "",
+             "| step | contender | time | fixed cost | grows with the data | Spark jobs per statement | path |",
+             "|---|---|---:|---:|---:|---|---|"]
+    for s in names:
+        for c in ("dv", "cow"):
+            if c not in results[s.name]:
+                continue
+            r = results[s.name][c]
+            b = best(r, s.name)
+            f = fixed_cost(r, s.name)
+            jobs = [x["jobs"] for x in b["statements"]]
+            plans = [x["result"].get("plan") for x in b["statements"] if isinstance(x.get("result"), dict)]
+            path = "; ".join(f"{p.get('path')}: {p.get('reason')}" for p in plans if isinstance(p, dict)) or (
+                "driver" if all(j == 0 for j in jobs) else "Spark" if all(j for j in jobs) else "driver and Spark")
+            lines.append(f"| {s.title} | {LABELS[c]} | {fmt_s(b['seconds'])} | {fmt_s(f) if f is not None else '-'} "
+                         f"| {fmt_s(b['seconds'] - f) if f is not None else '-'} | {', '.join(str(j) for j in jobs)} "
+                         f"| {path} |")
+    return lines + [""]

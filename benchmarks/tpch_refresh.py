@@ -203,9 +203,10 @@ def report(sf: float, prep: dict[str, Any], results: dict[str, Any], total_s: fl
     lines += ["Bytes written and peak memory of the whole process tree (Python, JVM, Spark's workers):", ""]
     lines += rep.memory_and_bytes(step_list, by_step)
     lines += goal_lines
+    lines += rep.where_time_goes(step_list, by_step, missed, f"SF {SMALL_SF}")
     if missed:
-        lines += ["Where the time goes: see the fixed cost and Spark jobs per statement below, and "
-                  "`python -m benchmarks.tpch_refresh profile dv --sf 0.1` (pyinstrument).", ""]
+        lines += ["A profile of one contender: `python -m benchmarks.tpch_refresh profile dv --sf 0.1` "
+                  "(pyinstrument).", ""]
     lines += rep.fixed_costs(step_list, by_step,
                              f"Fixed cost on a warm session: the same refresh pair at SF {SMALL_SF} "
                              f"({prep['small']['gen']['refresh_orders']} orders per refresh), best of {FIXED_RUNS} after "

@@ -8,9 +8,12 @@ Streams (scripts on tpch.lineitem then tpch.orders, data from benchmarks/_tpch_d
     RF1        INSERT INTO tpch.lineitem SELECT * FROM rf1_lineitem; INSERT INTO tpch.orders ...
     RF2        DELETE FROM tpch.lineitem WHERE l_orderkey IN (SELECT orderkey FROM rf2_keys); ... orders
     RF2 set 2  the same with update set 2's keys (rf2_keys_set2: other orders, in the same files)
-Races: RF1 || RF2, RF2 || RF2 set 2 (disjoint keys), RF2 || RF2 (the same keys); on tables with
-deletion vectors (acidsql's row-level concurrency) and without (copy-on-write); each with
-either stream committing first.
+    RF2 listed (set 2)  RF2 with the keys written out: DELETE ... WHERE l_orderkey IN (k1, k2, ...)
+Races: RF1 || RF2, RF2 || RF2 set 2 (disjoint keys), RF2 || RF2 (the same keys), RF2 listed ||
+RF2 listed set 2; on tables with deletion vectors (acidsql's row-level concurrency) and without
+(copy-on-write); each with either stream committing first. A subquery in the condition makes
+row-level concurrency fall back to files (docs/databricks-vs-oss-delta.md, linter rule DL002);
+the listed keys do not: the last pair shows the difference.
 
 How a race runs: both processes prepare their k-th statement (read and write phases: data
 files written, nothing committed) against the same table version, then one commits, then the
@@ -31,6 +34,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +53,10 @@ SCRIPTS = {
     "RF2 set 2": ("DELETE FROM tpch.lineitem WHERE l_orderkey IN (SELECT orderkey FROM rf2_keys_set2)",
                   "DELETE FROM tpch.orders WHERE o_orderkey IN (SELECT orderkey FROM rf2_keys_set2)"),
 }
-PAIRS = (("RF1", "RF2"), ("RF2", "RF2 set 2"), ("RF2", "RF2"))
+# RF2 with its keys written out (`IN (k1, k2, ...)`, no subquery): row-level concurrency applies
+# to it on the tables with deletion vectors, so disjoint keys in the same files need not conflict.
+LISTED = {"RF2 listed": "rf2_keys", "RF2 listed set 2": "rf2_keys_set2"}
+PAIRS = (("RF1", "RF2"), ("RF2", "RF2 set 2"), ("RF2", "RF2"), ("RF2 listed", "RF2 listed set 2"))
 LAYOUTS = {"dv": "deletion vectors", "cow": "copy-on-write"}
 
 
@@ -73,7 +80,7 @@ def _stream(role: int, races: list[dict[str, Any]], barrier, queue) -> None:
         import acidsql
         from acidsql.spark.session_api import Session
 
-        spark = acidsql.connect(warehouse=races[0]["warehouse"]).spark
+        spark = acidsql.connect(warehouse=races[0]["warehouse"], conf={"spark.ui.showConsoleProgress": "false"}).spark
         results = []
         for race in races:
             db = Session(spark, race["warehouse"])
@@ -124,18 +131,33 @@ def predict(warehouse: str, scripts: dict[str, str]) -> dict[str, Any]:
     return json.loads(proc.stdout)
 
 
-def predicted(matrix: dict[str, Any], loser: str, loser_sql: str, winner: str, winner_sql: str) -> str:
+def predicted(matrix: dict[str, Any], loser: str, loser_sql: str, winner: str, winner_sql: str) -> tuple[str, str]:
+    """The predicted outcome for `loser_sql` when `winner_sql` commits first, and its reason
+    (the matrix lists only the pairs that may fail: any other pair commits)."""
     for c in matrix["conflicts"]:
         if (c["loser"] == loser and c["winner"] == winner and c["loser_statement"] == " ".join(loser_sql.split())
                 and c["winner_statement"] == " ".join(winner_sql.split())):
-            return c["outcome"]
-    return "committed"
+            return c["outcome"], c["reason"]
+    return "committed", ""
 
 
 # ---- the run ---------------------------------------------------------------------------------------
 
+def listed_scripts(gen: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """RF2 of each update set with the keys as an IN list."""
+    import pyarrow.parquet as pq
+
+    out = {}
+    for name, view in LISTED.items():
+        keys = ", ".join(str(k) for k in pq.read_table(gen[view]).column("orderkey").to_pylist())
+        out[name] = (f"DELETE FROM tpch.lineitem WHERE l_orderkey IN ({keys})",
+                     f"DELETE FROM tpch.orders WHERE o_orderkey IN ({keys})")
+    return out
+
+
 def setup(root: str, sf: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     gen = tpch.generate(os.path.join(root, "data"), sf)
+    scripts = {**SCRIPTS, **listed_scripts(gen)}
     views = {"rf1_orders": gen["rf1_orders"], "rf1_lineitem": gen["rf1_lineitem"], "rf2_keys": gen["rf2_keys"],
              "rf2_keys_set2": gen["rf2_keys_set2"]}
     bases = {}
@@ -152,10 +174,10 @@ def setup(root: str, sf: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 files = {}
                 for role, name in enumerate((a, b)):
                     path = os.path.join(root, f"race{len(races):02d}-job{role + 1}-{name.replace(' ', '_')}.sql")
-                    Path(path).write_text(";\n".join(SCRIPTS[name]) + ";\n")
+                    Path(path).write_text(";\n".join(scripts[name]) + ";\n")
                     files[role] = path
                 races.append({"layout": layout, "pair": (a, b), "first": first, "warehouse": wh, "views": views,
-                              "scripts": {0: SCRIPTS[a], 1: SCRIPTS[b]}, "files": files})
+                              "scripts": {0: scripts[a], 1: scripts[b]}, "files": files})
     return gen, races
 
 
@@ -192,8 +214,9 @@ def run(sf: float) -> tuple[dict[str, Any], list[dict[str, Any]], float, list[st
 def _shown(o: dict[str, Any]) -> str:
     if o["committed"]:
         notes = [n for n in o["notes"] if n]
-        return "committed" + (f" ({o['retries']} retr{'y' if o['retries'] == 1 else 'ies'}: {', '.join(notes)})"
-                              if o["retries"] else "")
+        retries = f"{o['retries']} retr{'y' if o['retries'] == 1 else 'ies'}" if o["retries"] else ""
+        shown = ", ".join(x for x in [retries] + notes if x)
+        return "committed" + (f" ({shown})" if shown else "")
     return o["exception"] if o["exception"] == "not run" else f"{o['exception']}"
 
 
@@ -215,29 +238,46 @@ def report(sf: float, gen: dict[str, Any], races: list[dict[str, Any]], total_s:
         "| observed: first | observed: second |",
         "|---|---|---|---|---|---|---|",
     ]
-    agree = disagree = 0
+    tally: Counter[tuple[str, str]] = Counter()
+    reasons: list[str] = []
     for race in races:
         a, b = race["pair"]
         names = {0: race["files"][0], 1: race["files"][1]}
         first, second = race["first"], 1 - race["first"]
         for k in range(2):
-            p = predicted(race["matrix"], names[second], race["scripts"][second][k], names[first], race["scripts"][first][k])
+            p, reason = predicted(race["matrix"], names[second], race["scripts"][second][k], names[first],
+                                  race["scripts"][first][k])
+            if reason:
+                if reason not in reasons:
+                    reasons.append(reason)
+                p += f" [{reasons.index(reason) + 1}]"
             of, os_ = race["observed"][first][k], race["observed"][second][k]
             table = "lineitem" if k == 0 else "orders"
             lines.append(f"| {LAYOUTS[race['layout']]} | {a} / {b} | job {first + 1} ({race['pair'][first]}) | {table} "
                          f"| {p} | {_shown(of)} | {_shown(os_)} |")
             if not os_["committed"] and os_["exception"] == "not run":
                 continue
-            fails = not os_["committed"]
-            if (p == "committed" and fails) or (p.startswith("conflict") and not fails):
-                disagree += 1
-            else:
-                agree += 1
+            kind = p.split(":")[0].split(" ")[0]  # committed, conflict, possible
+            tally[(kind, "conflicted" if not os_["committed"] else "committed")] += 1
     rf1_ok = all(o["committed"] for race in races for role in (0, 1) if race["pair"][role] == "RF1"
                  for o in race["observed"][role])
-    lines += ["", f"RF1 committed in every race: {'yes' if rf1_ok else 'no'}. Predictions consistent with what "
-              f"happened: {agree} of {agree + disagree} statement pairs (a `possible:` prediction is consistent with "
-              "either outcome: the keys of an IN (SELECT ...) are not known before the run).", ""]
+    wrong = tally[("committed", "conflicted")] + tally[("conflict", "committed")]
+    lines += ["", f"RF1 committed in every race: {'yes' if rf1_ok else 'no'}. Of the statement pairs both streams "
+              f"ran: predicted to commit {tally[('committed', 'committed')] + tally[('committed', 'conflicted')]} "
+              f"({tally[('committed', 'conflicted')]} conflicted), predicted to conflict "
+              f"{tally[('conflict', 'committed')] + tally[('conflict', 'conflicted')]} ({tally[('conflict', 'committed')]} "
+              f"committed), predicted `possible` {tally[('possible', 'committed')] + tally[('possible', 'conflicted')]} "
+              f"({tally[('possible', 'conflicted')]} conflicted, {tally[('possible', 'committed')]} committed): "
+              f"{'no' if not wrong else wrong} prediction{'' if wrong == 1 else 's'} contradicted by what happened. A "
+              "`possible` conflict depends on what the statements' rows are, which acidsql does not know before the "
+              "run (the keys of an IN (SELECT ...), the files they are in).", ""]
+    lines += ["Why (acidsql's reasons):", ""] + [f"{i + 1}. {r}" for i, r in enumerate(reasons)] + [""] if reasons else []
+    lines += ["RF2's condition is a subquery, so on the tables with deletion vectors too row-level concurrency "
+              "falls back to file level (Databricks' rule): two RF2 streams conflict whenever their orders share a "
+              "data file, disjoint keys or not. Both update sets' orders lie in the first file of each table (the "
+              "population's first orders), so they always share one. `RF2 listed` names the same keys in an IN "
+              "list: row-level concurrency applies, and on the tables with deletion vectors the disjoint sets "
+              "need not conflict.", ""]
     errors = sorted({e for race in races for e in race["matrix"].get("errors", [])})
     if errors:
         lines += ["Prediction errors: " + "; ".join(errors), ""]
