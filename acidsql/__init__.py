@@ -7,7 +7,7 @@ called, and nothing here imports pyspark (`acidsql.connect` loads the Spark side
 
     script = acidsql.parse("MERGE INTO t USING s ON ... ;")        # Script
     analyses = acidsql.analyze("DELETE FROM t WHERE d = '2024-01-01'") # tuple[Analysis, ...]
-    report = acidsql.lint("UPDATE t SET v = 1")                     # LintReport
+    report = acidsql.lint("UPDATE t SET v = 1")                     # LintReport (a str naming a file: that file)
     result = acidsql.rewrite(sql, {"date": "2024-01-01"}, catalog)   # RewriteResult
     predictions = acidsql.predict("scenarios.yaml")                  # list[Prediction]
 
@@ -21,6 +21,13 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from acidsql.delta.errors import DeltaError
+    from acidsql.delta.exceptions import (
+        ConcurrentAppendException, ConcurrentDeleteDeleteException, ConcurrentDeleteReadException,
+        ConcurrentTransactionException, DeltaConcurrentModificationException, MaxCommitRetriesExceeded,
+        MetadataChangedException, ProtocolChangedException)
+    from acidsql.spark.results import StatementError
+    from acidsql.spark.session_api import connect
     from acidsql.analysis.analyze import Analysis
     from acidsql.analysis.catalog import Catalog
     from acidsql.linter.config import LintConfig
@@ -28,7 +35,26 @@ if TYPE_CHECKING:
     from acidsql.rewriter.partition_predicates import RewriteResult
     from acidsql.sql.model import Script, Statement
 
-__all__ = ["__version__", "analyze", "connect", "lint", "parse", "predict", "predict_jobs", "rewrite"]
+# Loaded on first use (`__getattr__`): the Spark session API, and the errors a run raises, so
+# that `except acidsql.ConcurrentAppendException` needs no deep import path while `import
+# acidsql` imports neither pyarrow nor pyspark.
+_LAZY = {
+    "connect": "acidsql.spark.session_api",
+    # a commit lost a race (Delta's names and error classes)
+    "DeltaConcurrentModificationException": "acidsql.delta.exceptions",
+    "ConcurrentAppendException": "acidsql.delta.exceptions",
+    "ConcurrentDeleteReadException": "acidsql.delta.exceptions",
+    "ConcurrentDeleteDeleteException": "acidsql.delta.exceptions",
+    "MetadataChangedException": "acidsql.delta.exceptions",
+    "ProtocolChangedException": "acidsql.delta.exceptions",
+    "ConcurrentTransactionException": "acidsql.delta.exceptions",
+    "MaxCommitRetriesExceeded": "acidsql.delta.exceptions",
+    # any error of the Delta engine (storage, log, protocol), and a statement that cannot run
+    "DeltaError": "acidsql.delta.errors",
+    "StatementError": "acidsql.spark.results",
+}
+
+__all__ = ["__version__", "analyze", "lint", "parse", "predict", "predict_jobs", "rewrite", *_LAZY]
 
 
 def parse(sql: str, file: str = "<sql>", params: Optional[Mapping[str, str]] = None) -> "Script":
@@ -66,9 +92,17 @@ def lint(
     params: Optional[Mapping[str, str]] = None,
     file: str = "<sql>",
 ) -> "LintReport":
-    """Lint SQL text (a `str`), or files and folders (a `Path` or a list of paths)."""
-    from acidsql.linter import lint_paths, lint_text
+    """Lint files and folders (a `Path`, or a list of paths), or SQL text (a `str`).
 
+    A `str` is a path when it names a file or folder that exists, or looks like one (one word
+    ending in `.sql` or holding a `/`: `"jobs/daily_merge.sql"`, a missing one raising
+    FileNotFoundError); any other `str` is SQL text. A folder without a .sql file raises
+    `acidsql.linter.runner.NoSqlFiles`."""
+    from acidsql.linter import lint_paths, lint_text
+    from acidsql.linter.runner import names_path
+
+    if isinstance(source, str) and names_path(source):
+        source = Path(source.strip())
     if isinstance(source, str):
         return lint_text(source, file, config, params)
     paths = [source] if isinstance(source, Path) else list(source)
@@ -103,9 +137,15 @@ def predict_jobs(scripts: Sequence[Union[str, Path]], catalog: Optional["Catalog
 
 
 def __getattr__(name: str) -> Any:
-    # `acidsql.connect` lives with the Spark code; load it only when someone asks for it.
-    if name == "connect":
-        from acidsql.spark.session_api import connect
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'acidsql' has no attribute {name!r}")
+    import importlib
 
-        return connect
-    raise AttributeError(f"module 'acidsql' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import acidsql
 
 CREATE = "CREATE TABLE events (id BIGINT, date DATE, v INT) USING DELTA PARTITIONED BY (date);\n"
@@ -43,9 +45,10 @@ def test_rewrite_binds_values_as_literals():
     result = acidsql.rewrite("MERGE INTO events t USING s ON s.id = t.id AND s.date = t.date WHEN MATCHED THEN DELETE",
                              {"date": "2024-01-01'; DROP TABLE x --"}, catalog)
     assert result.refused and not result.changed  # not a date: nothing pasted
-    result = acidsql.rewrite("MERGE INTO events t USING s ON s.id = t.id AND s.date = t.date WHEN MATCHED THEN DELETE",
+    result = acidsql.rewrite("MERGE INTO events t USING (SELECT * FROM s WHERE date = '2024-01-01') s "
+                             "ON s.id = t.id AND s.date = t.date WHEN MATCHED THEN DELETE",
                              {"date": "2024-01-01"}, catalog)
-    assert result.changed and "DATE '2024-01-01'" in result.rewritten
+    assert result.changed and "t.date = DATE '2024-01-01'" in result.rewritten
     json.dumps(result.to_dict())
 
 
@@ -91,3 +94,29 @@ def test_the_linter_imports_the_analyzer_only_when_a_rule_asks():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_errors_are_importable_from_acidsql_without_making_import_acidsql_heavy():
+    """Issue 23 §12: `except acidsql.ConcurrentAppendException` and `acidsql.StatementError`,
+    as deltalake users write `deltalake.exceptions.CommitFailedError`; loaded on first use, so
+    `import acidsql` itself still imports neither pyarrow nor pyspark."""
+    import subprocess
+    import sys
+
+    code = ("import sys, acidsql; heavy = [m for m in ('pyarrow', 'pyspark', 'numpy', 'obstore', 'pyroaring') "
+            "if m in sys.modules]; print(heavy); acidsql.StatementError; print('pyspark' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["[]", "False"]
+    from acidsql.delta import errors, exceptions
+    from acidsql.spark import results
+
+    for name in ("DeltaConcurrentModificationException", "ConcurrentAppendException", "ConcurrentDeleteReadException",
+                 "ConcurrentDeleteDeleteException", "MetadataChangedException", "ProtocolChangedException",
+                 "ConcurrentTransactionException", "MaxCommitRetriesExceeded"):
+        assert getattr(acidsql, name) is getattr(exceptions, name) and name in acidsql.__all__ and name in dir(acidsql)
+    assert acidsql.StatementError is results.StatementError and acidsql.DeltaError is errors.DeltaError
+    assert issubclass(acidsql.ConcurrentAppendException, acidsql.DeltaError)
+    with pytest.raises(AttributeError):
+        acidsql.NoSuchThing

@@ -7,7 +7,8 @@ from typing import Any, Callable, Mapping, Optional
 from sqlglot import exp
 
 from acidsql.analysis.values import Unknown, coerce, literal_value, parse_partition_value, type_category
-from acidsql.analysis.region import Clause, ColumnConstraint, Region
+from acidsql.analysis.clauses import Clause, ColumnConstraint
+from acidsql.analysis.region import Region
 
 # ---------------------------------------------------------------------------------------------
 # Adapters for the engine: partition values and Arrow batches

@@ -12,7 +12,8 @@ from sqlglot import exp
 from acidsql.analysis.catalog import TableInfo
 from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
 from acidsql.analysis.evaluate import condition_holds, evaluate_expression
-from acidsql.analysis.region import Clause, ColumnConstraint, Region
+from acidsql.analysis.clauses import Clause, ColumnConstraint
+from acidsql.analysis.region import Region
 from acidsql.analysis.readsets import TargetColumns
 from acidsql.conflict import OpKind
 from acidsql.sql import model as m

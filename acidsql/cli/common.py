@@ -30,6 +30,7 @@ def add_warehouse_lookup_option(parser: argparse.ArgumentParser) -> None:
         "--warehouse", metavar="DIR", default=os.environ.get("ACIDSQL_WAREHOUSE"),
         help="read the layout of tables that exist there (db.t -> DIR/db/t; delta.`/path` too) "
              "from their _delta_log; a folder or an object-store URI (s3://, gs://, az://, abfss://); "
+             "one acidsql cannot read (missing, unreachable, no credentials) is an error, exit 2; "
              "default: $ACIDSQL_WAREHOUSE",
     )
     add_storage_option(parser)
@@ -71,13 +72,15 @@ def live_loaders(warehouse: Optional[str], options: Optional[dict] = None) -> tu
     """Catalog loaders for --warehouse: tables that exist are described by their own log."""
     if not warehouse:
         return ()
-    from acidsql.cli.live_tables import warehouse_loader
+    from acidsql.cli.live_tables import WarehouseUnreachable, warehouse_loader
     from acidsql.delta.errors import UnsupportedStorageError
 
     try:
         return (warehouse_loader(warehouse, options),)
     except UnsupportedStorageError as e:
         raise UsageError(f"--warehouse {e}") from None
+    except WarehouseUnreachable as e:
+        raise UsageError(str(e)) from None
 
 
 def add_format_option(parser: argparse.ArgumentParser, choices=("text", "json")) -> None:
@@ -99,12 +102,12 @@ def read_sql_argument(value: str) -> tuple[str, str]:
     SQL text itself."""
     import sys
 
+    from acidsql.linter.runner import names_path
+
     if value == "-":
         return sys.stdin.read(), "<stdin>"
-    path = Path(value)
-    # SQL text always holds whitespace; a path rarely does (then it must name a file that exists)
-    looks_like_path = (value.endswith(".sql") or "/" in value) and not any(c.isspace() for c in value.strip())
-    if looks_like_path or _is_file(path):
+    path = Path(value.strip())
+    if names_path(value):
         if not path.exists():
             raise UsageError(f"no such file: {value}")
         if path.is_dir():
@@ -114,13 +117,6 @@ def read_sql_argument(value: str) -> tuple[str, str]:
         except UnicodeDecodeError:
             raise UsageError(f"{value}: not a UTF-8 text file") from None
     return value, "<sql>"
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # SQL text longer than a file name can be, or holding a NUL
-        return False
 
 
 def load_catalog(catalog_path: Optional[str], near: Optional[str] = None, warehouse: Optional[str] = None,

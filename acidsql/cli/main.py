@@ -6,7 +6,8 @@ take the others down, and `acidsql lint` never imports Spark.
 
 Exit status: 0 clean; 1 findings / conflicts / mismatches, or acidsql failed on some item
 (each command reports that item and goes on with the rest); 2 a bad invocation (a missing
-file, a bad option, a malformed config, PySpark missing for a command that runs SQL).
+file, a bad option, a malformed config, an extra missing: the engine for history, describe and
+--warehouse, PySpark for run and race).
 """
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ examples:
   acidsql rewrite job.sql --param date=2024-01-01 --param country=US
 
 exit status: 0 clean, 1 findings/conflicts/mismatch (or acidsql failed on some statement),
-             2 bad invocation (usage, missing file, bad config, PySpark not installed).
+             2 bad invocation (usage, missing file, bad config, an unreachable --warehouse,
+               an extra not installed: acidsql[engine] for history/describe/--warehouse,
+               acidsql[spark] for run/race).
 Configuration: [tool.acidsql] in pyproject.toml, or acidsql.toml (see `acidsql rules`).
 """
 
@@ -110,12 +113,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"acidsql: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except ModuleNotFoundError as error:
-        if (error.name or "").split(".")[0] not in _SPARK_MODULES:
+        hint = _install_hint(error, _command(argv))
+        if hint is None:
             return _internal_error(error, debug)
         if debug:
             traceback.print_exc()
-        print(f"acidsql: error: `acidsql {_command(argv)}` runs SQL on PySpark, which is not installed "
-              f"(no module {error.name!r}): pip install 'acidsql[spark]'", file=sys.stderr)
+        print(f"acidsql: error: {hint}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("acidsql: interrupted", file=sys.stderr)
@@ -134,8 +137,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _internal_error(error, debug)
 
 
-# What the `spark` extra installs (`pip install 'acidsql[spark]'`).
+# What the extras install: `acidsql[engine]` the Delta engine, `acidsql[spark]` the engine and
+# PySpark (the base install is the linter, explain, conflicts, rewrite and parse).
+_ENGINE_MODULES = frozenset({"pyarrow", "numpy", "pyroaring", "obstore"})
 _SPARK_MODULES = frozenset({"pyspark", "py4j", "pandas"})
+_SPARK_COMMANDS = frozenset({"run", "race"})
+
+
+def _install_hint(error: ModuleNotFoundError, command: str) -> Optional[str]:
+    """What to install when a command needs an extra that is not installed; None when the
+    missing module is no extra's (a defect)."""
+    module = (error.name or "").split(".")[0]
+    if module not in _ENGINE_MODULES | _SPARK_MODULES:
+        return None
+    if command in _SPARK_COMMANDS or module in _SPARK_MODULES:
+        return (f"`acidsql {command}` runs SQL on PySpark with acidsql's Delta engine, which are not installed "
+                f"(no module {error.name!r}): pip install 'acidsql[spark]'")
+    what = "reads Delta tables" if command in ("history", "describe") else "reads the live tables of --warehouse"
+    return (f"`acidsql {command}` {what} with acidsql's Delta engine, which is not installed "
+            f"(no module {error.name!r}): pip install 'acidsql[engine]'")
 
 
 def _command(argv: Sequence[str]) -> str:

@@ -13,7 +13,9 @@ def is_terminal(stream=None) -> bool:
 
 
 def console(stream=None):
-    """A rich Console for `stream` (stdout by default)."""
+    """A rich Console for `stream` (stdout by default). Markup is off: everything acidsql
+    prints through it is data (table cells, reasons, SQL, partition values such as
+    `[date=2024-01-01]`) and must be shown as it is; styles come from Text objects."""
     from rich.console import Console
 
     stream = stream or sys.stdout
@@ -23,6 +25,7 @@ def console(stream=None):
         force_terminal=tty,
         no_color=(not tty) or bool(os.environ.get("NO_COLOR")),
         highlight=False,
+        markup=False,
         soft_wrap=not tty,
         width=None if tty else 200,
     )

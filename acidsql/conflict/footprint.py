@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Optional
 
-from acidsql.protocol.properties import IsolationLevel
+from acidsql.protocol.properties import IsolationLevel, TableProperties
 
 
 class Overlap(enum.IntEnum):
@@ -115,23 +115,26 @@ class TableLayout:
     def of(cls, configuration: Mapping[str, str], partition_columns: Iterable[str] = (),
            clustering_columns: Iterable[str] = (), identity_columns: Iterable[str] = (),
            strict: bool = True) -> "TableLayout":
-        """The layout of a table with these properties and columns: the one place that reads
-        the properties the conflict rules depend on, for the engine and the analyzer alike.
-        `strict=False` reads an invalid isolation level as the default instead of raising."""
-        lowered = {k.lower(): str(v) for k, v in configuration.items()}
-        dv = lowered.get("delta.enabledeletionvectors", "").strip().strip("'\"").lower()
-        try:
-            isolation = IsolationLevel.from_property(lowered.get("delta.isolationlevel"))
-        except ValueError:
-            if strict:
-                raise
-            isolation = IsolationLevel.WRITE_SERIALIZABLE
+        """The layout of a table with this configuration and these columns (`of_properties`
+        once the configuration is read). `strict=False` reads a value a key does not take as
+        the key's default instead of raising (an invalid isolation level in a description)."""
+        return cls.of_properties(TableProperties.parse(configuration, strict=strict), partition_columns,
+                                 clustering_columns, identity_columns)
+
+    @classmethod
+    def of_properties(cls, properties: TableProperties, partition_columns: Iterable[str] = (),
+                      clustering_columns: Iterable[str] = (), identity_columns: Iterable[str] = (),
+                      supported_features: Optional[Collection[str]] = None) -> "TableLayout":
+        """The layout of a table with these properties and columns: the one place that derives
+        what the conflict rules depend on, for the engine and the analyzer alike.
+        `supported_features`: the protocol's features, when known (deletion vectors are on
+        only where the protocol supports them)."""
         return cls(
             partitioned=bool(tuple(partition_columns)),
             clustered=bool(tuple(clustering_columns)),
-            deletion_vectors=dv == "true",
-            deletion_vectors_disabled=dv == "false",
-            isolation=isolation,
+            deletion_vectors=properties.deletion_vectors_on(supported_features),
+            deletion_vectors_disabled=properties.enable_deletion_vectors is False,
+            isolation=properties.isolation_level,
             identity_columns=bool(tuple(identity_columns)),
         )
 

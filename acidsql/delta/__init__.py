@@ -21,18 +21,18 @@ from acidsql.delta.log import DeltaLog
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.storage import LocalStorage, Storage
 from acidsql.delta.stores import storage_for
-from acidsql.delta.operations import PreparedCommit
 from acidsql.delta.table import DeltaTable, TableDetail
 from acidsql.delta.row_mapping import CompactionSource
-from acidsql.delta.transaction import CommitResult, OptimisticTransaction, operation_kind
+from acidsql.delta.commit import CommitResult, HookOutcome, PostCommitHook, PreparedCommit, operation_kind
+from acidsql.delta.transaction import OptimisticTransaction
 
 __all__ = [
     "AddCDCFile", "AddFile", "CommitFileExists", "ConstraintViolationError", "ExpressionEvaluator", "CommitInfo", "CommitResult", "CompactionSource", "ConcurrentAppendException",
     "ConcurrentDeleteDeleteException", "ConcurrentDeleteReadException", "ConcurrentTransactionException",
     "CorruptLogError", "DeletionVector", "DeletionVectorDescriptor", "DeletionVectorError",
     "DeltaConcurrentModificationException", "DeltaError", "DeltaLog", "DeltaTable", "DeltaTableError",
-    "DomainMetadata", "InvalidTablePropertyError", "LocalStorage", "MaxCommitRetriesExceeded", "Metadata",
-    "MetadataChangedException", "OptimisticTransaction", "PreparedCommit", "Protocol", "ProtocolChangedException",
+    "DomainMetadata", "HookOutcome", "InvalidTablePropertyError", "LocalStorage", "MaxCommitRetriesExceeded", "Metadata",
+    "MetadataChangedException", "OptimisticTransaction", "PostCommitHook", "PreparedCommit", "Protocol", "ProtocolChangedException",
     "RemoveFile", "Snapshot", "Storage", "StorageError", "TableAlreadyExistsError", "TableDetail",
     "TableNotFoundError", "TransactionStateError", "Txn", "UnsafeStorageError", "UnsupportedFeatureError",
     "UnsupportedProtocolError", "UnsupportedStorageError", "from_conflict", "operation_kind", "storage_for",

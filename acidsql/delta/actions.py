@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Optional, Union
+
+from acidsql.delta.exceptions import InvalidTablePropertyError
+from acidsql.protocol.properties import PropertyError, TableProperties
 
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
@@ -121,6 +125,16 @@ class Metadata:
     @property
     def config(self) -> dict[str, str]:
         return dict(self.configuration)
+
+    @cached_property
+    def properties(self) -> TableProperties:
+        """The configuration read into types, once per action (cached_property writes the
+        instance __dict__, which a frozen dataclass allows; eq and hash are unaffected).
+        InvalidTablePropertyError names a value that is not one its key takes."""
+        try:
+            return TableProperties.parse(dict(self.configuration))
+        except PropertyError as e:
+            raise InvalidTablePropertyError(str(e)) from None
 
     @property
     def schema(self) -> dict[str, Any]:

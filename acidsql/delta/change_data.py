@@ -15,7 +15,7 @@ applied), as inserts and deletes.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -27,7 +27,7 @@ from acidsql.delta.actions import AddCDCFile, AddFile, Metadata, Protocol, Remov
 from acidsql.delta.errors import DeltaError
 from acidsql.delta.exceptions import DeltaTableError
 from acidsql.delta.features import protocol_features
-from acidsql.protocol.features import FEATURES
+from acidsql.protocol.properties import TableProperties
 
 if TYPE_CHECKING:
     from acidsql.delta.log import DeltaLog
@@ -44,11 +44,10 @@ UPDATE_POSTIMAGE = "update_postimage"
 CHANGE_TYPES = (INSERT, DELETE, UPDATE_PREIMAGE, UPDATE_POSTIMAGE)
 
 
-def change_data_enabled(protocol: Protocol, configuration: Mapping[str, str]) -> bool:
+def change_data_enabled(protocol: Protocol, properties: TableProperties) -> bool:
     """Whether writers must record row changes: the protocol supports changeDataFeed (writer 4
     or the listed feature) and `delta.enableChangeDataFeed` is true."""
-    record = FEATURES["changeDataFeed"]
-    return record.name in protocol_features(protocol) and record.active(configuration)
+    return "changeDataFeed" in protocol_features(protocol) and properties.enable_change_data_feed
 
 
 def with_change_type(rows: pa.Table, change_type: str) -> pa.Table:
@@ -199,7 +198,7 @@ def change_versions(log: "DeltaLog", start: int, end: Optional[int] = None) -> l
         removes = tuple(a for a in actions if isinstance(a, RemoveFile) and a.data_change)
         if not (cdc or adds or removes):
             continue  # no row changed (metadata, OPTIMIZE, ...)
-        if not cdc and not change_data_enabled(protocol, metadata.config):
+        if not cdc and not change_data_enabled(protocol, metadata.properties):
             raise ChangeDataError(
                 f"Error getting change data for range [{start} , {end}] as change data was not recorded for version "
                 f"[{version}] of {log.table_root}: the change data feed was off. Set "

@@ -33,8 +33,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from acidsql.delta.exceptions import DeltaTableError, UnsupportedFeatureError
+from acidsql.protocol.properties import TableProperties
 
-CONSTRAINT_PREFIX = "delta.constraints."
 INVARIANTS_KEY = "delta.invariants"
 GENERATION_EXPRESSION_KEY = "delta.generationExpression"
 GENERATED_COLUMN_RULE = "Generated Column"  # Delta's name for the check of a given generated value
@@ -163,7 +163,7 @@ class TableRules:
     generated: tuple[GeneratedColumn, ...] = ()
 
     @classmethod
-    def of(cls, schema: Mapping[str, Any], configuration: Mapping[str, str]) -> "TableRules":
+    def of(cls, schema: Mapping[str, Any], properties: TableProperties) -> "TableRules":
         not_null: list[RowRule] = []
         checks: list[RowRule] = []
         generated: list[GeneratedColumn] = []
@@ -177,9 +177,8 @@ class TableRules:
                 checks.append(RowRule(RuleKind.INVARIANT, f"EXPRESSION({expression})", expression, path))
             if GENERATION_EXPRESSION_KEY in meta and "." not in path:
                 generated.append(GeneratedColumn(path, str(meta[GENERATION_EXPRESSION_KEY]), field.get("type")))
-        for key, expression in sorted(configuration.items()):
-            if key.lower().startswith(CONSTRAINT_PREFIX):
-                checks.append(RowRule(RuleKind.CHECK, key[len(CONSTRAINT_PREFIX):], str(expression)))
+        for name, expression in sorted(properties.check_constraints):
+            checks.append(RowRule(RuleKind.CHECK, name, expression))
         return cls(tuple(not_null), tuple(checks), tuple(generated))
 
     def __bool__(self) -> bool:

@@ -19,10 +19,11 @@ import pyarrow.parquet as pq
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.partition_values import partition_value_from_string
-from acidsql.protocol.properties import PARQUET_CODECS
+# (DEFAULT_TARGET_FILE_SIZE is imported for the Spark layer's writers, which take it from here.)
+from acidsql.protocol.properties import DEFAULT_TARGET_FILE_SIZE, PARQUET_CODECS, TableProperties, size_bytes
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import DeltaError
-from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
+from acidsql.delta.snapshot import COLUMN_ID_KEY, NESTED_IDS_KEY, PHYSICAL_NAME_KEY
 
 if TYPE_CHECKING:
     from acidsql.delta.row_tracking import MaterializedColumns
@@ -44,31 +45,14 @@ DEFAULT_PARQUET_CODEC = "snappy"
 
 
 
-# Delta's default delta.targetFileSize when a table sets none (bytes).
-DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024
+# Sizes as Delta's properties write them (`64mb`, `1g`): one parser, the properties' own.
+parse_size = size_bytes
 
 
-def parse_size(text: str) -> int:
-    """A size as Delta's properties write it: bytes, or with a unit (`64mb`, `1g`, `512k`)."""
-    t = text.strip().lower().rstrip("b")
-    units = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3, "t": 1024 ** 4}
-    try:
-        if t and t[-1] in units:
-            return int(float(t[:-1]) * units[t[-1]])
-        return int(t)
-    except ValueError:
-        raise ValueError(f"not a size: {text!r} (bytes, or a number with k, m, g or t)") from None
-
-
-def target_file_size(configuration: Mapping[str, str]) -> int:
-    """The table's `delta.targetFileSize`, or Delta's default."""
-    raw = configuration.get("delta.targetFileSize")
-    return parse_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE
-
-def parquet_codec(configuration: Mapping[str, str], session_default: Optional[str] = None) -> str:
+def parquet_codec(properties: TableProperties, session_default: Optional[str] = None) -> str:
     """The codec a table's new data files use: the table's `delta.parquet.compression.codec`,
     else the session's default (Spark's `spark.sql.parquet.compression.codec`), else snappy."""
-    name = (configuration.get("delta.parquet.compression.codec") or session_default or DEFAULT_PARQUET_CODEC).lower()
+    name = (properties.parquet_compression_codec or session_default or DEFAULT_PARQUET_CODEC).lower()
     if name not in PARQUET_CODECS:
         raise DeltaError(f"acidsql cannot write parquet files compressed with {name!r}; "
                          f"it writes {', '.join(PARQUET_CODECS)}")
@@ -182,19 +166,32 @@ def _physical_name(f: pa.Field) -> str:
     return raw.decode() if raw else f.name
 
 
-def physical_field(f: pa.Field) -> pa.Field:
+def physical_field(f: pa.Field, nested: Optional[tuple[Mapping[str, Any], str]] = None) -> pa.Field:
     """The field as stored in parquet under column mapping: physical names at every level,
-    and the column-mapping id as parquet field id (readers may resolve columns by id)."""
+    and the column-mapping id as parquet field id (readers may resolve columns by id), array
+    elements and map keys / values included when the schema gives them ids (IcebergCompatV2's
+    `delta.columnMapping.nested.ids`). `nested`: those ids and this field's key among them, for
+    the element / key / value fields of an array or map."""
+    meta_in = f.metadata or {}
+    raw_id = meta_in.get(COLUMN_ID_KEY.encode())
+    if nested is not None:
+        ids, key = nested
+        raw_id = str(ids[key]).encode() if key in ids else None
+    elif meta_in.get(NESTED_IDS_KEY.encode()):
+        nested = (json.loads(meta_in[NESTED_IDS_KEY.encode()]), _physical_name(f))
     t = f.type
     if pa.types.is_struct(t):
         t = pa.struct([physical_field(t.field(i)) for i in range(t.num_fields)])
     elif pa.types.is_list(t):
-        t = pa.list_(physical_field(t.value_field))
+        t = pa.list_(physical_field(t.value_field, _child(nested, "element")))
     elif pa.types.is_map(t):
-        t = pa.map_(physical_field(t.key_field), physical_field(t.item_field))
-    raw_id = (f.metadata or {}).get(COLUMN_ID_KEY.encode())
+        t = pa.map_(physical_field(t.key_field, _child(nested, "key")), physical_field(t.item_field, _child(nested, "value")))
     meta = {b"PARQUET:field_id": raw_id} if raw_id is not None else None
-    return pa.field(_physical_name(f), t, nullable=f.nullable, metadata=meta)
+    return pa.field(_physical_name(f) if nested is None or f.metadata else f.name, t, nullable=f.nullable, metadata=meta)
+
+
+def _child(nested: Optional[tuple[Mapping[str, Any], str]], part: str) -> Optional[tuple[Mapping[str, Any], str]]:
+    return (nested[0], f"{nested[1]}.{part}") if nested is not None else None
 
 
 def _reshape(arr: pa.Array, f: pa.Field, to_physical: bool) -> pa.Array:
@@ -258,7 +255,7 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
                     prefix: str = "", data_change: bool = True,
                     tags: Optional[Mapping[str, str]] = None, schema: Optional[pa.Schema] = None,
                     codec: str = DEFAULT_PARQUET_CODEC, file_prefix: str = "part", stats: bool = True,
-                    hidden_columns: Sequence[str] = ()) -> AddFile:
+                    hidden_columns: Sequence[str] = (), partition_columns_stored: bool = False) -> AddFile:
     """Write `table` as one parquet file under `prefix/col=value/...` and return its AddFile
     (stats: numRecords, minValues, maxValues, nullCount, tightBounds). Partition columns are
     dropped from the file if present in `table`; `partition_values` are already serialized
@@ -266,10 +263,14 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
     `schema` (a Snapshot.arrow_schema()) is needed only under column mapping: columns are then
     written, and stats and partition values keyed, by physical name. `hidden_columns` are
     written but left out of the statistics (materialized row-tracking columns); `stats=False`
-    writes none (change data files)."""
+    writes none (change data files). `partition_columns_stored` (features.partition_columns_stored)
+    keeps the partition columns in the file, after the others and out of the statistics."""
     physical = _physical_names(schema)
     keep = [c for c in table.column_names if c not in partition_values]
+    if partition_columns_stored:
+        keep += [c for c in partition_values if c in table.column_names]
     data = table.select(keep)
+    unstated = [c for c in hidden_columns if c in data.column_names] + [c for c in partition_values if c in keep]
     # Delta timestamps are microseconds; cast other units first (fails rather than truncating).
     for i, f in enumerate(data.schema):
         if pa.types.is_timestamp(f.type) and f.type.unit != "us":
@@ -296,7 +297,7 @@ def write_data_file(storage: "Storage", table: pa.Table, partition_values: Mappi
         path=quote(rel, safe="/=-_.~"),
         partition_values=tuple((physical.get(c, c), None if v == "" else v) for c, v in partition_values.items()),
         size=len(raw), modification_time=mtime, data_change=data_change,
-        stats=collect_stats(data.drop_columns([c for c in hidden_columns if c in data.column_names])) if stats else None,
+        stats=collect_stats(data.drop_columns([physical.get(c, c) for c in unstated])) if stats else None,
         tags=tuple(sorted(tags.items())) if tags else None,
     )
 

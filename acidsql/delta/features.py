@@ -19,7 +19,7 @@ from acidsql.delta.errors import UnsupportedProtocolError
 from acidsql.delta.exceptions import InvalidTablePropertyError, UnsupportedFeatureError
 from acidsql.protocol import features as registry
 from acidsql.protocol.features import FEATURES, WriteKind, known_feature
-from acidsql.protocol.properties import PropertyChange, PropertyError
+from acidsql.protocol.properties import PropertyChange, PropertyError, TableProperties
 from acidsql.protocol.properties import validate_properties as _validate
 
 CLUSTERING_DOMAIN = "delta.clustering"
@@ -34,6 +34,15 @@ def validate_properties(properties: Mapping[str, Any]) -> PropertyChange:
     """`acidsql.protocol.validate_properties`, raising the engine's InvalidTablePropertyError."""
     try:
         return _validate(properties)
+    except PropertyError as e:
+        raise InvalidTablePropertyError(str(e)) from None
+
+
+def table_properties(configuration: Mapping[str, str]) -> TableProperties:
+    """The typed properties of a configuration about to be staged (a snapshot's are
+    `Snapshot.properties`), raising the engine's InvalidTablePropertyError."""
+    try:
+        return TableProperties.parse(configuration)
     except PropertyError as e:
         raise InvalidTablePropertyError(str(e)) from None
 
@@ -150,6 +159,13 @@ def check_write(protocol: Protocol, configuration: Mapping[str, str], schema: Op
             raise UnsupportedFeatureError(refusal)
 
 
+def partition_columns_stored(protocol: Protocol, configuration: Mapping[str, str]) -> bool:
+    """Whether new data files store the partition columns too, after the other columns (Delta's
+    writePartitionColumns: IcebergCompat, whose Iceberg readers may read them from the files, and
+    materializePartitionColumns)."""
+    return any(r.stores_partition_columns for r in active_features(protocol, configuration))
+
+
 # ---- which protocol a table needs -----------------------------------------------------------------
 
 def protocol_for(features: Iterable[str], base: Optional[Protocol] = None,
@@ -208,7 +224,7 @@ def clustering_domain(domains: Iterable[str]) -> Optional[str]:
 LEGACY_CLUSTERING_PROPERTY = "delta.liquid.clusteringColumns"
 
 
-def clustering_columns(domains: Mapping[str, Any], configuration: Mapping[str, str],
+def clustering_columns(domains: Mapping[str, Any], properties: TableProperties,
                        logical_names: Optional[Mapping[str, str]] = None) -> tuple[str, ...]:
     """A clustered table's clustering columns (dotted paths for nested ones), () when it is
     not clustered: from its `delta.clustering` domain (lists of path parts, physical names
@@ -218,8 +234,7 @@ def clustering_columns(domains: Mapping[str, Any], configuration: Mapping[str, s
     logical = logical_names or {}
     domain = clustering_domain(domains)
     if domain is None:
-        legacy = configuration.get(LEGACY_CLUSTERING_PROPERTY)
-        return tuple(c.strip() for c in legacy.split(",") if c.strip()) if legacy else ()
+        return properties.liquid_clustering_columns
     try:
         entries = json.loads(domains[domain].configuration or "{}").get("clusteringColumns", [])
     except ValueError:
@@ -235,11 +250,12 @@ def clustering_columns(domains: Mapping[str, Any], configuration: Mapping[str, s
     return tuple(out)
 
 
-def table_layout(configuration: Mapping[str, str], partition_columns: Iterable[str],
+def table_layout(properties: TableProperties, partition_columns: Iterable[str],
                  domains: Iterable[str] = (), protocol: Optional[Protocol] = None,
                  schema: Optional[Mapping[str, Any]] = None) -> TableLayout:
     """What the conflict rules need to know about a table at a version."""
     identity = ("identity",) if schema is not None and "identityColumns" in schema_features(schema) else ()
     clustered = ("clustered",) if (clustering_domain(domains) is not None
-                                   or configuration.get(LEGACY_CLUSTERING_PROPERTY)) else ()
-    return TableLayout.of(configuration, partition_columns, clustered, identity)
+                                   or properties.liquid_clustering_columns) else ()
+    return TableLayout.of_properties(properties, partition_columns, clustered, identity,
+                                     protocol_features(protocol) if protocol is not None else None)

@@ -1,7 +1,7 @@
 """Where a compaction put each live row of the files it rewrote: its row mapping.
 
 A compaction on a table with deletion vectors never conflicts with UPDATE/DELETE/MERGE, in
-either order (SEMANTICS.md): the loser is rebased (transaction.py `_apply_rebase`), and that
+either order (SEMANTICS.md): the loser is rebased (commit/rebase.py `Rebaser`), and that
 needs, for every live row of every source file, the output file and row it went to. acidsql's
 compactions record it in one of two forms, on the output AddFiles' tags:
 

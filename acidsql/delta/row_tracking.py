@@ -5,7 +5,7 @@ While the protocol supports `rowTracking` and `delta.rowTrackingSuspended` is no
 commit gives each new file a `baseRowId` above the table's high-water mark (the `delta.rowTracking`
 domain's `rowIdHighWaterMark`, advanced in the same commit) and a `defaultRowCommitVersion` equal
 to the commit's version; a file committed again (a new deletion vector) keeps both. That is done
-at commit time, for each attempt (transaction.py), so a commit retried on top of winners takes
+at commit time, for each attempt (commit/prepare.py), so a commit retried on top of winners takes
 ids above theirs.
 
 A row's *stable* row id is its materialized row id (a hidden column of the data file, named by
@@ -22,7 +22,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Optional
+from typing import Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 from acidsql.delta.actions import AddFile, DomainMetadata, Protocol
 from acidsql.delta.errors import CorruptLogError
 from acidsql.delta.features import protocol_features
+from acidsql.protocol.properties import TableProperties
 
 DOMAIN = "delta.rowTracking"
 ENABLED_PROPERTY = "delta.enableRowTracking"
@@ -47,22 +48,18 @@ ROW_ID = "_acid_row_id"
 ROW_COMMIT_VERSION = "_acid_row_commit_version"
 
 
-def _true(value: Any) -> bool:
-    return str(value).strip().lower() == "true"
-
-
 def supported(protocol: Optional[Protocol]) -> bool:
     return protocol is not None and "rowTracking" in protocol_features(protocol)
 
 
-def assigns_row_ids(protocol: Optional[Protocol], configuration: Mapping[str, str]) -> bool:
+def assigns_row_ids(protocol: Optional[Protocol], properties: TableProperties) -> bool:
     """Whether commits must give new files baseRowId and defaultRowCommitVersion."""
-    return supported(protocol) and not _true(configuration.get(SUSPENDED_PROPERTY, "false"))
+    return supported(protocol) and not properties.row_tracking_suspended
 
 
-def enabled(protocol: Optional[Protocol], configuration: Mapping[str, str]) -> bool:
+def enabled(protocol: Optional[Protocol], properties: TableProperties) -> bool:
     """Whether stable row ids must be preserved (and can be read)."""
-    return assigns_row_ids(protocol, configuration) and _true(configuration.get(ENABLED_PROPERTY, "false"))
+    return assigns_row_ids(protocol, properties) and properties.enable_row_tracking
 
 
 @dataclass(frozen=True)
@@ -77,11 +74,11 @@ class MaterializedColumns:
         return (self.row_id, self.row_commit_version)
 
 
-def materialized_columns(protocol: Optional[Protocol], configuration: Mapping[str, str]) -> Optional[MaterializedColumns]:
+def materialized_columns(protocol: Optional[Protocol], properties: TableProperties) -> Optional[MaterializedColumns]:
     """The materialized column names while row tracking is enabled, else None."""
-    if not enabled(protocol, configuration):
+    if not enabled(protocol, properties):
         return None
-    row_id, version = configuration.get(ROW_ID_COLUMN_PROPERTY), configuration.get(ROW_COMMIT_VERSION_COLUMN_PROPERTY)
+    row_id, version = properties.materialized_row_id_column, properties.materialized_row_commit_version_column
     if not row_id or not version:
         raise CorruptLogError(f"row tracking is enabled but {ROW_ID_COLUMN_PROPERTY} or "
                               f"{ROW_COMMIT_VERSION_COLUMN_PROPERTY} is missing from the table's configuration")

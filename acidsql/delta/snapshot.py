@@ -17,8 +17,9 @@ from acidsql.delta.actions import (
 )
 from acidsql.delta.errors import CorruptLogError, UnsupportedProtocolError
 from acidsql.delta.partition_values import partition_value_from_string
-from acidsql.delta.features import check_reader_protocol, clustering_columns
+from acidsql.delta.features import check_reader_protocol, clustering_columns, protocol_features
 from acidsql.delta.type_widening import TYPE_WIDENING_FEATURES, check_type_changes
+from acidsql.protocol.properties import ColumnMappingMode, TableProperties
 
 
 class CheckpointRows(typing.Protocol):
@@ -33,6 +34,8 @@ class CheckpointRows(typing.Protocol):
 
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
 COLUMN_ID_KEY = "delta.columnMapping.id"
+# The ids of array elements and map keys / values (IcebergCompatV2), on the nearest struct field.
+NESTED_IDS_KEY = "delta.columnMapping.nested.ids"
 
 DEFAULT_TOMBSTONE_RETENTION_MS = 7 * 24 * 3600 * 1000
 
@@ -65,13 +68,23 @@ class Snapshot:
         return self.metadata.config
 
     @property
+    def properties(self) -> TableProperties:
+        """The table properties, read into types once (`Metadata.properties`)."""
+        return self.metadata.properties
+
+    @cached_property
+    def deletion_vectors_on(self) -> bool:
+        """Whether deletes and updates write deletion vectors (`TableProperties.deletion_vectors_on`)."""
+        return self.properties.deletion_vectors_on(protocol_features(self.protocol))
+
+    @property
     def schema_json(self) -> dict[str, Any]:
         """The Spark StructType JSON of metaData.schemaString, parsed."""
         return self.metadata.schema
 
     @property
-    def column_mapping_mode(self) -> str:
-        return self.configuration.get("delta.columnMapping.mode", "none")
+    def column_mapping_mode(self) -> ColumnMappingMode:
+        return self.properties.column_mapping_mode
 
     def physical_name(self, col: str) -> str:
         """The name of top-level column `col` inside parquet files and partitionValues:
@@ -83,7 +96,7 @@ class Snapshot:
 
     @cached_property
     def _physical_names(self) -> dict[str, str]:
-        mapped = self.column_mapping_mode != "none"
+        mapped = self.properties.column_mapping
         return {f["name"]: (f.get("metadata") or {}).get(PHYSICAL_NAME_KEY, f["name"]) if mapped else f["name"]
                 for f in self.schema_json.get("fields", [])}
 
@@ -92,7 +105,7 @@ class Snapshot:
         """The liquid clustering columns, logical names (dotted for nested fields); () when
         the table is not clustered (see `features.clustering_columns`)."""
         logical = {physical: name for name, physical in self._physical_names.items()}
-        return clustering_columns(self.domains, self.configuration, logical)
+        return clustering_columns(self.domains, self.properties, logical)
 
     def arrow_schema(self) -> pa.Schema:
         """The logical schema as pyarrow. Under column mapping each field carries its physical
@@ -102,7 +115,7 @@ class Snapshot:
     @cached_property
     def _arrow_schema(self) -> pa.Schema:
         # Computed once per snapshot: files_in_partitions asks for it per file.
-        return arrow_schema_from_spark(self.schema_json, column_mapping=self.column_mapping_mode != "none")
+        return arrow_schema_from_spark(self.schema_json, column_mapping=self.properties.column_mapping)
 
     def num_records(self) -> int:
         """Live rows: numRecords of each file minus its deletion-vector cardinality.
@@ -345,6 +358,26 @@ VARIANT_ARROW_TYPE = pa.struct([pa.field("metadata", pa.binary(), nullable=False
                                 pa.field("value", pa.binary(), nullable=False)])
 
 
+def map_struct_fields(t: Any, update: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """A Spark schema type (StructType JSON) with each struct field, at any depth, replaced by
+    `update(field)`, a field before the fields inside it."""
+    if not isinstance(t, dict):
+        return t
+    kind = t.get("type")
+    if kind == "struct":
+        fields = []
+        for f in t["fields"]:
+            f = update(f)
+            fields.append({**f, "type": map_struct_fields(f["type"], update)})
+        return {**t, "fields": fields}
+    if kind == "array":
+        return {**t, "elementType": map_struct_fields(t["elementType"], update)}
+    if kind == "map":
+        return {**t, "keyType": map_struct_fields(t["keyType"], update),
+                "valueType": map_struct_fields(t["valueType"], update)}
+    return t
+
+
 def arrow_type_from_spark(t: Any, column_mapping: bool = False) -> pa.DataType:
     """One Spark type (a name like "long"/"decimal(10,2)" or a struct/array/map object) as pyarrow."""
     if isinstance(t, str):
@@ -378,6 +411,8 @@ def arrow_field_from_spark(f: dict[str, Any], column_mapping: bool = False) -> p
         field_meta = {PHYSICAL_NAME_KEY: str(meta[PHYSICAL_NAME_KEY])}
         if COLUMN_ID_KEY in meta:
             field_meta[COLUMN_ID_KEY] = str(meta[COLUMN_ID_KEY])
+        if meta.get(NESTED_IDS_KEY):
+            field_meta[NESTED_IDS_KEY] = json.dumps(meta[NESTED_IDS_KEY], sort_keys=True)
     return pa.field(f["name"], arrow_type_from_spark(f["type"], column_mapping),
                     nullable=f.get("nullable", True), metadata=field_meta)
 

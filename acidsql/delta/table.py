@@ -30,7 +30,8 @@ from acidsql.delta.operations.metadata import ViolationCounter
 from acidsql.delta.operations.schema import SchemaLike
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.storage import Storage
-from acidsql.delta.transaction import DEFAULT_MAX_RETRIES, CommitResult, OptimisticTransaction
+from acidsql.delta.commit import DEFAULT_MAX_RETRIES, CommitResult
+from acidsql.delta.transaction import OptimisticTransaction
 
 
 @dataclass(frozen=True)
@@ -293,8 +294,9 @@ class DeltaTable:
         return features.drop_feature(self, name, truncate_history, now_ms=now_ms,
                                      history_retention_hours=history_retention_hours)
 
-    def upgrade_uniform(self, iceberg_compat_version: int = 2) -> CommitResult:
-        """REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)) (see operations.features)."""
+    def upgrade_uniform(self, iceberg_compat_version: int = 2) -> Optional[CommitResult]:
+        """REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)) (see operations.features);
+        None when the table was upgraded already."""
         return features.upgrade_uniform(self, iceberg_compat_version)
 
     def restore(self, version: Optional[int] = None, timestamp_ms: Optional[int] = None) -> CommitResult:
@@ -335,7 +337,7 @@ class DeltaTable:
 
 
 def _row_tracking_columns(snap: Snapshot, table: str) -> "row_tracking.MaterializedColumns":
-    columns = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    columns = row_tracking.materialized_columns(snap.protocol, snap.properties)
     if columns is None:
         raise UnsupportedFeatureError(
             f"{table} does not have row tracking enabled, so its rows have no row ids or row commit versions: "

@@ -5,7 +5,8 @@ add or its deletion vector), or a tombstone younger than the retention still doe
 within the retention window must keep working), or it was modified within the retention window
 (a transaction in flight may be about to commit it). Hidden paths (a component starting with
 '_' or '.') are never touched, so `_delta_log` is safe; a '_'-named directory is walked only
-when it is a partition directory `col=value` of a partition column."""
+when it is a partition directory `col=value` of a partition column. While UniForm Iceberg is on,
+directories named `metadata` hold the Iceberg metadata and are hidden too, as in Delta."""
 from __future__ import annotations
 
 import time
@@ -14,11 +15,11 @@ from typing import TYPE_CHECKING, Optional
 
 from acidsql.delta.actions import DeletionVectorDescriptor
 from acidsql.delta.change_data import CHANGE_DATA_DIR
-from acidsql.delta.checkpoint import interval_ms
 from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.delta.deletion_vectors import relative_dv_path
 from acidsql.delta.errors import DeltaError
 from acidsql.delta.features import check_write
+from acidsql.delta.iceberg.compat import ICEBERG_METADATA_DIR, iceberg_on
 from acidsql.protocol.features import WriteKind
 
 if TYPE_CHECKING:
@@ -34,12 +35,14 @@ class VacuumResult:
     dry_run: bool
 
 
-def _hidden(rel: str, partition_columns: tuple[str, ...]) -> bool:
+def _hidden(rel: str, partition_columns: tuple[str, ...], iceberg_metadata: bool = False) -> bool:
     parts = rel.split("/")
     for i, part in enumerate(parts):
+        is_dir = i < len(parts) - 1
+        if iceberg_metadata and is_dir and part == ICEBERG_METADATA_DIR:
+            return True  # UniForm's Iceberg metadata (Delta's isHiddenDirectory)
         if not part.startswith(("_", ".")):
             continue
-        is_dir = i < len(parts) - 1
         if is_dir and i == 0 and part == CHANGE_DATA_DIR:
             continue  # change data files are collected like data files (Delta's isHiddenDirectory)
         if is_dir and "=" in part and part.split("=", 1)[0] in partition_columns:
@@ -64,8 +67,7 @@ def vacuum(log: "DeltaLog", retention_hours: float = DEFAULT_RETENTION_HOURS, dr
     snapshot = log.snapshot()
     # VACUUM deletes files: it is a write, and vacuumProtocolCheck asks for the writer check.
     check_write(snapshot.protocol, snapshot.configuration, snapshot.schema_json, WriteKind.METADATA)
-    table_minimum_ms = interval_ms(snapshot.configuration.get("delta.deletedFileRetentionDuration"),
-                                   DEFAULT_RETENTION_HOURS * 3_600_000)
+    table_minimum_ms = snapshot.properties.deleted_file_retention_ms
     retention_ms = int(retention_hours * 3_600_000)
     if retention_hours < 0:
         raise DeltaError(f"VACUUM retention must not be negative (got {retention_hours} hours)")
@@ -96,7 +98,7 @@ def vacuum(log: "DeltaLog", retention_hours: float = DEFAULT_RETENTION_HOURS, dr
     partition_dirs = tuple(snapshot.physical_name(c) for c in snapshot.partition_columns)
     doomed: list[tuple[str, int]] = []
     for rel, size, mtime in storage.walk_files_with_meta():
-        if _hidden(rel, partition_dirs) or rel in keep:
+        if _hidden(rel, partition_dirs, iceberg_on(snapshot.configuration)) or rel in keep:
             continue
         if mtime >= cutoff:
             continue

@@ -4,6 +4,7 @@
 [tool.acidsql]
 select = ["DL"]                      # code prefixes to run (default: every rule)
 ignore = ["DL006"]
+exclude = ["migrations/*", "scratch"]  # files not to lint (globs; a folder name skips the folder)
 concurrent = true                    # scripts run beside other writers (metadata changes matter)
 catalog = "catalog.toml"             # optional: a catalog file (see acidsql.analysis.catalog)
 
@@ -42,12 +43,27 @@ class LintConfig:
     root: Path = field(default_factory=Path.cwd)
     # Catalog loaders for tables nobody described (e.g. a live `_delta_log` reader).
     loaders: tuple = ()
+    # Glob patterns of files not to lint (`exclude` in the config, `--exclude` on the command line).
+    exclude: tuple[str, ...] = ()
+
+    def excludes(self, path: Path) -> bool:
+        """Whether `path` matches an exclude pattern: its path relative to the config's folder
+        (or as given), its file name, or the name of a folder it lies in."""
+        if not self.exclude:
+            return False
+        try:
+            relative = path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            relative = path.as_posix()
+        names = [relative, path.as_posix(), path.name, *Path(relative).parent.parts]
+        return any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(name, pattern.rstrip("/"))
+                   for pattern in self.exclude for name in names)
 
     def enabled(self, code: str, file: str = "") -> bool:
         code = code.upper()
-        if self.select and not any(code.startswith(p) for p in self.select):
+        if self.select and "ALL" not in self.select and not any(code.startswith(p) for p in self.select):
             return False
-        if any(code.startswith(p) for p in self.ignore):
+        if "ALL" in self.ignore or any(code.startswith(p) for p in self.ignore):
             return False
         if file and self.per_file_ignores:
             try:
@@ -81,9 +97,30 @@ class LintConfig:
 
         return replace(
             self,
-            select=tuple(c.upper() for c in select) if select else self.select,
-            ignore=self.ignore + tuple(c.upper() for c in (ignore or ())),
+            select=check_codes(tuple(c.upper() for c in select), "--select") if select else self.select,
+            ignore=self.ignore + check_codes(tuple(c.upper() for c in (ignore or ())), "--ignore"),
         )
+
+
+def unknown_codes(codes: Any) -> tuple[str, ...]:
+    """The codes (or code prefixes, e.g. `DL`, `DL00`; `ALL`) that name no rule: a typo
+    selects or ignores nothing, so it is an error, as in ruff and sqlfluff."""
+    from acidsql.linter.rules import all_rules
+
+    known = [rule.CODE for rule in all_rules()]
+    return tuple(c for c in codes if c != "ALL" and not any(k.startswith(c) for k in known))
+
+
+def check_codes(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """`codes`, or a ConfigError naming the unknown ones and `where` they were given."""
+    unknown = unknown_codes(codes)
+    if unknown:
+        from acidsql.linter.rules import all_rules
+
+        known = ", ".join(rule.CODE for rule in all_rules())
+        raise ConfigError(f"{where}: unknown rule code{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+                          f"(known: {known}; prefixes such as DL select several; `acidsql rules` lists them)")
+    return codes
 
 
 def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
@@ -91,7 +128,7 @@ def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{source}: `{key}` must be a list of rule codes")
-    return tuple(v.strip().upper() for v in value)
+    return check_codes(tuple(v.strip().upper() for v in value), f"{source}: `{key}`")
 
 
 def _table(name: str, raw: Any, source: Path) -> TableInfo:
@@ -104,7 +141,7 @@ def _table(name: str, raw: Any, source: Path) -> TableInfo:
 
 
 def config_from_mapping(raw: dict, source: Path) -> LintConfig:
-    known = {"select", "ignore", "per-file-ignores", "per_file_ignores", "concurrent", "tables", "catalog"}
+    known = {"select", "ignore", "per-file-ignores", "per_file_ignores", "concurrent", "tables", "catalog", "exclude"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown setting(s): {', '.join(unknown)}")
@@ -115,7 +152,13 @@ def config_from_mapping(raw: dict, source: Path) -> LintConfig:
     if not isinstance(tables, dict):
         raise ConfigError(f"{source}: `tables` must be a table of tables")
     catalog = raw.get("catalog")
+    exclude = raw.get("exclude", [])
+    if isinstance(exclude, str):
+        exclude = [exclude]
+    if not isinstance(exclude, list) or not all(isinstance(p, str) for p in exclude):
+        raise ConfigError(f"{source}: `exclude` must be a list of glob patterns")
     return LintConfig(
+        exclude=tuple(exclude),
         select=_codes(raw.get("select", []), "select", source),
         ignore=_codes(raw.get("ignore", []), "ignore", source),
         per_file_ignores=tuple((k, _codes(v, f"per-file-ignores.{k}", source)) for k, v in per_file.items()),

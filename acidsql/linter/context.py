@@ -34,6 +34,9 @@ class LintContext:
     _statement: Optional[m.Statement] = field(default=None, init=False, repr=False, compare=False)
     _table: Optional[TableInfo] = field(default=None, init=False, repr=False, compare=False)
     _analysis: Any = field(default=_NOT_ANALYZED, init=False, repr=False, compare=False)
+    # Why the current statement's target could not be looked up (a catalog loader failed to
+    # read a live table): the runner reports it and the rules do not judge the statement.
+    lookup_error: Optional[Exception] = field(default=None, init=False, repr=False, compare=False)
 
     def begin(self, statement: m.Statement) -> None:
         """Before the rules check `statement`: look its target up, as the analyzer does first
@@ -41,16 +44,19 @@ class LintContext:
         remembered, which later statements see)."""
         self._statement = statement
         self._analysis = _NOT_ANALYZED
+        self.lookup_error = None
         try:
             self._table = self.catalog.target_info(statement)
-        except Exception:  # e.g. a failing loader: no analysis then (the analyzer would fail
-            self._table = None  # the same way), and `table` asks the catalog again
+        except Exception as error:  # a failing loader: the table could not be read
+            self._table = None
             self._analysis = None
+            self.lookup_error = error
 
     def end(self) -> None:
         """After the rules checked the statement: let it and its analysis go."""
         self._statement = self._table = None
         self._analysis = _NOT_ANALYZED
+        self.lookup_error = None
 
     def table(self, statement: m.Statement) -> TableInfo:
         """The target's description (`known` is False when nobody described it)."""

@@ -14,15 +14,18 @@ _GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.
 
 
 def summary(report: LintReport) -> str:
-    """The last line of the text output. "All clear" only when acidsql saw every table the
-    scripts write and failed on nothing: no findings about a table it cannot see is no news."""
+    """The last line of the text output. "All clear" only when every statement was read and
+    judged: acidsql saw every table the scripts write, parsed every statement and failed on
+    nothing (no findings about a table it cannot see is no news)."""
     n = len(report.findings)
     files = len(report.files)
     line = f"{n} finding{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''} ({report.statements} statements)"
     if report.suppressed:
         line += f", {report.suppressed} suppressed"
     if report.errors:
-        line += f", {len(report.errors)} internal error{'s' if len(report.errors) != 1 else ''}"
+        line += f", {len(report.errors)} error{'s' if len(report.errors) != 1 else ''}"
+    if report.unparsed:
+        line += f", {report.unparsed} not parsed"
     if report.unseen_statements:
         line += f", {report.unseen_statements} on tables acidsql cannot see"
     return f"All clear: {line}" if not n and report.knew_everything else line
@@ -73,16 +76,34 @@ def format_github(report: LintReport) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
+# Where a rule's page lives: the repository named in pyproject.toml's [project.urls]
+# (tests/lint keeps the two equal).
+REPOSITORY_URL = "https://github.com/acidsql/acidsql"
+
+
+def rule_help_uri(code: str) -> str:
+    return f"{REPOSITORY_URL}/blob/main/docs/rules/{code}.md"
+
+
+def _region(f) -> dict:
+    """The finding's statement as a SARIF region (endColumn: the column after its last character)."""
+    region = {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)}
+    if f.end_line:
+        region["endLine"] = f.end_line
+        if f.end_col:
+            region["endColumn"] = max(f.end_col, 1)
+    return region
+
+
 def sarif_log(report: LintReport) -> dict:
+    from acidsql import __version__
     from acidsql.linter.rules import all_rules
 
     rules = all_rules()
     index = {r.CODE: i for i, r in enumerate(rules)}
     results = []
     for f in report.findings:
-        region = {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)}
-        if f.end_line:
-            region["endLine"] = f.end_line
+        uri = Path(f.file).as_posix()
         result = {
             "ruleId": f.code,
             "ruleIndex": index.get(f.code, 0),
@@ -90,11 +111,19 @@ def sarif_log(report: LintReport) -> dict:
             "message": {"text": f.message + (f" {f.hint}" if f.hint and "\n" not in f.hint else "")},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": Path(f.file).as_posix()},
-                    "region": region,
+                    "artifactLocation": {"uri": uri},
+                    "region": _region(f),
                 }
             }],
         }
+        if f.fix and f.end_line and f.end_col:  # the statement, replaced by its rewrite
+            result["fixes"] = [{
+                "description": {"text": f.hint or f"rewrite the statement ({f.code})"},
+                "artifactChanges": [{
+                    "artifactLocation": {"uri": uri},
+                    "replacements": [{"deletedRegion": _region(f), "insertedContent": {"text": f.fix}}],
+                }],
+            }]
         results.append(result)
     notifications = [{"level": "note", "message": {"text": note}} for note in report.notes]
     for e in report.errors:
@@ -111,12 +140,15 @@ def sarif_log(report: LintReport) -> dict:
             "tool": {
                 "driver": {
                     "name": "acidsql",
+                    "version": __version__,
+                    "semanticVersion": __version__,
+                    "informationUri": REPOSITORY_URL,
                     "rules": [
                         {
                             "id": r.CODE,
                             "name": r.NAME,
                             "shortDescription": {"text": r.SUMMARY},
-                            "helpUri": f"docs/rules/{r.CODE}.md",
+                            "helpUri": rule_help_uri(r.CODE),
                             "defaultConfiguration": {"level": _SARIF_LEVEL[r.SEVERITY]},
                         }
                         for r in rules

@@ -30,6 +30,8 @@ class LintReport:
     errors: tuple[LintError, ...] = ()
     unseen_statements: int = 0
     unseen_tables: tuple[str, ...] = ()
+    # Statements that do not parse while DL000 (which reports them) is not selected: not judged.
+    unparsed: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -37,22 +39,29 @@ class LintReport:
 
     @property
     def knew_everything(self) -> bool:
-        """Whether every write linted was to a table acidsql could see, without a failure."""
-        return not self.unseen_statements and not self.errors
+        """Whether every statement was read and judged: every write to a table acidsql could
+        see, no statement left unparsed, no failure, and at least one file linted."""
+        return bool(self.files) and not self.unseen_statements and not self.errors and not self.unparsed
 
     @property
     def notes(self) -> tuple[str, ...]:
         """What the linter could not judge, in words."""
+        out = []
+        if self.unparsed:
+            n = self.unparsed
+            out.append(f"{n} statement{'s' if n != 1 else ''} do{'' if n != 1 else 'es'} not parse and DL000, which "
+                       "reports them, is not selected: no rule judged them.")
         if not self.unseen_statements:
-            return ()
+            return tuple(out)
         n, k = self.unseen_statements, len(self.unseen_tables)
         shown = ", ".join(self.unseen_tables[:8]) + (", ..." if k > 8 else "")
-        return (
+        out.append(
             f"{n} statement{'s' if n != 1 else ''} write{'' if n != 1 else 's'} {'a table' if k == 1 else f'{k} tables'} "
             f"acidsql cannot see ({shown}): the rules that depend on a table's layout (partitions, deletion vectors, "
             "isolation level) said nothing about them. Describe the tables under [tool.acidsql.tables] in "
             "pyproject.toml or acidsql.toml, create them earlier in the script, or pass --warehouse DIR.",
         )
+        return tuple(out)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -70,6 +79,7 @@ class LintReport:
             "notes": list(self.notes),
             "unseen_statements": self.unseen_statements,
             "unseen_tables": list(self.unseen_tables),
+            "unparsed": self.unparsed,
             "errors": [e.to_dict() for e in self.errors],
         }
 
@@ -87,6 +97,7 @@ class LintReport:
             self.errors + other.errors,
             self.unseen_statements + other.unseen_statements,
             tuple(sorted(set(self.unseen_tables) | set(other.unseen_tables))),
+            self.unparsed + other.unparsed,
         )
 
 
@@ -125,16 +136,18 @@ def lint_text(
     model_queries = full_parse or any(getattr(rule, "READS_QUERIES", False) for rule in rules)
     report_errors = config.enabled("DL000", file)
     found: list[Finding] = []
-    suppressed = statements = 0
+    suppressed = statements = unparsed = 0
     # One statement at a time: each is parsed, checked (and analyzed, if a rule asks) and
     # applied to the catalog, then let go (no rule looks back at earlier statements; the
     # catalog keeps what they did).
-    errors: list[LintError] = []
+    errors: list[LintError] = list(_suppression_errors(suppressions, file))
     unseen: dict[str, None] = {}
     unseen_statements = 0
     for statement in parse_statements(text, file, params=params or None, model_queries=model_queries):
         if type(statement) is ParseError:
-            if report_errors:
+            if not report_errors:
+                unparsed += 1
+            else:
                 for finding in findings_for_errors((statement,), file):
                     if suppressions.silences(finding.code, finding.line, finding.line):
                         suppressed += 1
@@ -144,6 +157,12 @@ def lint_text(
         statements += 1
         for part in statement.writes:  # each INSERT of a multi-insert on its own
             context.begin(part)
+            if context.lookup_error is not None:  # its table could not be read: nothing is judged
+                error = context.lookup_error
+                errors.append(LintError(file, part.span.line, part.span.col, "catalog",
+                                        f"cannot read table {part.target.key if part.target else '?'}: {error}"))
+                context.end()
+                continue
             for rule in rules:
                 try:
                     findings = rule.check(part, context)
@@ -169,22 +188,63 @@ def lint_text(
         except Exception as bug:
             errors.append(_internal(file, statement, "catalog", bug))
     return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), statements, suppressed, tuple(errors),
-                      unseen_statements, tuple(sorted(unseen)))
+                      unseen_statements, tuple(sorted(unseen)), unparsed)
 
 
-def sql_files(paths: Iterable[Union[str, Path]]) -> list[Path]:
-    """Files to lint: each file given, and every *.sql under each folder given (sorted).
-    A path that does not exist raises FileNotFoundError."""
+def _suppression_errors(suppressions: Suppressions, file: str) -> Iterable[LintError]:
+    """A suppression comment that names no rule silences nothing: an error at its line (as
+    ruff warns about an unknown code in `# noqa`), so a typo never passes for a suppression."""
+    if not suppressions.mentions and not suppressions.malformed:
+        return
+    known = {rule.CODE for rule in all_rules()}
+    for line, col, code in suppressions.mentions:
+        if code not in known:
+            yield LintError(file, line, col, "noqa", f"unknown rule code {code} in a suppression comment: it "
+                            f"silences nothing (known: {', '.join(sorted(known))})")
+    for line, col, comment in suppressions.malformed:
+        yield LintError(file, line, col, "noqa", f"`{comment}` names no rule code, so it silences nothing "
+                        "(write `-- noqa: DL001, DL004`, or `-- noqa` for every rule)")
+
+
+class NoSqlFiles(FileNotFoundError):
+    """A folder given to lint holds no .sql file: linting it would judge nothing."""
+
+
+def sql_files(paths: Iterable[Union[str, Path]], config: Optional[LintConfig] = None) -> list[Path]:
+    """Files to lint: each file given, and every *.sql under each folder given (sorted), less
+    those `config` excludes (given files too, as pre-commit passes them). A path that does not
+    exist raises FileNotFoundError, a folder without a .sql file NoSqlFiles: "0 findings in 0
+    files" would pass for a clean run (a folder whose files are all excluded is no error)."""
     out: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*.sql") if p.is_file()))
+            found = sorted(p for p in path.rglob("*.sql") if p.is_file())
+            if not found:
+                raise NoSqlFiles(f"no .sql files under {path}: nothing to lint")
+            out.extend(found)
         elif path.exists():
             out.append(path)
         else:
             raise FileNotFoundError(f"no such file or folder: {path}")
+    if config is not None and config.exclude:
+        out = [p for p in out if not config.excludes(p)]
     return out
+
+
+def names_path(text: str) -> bool:
+    """Whether a string argument means a file or folder rather than SQL text: it names one
+    that exists, or looks like a path (one word, ending in .sql or holding a `/`; SQL text
+    always holds a space). The API and the CLI read `str` arguments by this one rule."""
+    stripped = text.strip()
+    if not stripped or "\n" in stripped:
+        return False
+    if (stripped.endswith(".sql") or "/" in stripped) and not any(c.isspace() for c in stripped):
+        return True
+    try:
+        return Path(stripped).exists()
+    except (OSError, ValueError):  # longer than a file name can be, or holding a NUL
+        return False
 
 
 def lint_paths(
@@ -197,7 +257,7 @@ def lint_paths(
     config = config or LintConfig()
     base = config.catalog()
     report = LintReport(())
-    for path in sql_files(paths):
+    for path in sql_files(paths, config):
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:

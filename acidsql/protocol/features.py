@@ -79,6 +79,16 @@ class TableFeature:
     schema_types: tuple[str, ...] = ()  # Spark type names that use it
     requires: tuple[str, ...] = ()
     droppable: Droppable = Droppable.NO
+    # What a writer must hold while the feature is enabled (its property set), for features
+    # whose writer requirements are checks on the metadata and the files (IcebergCompat):
+    incompatible: tuple[str, ...] = ()  # features whose enabling property must not be on beside it
+    required_properties: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (property, values it may take)
+    allowed_types: Optional[frozenset[str]] = None  # the column types it allows (Spark type names)
+    allowed_partition_types: Optional[frozenset[str]] = None  # the partition column types it allows
+    requires_num_records: bool = False  # every added file carries the numRecords statistic
+    stores_partition_columns: bool = False  # data files store the partition columns too, after the others
+    nested_field_ids: bool = False  # array elements and map keys / values have ids (delta.columnMapping.nested.ids)
+    violation_error_class: str = ""  # Delta's error class for a write that breaks them
     # What acidsql does with it.
     reads: bool = True  # acidsql reads tables that have it correctly
     writes: frozenset[WriteKind] = ALL_WRITES  # the writes acidsql performs correctly while it is active
@@ -162,6 +172,17 @@ def _uses(schema: Any, keys: tuple[str, ...], types: tuple[str, ...]) -> Iterato
 
 
 W, RW = FeatureKind.WRITER, FeatureKind.READER_WRITER
+# IcebergCompat's type allow-lists (Delta's IcebergCompat.scala: CheckTypeInV2AllowList,
+# CheckPartitionDataTypeInV2AllowList; V1 has no arrays or maps).
+_ICEBERG_PRIMITIVES = frozenset({"byte", "short", "integer", "long", "float", "double", "decimal", "string", "binary",
+                                 "boolean", "timestamp", "timestamp_ntz", "date"})
+_ICEBERG_V2_TYPES = _ICEBERG_PRIMITIVES | {"array", "map", "struct"}
+_ICEBERG_V1_TYPES = _ICEBERG_PRIMITIVES | {"struct"}
+_ICEBERG_COMPAT = dict(
+    activation=Activation.PROPERTY, requires=("columnMapping",), incompatible=("deletionVectors",),
+    required_properties=(("delta.columnMapping.mode", ("name", "id")),), allowed_partition_types=_ICEBERG_PRIMITIVES,
+    requires_num_records=True, stores_partition_columns=True, violation_error_class="DELTA_ICEBERG_COMPAT_VIOLATION",
+)
 _VARIANT = ("acidsql reads unshredded VARIANT columns as a struct of binary metadata and value, "
             "without decoding them, and does not write them")
 _NOT_CATALOG = "the table's commits go through a catalog or commit coordinator acidsql does not speak to"
@@ -237,11 +258,15 @@ _RECORDS = (
     ),
     TableFeature(
         "icebergCompatV1", W, "Iceberg compatibility V1 (delta.enableIcebergCompatV1).",
-        activation=Activation.PROPERTY, enabling_property="delta.enableIcebergCompatV1", requires=("columnMapping",),
+        enabling_property="delta.enableIcebergCompatV1", allowed_types=_ICEBERG_V1_TYPES, **_ICEBERG_COMPAT,
     ),
     TableFeature(
         "icebergCompatV2", W, "Iceberg compatibility V2 (delta.enableIcebergCompatV2), for UniForm.",
-        activation=Activation.PROPERTY, enabling_property="delta.enableIcebergCompatV2", requires=("columnMapping",),
+        enabling_property="delta.enableIcebergCompatV2", allowed_types=_ICEBERG_V2_TYPES, nested_field_ids=True,
+        **_ICEBERG_COMPAT,
+        limitation="UniForm: with delta.universalFormat.enabledFormats = 'iceberg' acidsql writes Iceberg V2 metadata "
+                   "beside the table after each commit (metadata/v<N>.metadata.json, version-hint.text; no catalog), "
+                   "and REORG ... UPGRADE UNIFORM upgrades to V2 only (docs/uniform.md)",
     ),
     TableFeature(
         "clustering", W, "Liquid clustering: clustering columns in the delta.clustering domain (CREATE and ALTER TABLE "
@@ -292,8 +317,7 @@ _RECORDS = (
     ),
     TableFeature(
         "materializePartitionColumns", W, "Partition columns are also stored in the data files.",
-        writes=frozenset({WriteKind.METADATA}),
-        limitation="acidsql does not store partition columns in data files",
+        stores_partition_columns=True,
     ),
     TableFeature(
         "coordinatedCommits-preview", W, "Commits go through a commit coordinator.", writes=NO_WRITES,

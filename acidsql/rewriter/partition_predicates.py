@@ -9,8 +9,11 @@ every partition. The rewriter adds literal predicates on the target's partition 
   s.date = '2024-01-01'`);
 - the source is known to carry only that value for the column the condition equates with
   the partition column (a subquery `WHERE date = ...`, a VALUES list);
-- the user passes it (`--param date=2024-01-01`) and it contradicts nothing the source is
-  known to carry.
+- the user passes it (`--param date=2024-01-01`) and the source provably carries only that
+  value: its own query pins it (a literal filter, a VALUES list), or, with `--warehouse`, the
+  source table's partition values or file statistics show it now. The user's word alone is
+  never enough: on a source carrying two dates, `t.date = <one of them>` in ON turns the other
+  date's matches into inserts (a duplicate row).
 
 It refuses, saying why, whenever the predicate could change which rows match: WHEN NOT
 MATCHED BY SOURCE clauses, UPDATE/DELETE conditions the value would narrow, a condition
@@ -29,7 +32,7 @@ from sqlglot.tokens import TokenType
 
 from acidsql.rewriter.literals import LiteralError, literal_value, typed_literal
 from acidsql.rewriter.parameters import bind_parameters, find_markers
-from acidsql.rewriter.table_facts import TableFacts, table_facts
+from acidsql.rewriter.table_facts import LiveValues, TableFacts, live_values, table_facts
 from acidsql.sql import SqlSyntaxError, parse_statement
 from acidsql.sql.model import Statement
 
@@ -228,23 +231,28 @@ def _where_pins(select: exp.Select, inner: str) -> Optional[frozenset]:
     return found
 
 
-def _carries(node: Optional[exp.Expression], column: str, ctes: dict, depth: int = 0) -> Optional[frozenset]:
+def _carries(node: Optional[exp.Expression], column: str, ctes: dict, depth: int = 0,
+             tables: Optional[LiveValues] = None) -> Optional[frozenset]:
     """The values the rows `node` produces can hold in their column `column`, when the query
     pins them: a VALUES list, a literal projection, a WHERE filter, and through subqueries,
-    CTEs and UNIONs down to where they are pinned. None when they are not known (a table)."""
+    CTEs and UNIONs down to where they are pinned. None when they are not known (a table,
+    unless `tables` reads what a live table holds)."""
     if node is None or depth > 20:
         return None
     if isinstance(node, exp.Subquery):
         if isinstance(node.this, exp.Values):
             return _values_carry(node.this, node.args.get("alias"), column)
-        return _carries(node.this, column, ctes, depth + 1)
+        return _carries(node.this, column, ctes, depth + 1, tables)
     if isinstance(node, exp.Values):
         return _values_carry(node, node.args.get("alias"), column)
     if isinstance(node, exp.Table) and not node.args.get("db") and node.name.lower() in ctes:
         cte_ctes, body = ctes[node.name.lower()]
-        return _carries(body, column, cte_ctes, depth + 1)
+        return _carries(body, column, cte_ctes, depth + 1, tables)
+    if isinstance(node, exp.Table):
+        return tables.values(_table_key(node), column) if tables is not None and not node.args.get("joins") else None
     if isinstance(node, exp.Union) and not isinstance(node, (exp.Intersect, exp.Except)):
-        left, right = _carries(node.this, column, ctes, depth + 1), _carries(node.expression, column, ctes, depth + 1)
+        left = _carries(node.this, column, ctes, depth + 1, tables)
+        right = _carries(node.expression, column, ctes, depth + 1, tables)
         return left | right if left is not None and right is not None else None
     if not isinstance(node, exp.Select):
         return None
@@ -268,7 +276,7 @@ def _carries(node: Optional[exp.Expression], column: str, ctes: dict, depth: int
     if node.args.get("joins"):
         return pinned
     from_ = node.args.get("from_") or node.args.get("from")
-    below = _carries(from_.this, inner, ctes, depth + 1) if from_ is not None else None
+    below = _carries(from_.this, inner, ctes, depth + 1, tables) if from_ is not None else None
     if pinned is not None and below is not None:
         return pinned & below
     return pinned if pinned is not None else below
@@ -299,10 +307,11 @@ def _values_carry(values: exp.Values, alias: Optional[exp.TableAlias], column: s
     return frozenset(carried)
 
 
-def _source_carries(source: exp.Expression, column: str, ctes: Optional[dict] = None) -> Optional[frozenset[str]]:
-    """What values the MERGE source can carry in `column`; None when unknown (a table). A
-    source named after a CTE of the statement's WITH is that CTE's query."""
-    return _carries(source, column, ctes or {})
+def _source_carries(source: exp.Expression, column: str, ctes: Optional[dict] = None,
+                    tables: Optional[LiveValues] = None) -> Optional[frozenset[str]]:
+    """What values the MERGE source can carry in `column`; None when unknown (a table, unless
+    `tables` reads it). A source named after a CTE of the statement's WITH is that CTE's query."""
+    return _carries(source, column, ctes or {}, tables=tables)
 
 
 def _normal(value: str, type_text: Optional[str]) -> Optional[str]:
@@ -434,7 +443,7 @@ def _rewrite(original: str, params: dict[str, str], catalog: Any, file: str, lin
     unbounded = tuple(c for c in facts.partition_columns if not any(_pins(x, c, scope) for x in conjuncts))
     try:
         _add_predicates(facts, scope, terms, conjuncts, source, params, qualifier, kind, added, notes,
-                        _with_ctes(expression, {}))
+                        _with_ctes(expression, {}), live_values(catalog))
     except _Refusal as refusal:
         raise _Refusal(str(refusal), unbounded) from None
     if not added:
@@ -455,8 +464,11 @@ def _add_predicates(
     facts: TableFacts, scope: _Scope, terms: _Terms, conjuncts: list[exp.Expression],
     source: Optional[exp.Expression], params: Mapping[str, str], qualifier: str, kind: str,
     added: list[AddedPredicate], notes: list[str], ctes: Optional[dict] = None,
+    tables: Optional[LiveValues] = None,
 ) -> None:
-    """Decide, per partition column, which predicate to add (or refuse)."""
+    """Decide, per partition column, which predicate to add (or refuse). A `--param` value is
+    added only where the condition or the source proves it is the only one: what the query
+    says, or (`tables`, with --warehouse) what the source table holds now."""
     for column in facts.partition_columns:
         type_text = facts.type_of(column)
         if any(_pins(c, column, scope) for c in conjuncts):
@@ -504,8 +516,38 @@ def _add_predicates(
                     f"adding {qualifier}.{column} = {param_sql} to the WHERE would change which rows it changes"
                 )
             reason = f"--param {column}={param}"
-            if carried is None and not literals and source_columns:
-                reason += f"; assumes the source carries only this value in {source_columns[0]}"
+            if carried is None and not literals:
+                # Only the source's data can show the value is its only one: a table's, when
+                # the caller can read it (--warehouse); the user's word is not enough.
+                live = None
+                for source_column in source_columns:
+                    if source is not None and tables is not None:
+                        values = _source_carries(source, source_column, ctes, tables)
+                        if values is not None:
+                            live = frozenset(_normal(v, type_text) or v for v in values)
+                            carried_from = source_column
+                            break
+                if live is None:
+                    looked = ("the source table's partition values and file statistics do not show it"
+                              if tables is not None else "nothing shows it")
+                    advice = "" if tables is not None else (
+                        ", or pass --warehouse so acidsql reads the source table's partition values or statistics")
+                    raise _Refusal(
+                        f"--param {column}={param}: {looked} to be the only value the source carries in "
+                        f"{source_columns[0]}; if it carries others, {qualifier}.{column} = {param_sql} in ON would "
+                        "change which rows match (a source row of another value would no longer match its target "
+                        "row and be inserted as new). Filter the source by it yourself "
+                        f"(USING (SELECT ... WHERE {source_columns[0]} = {param_sql})){advice}"
+                    )
+                if live != {param_sql}:
+                    shown = ", ".join(sorted(live)) or "no rows"
+                    raise _Refusal(
+                        f"--param {column}={param} is not the only value the source carries in {carried_from} "
+                        f"(the source table holds {shown}); the predicate would change which rows match"
+                    )
+                reason += f"; the source table holds only this value in {carried_from} ({tables.evidence})"
+                notes.append(f"the source table was read now: the rewrite holds for a run whose source holds only "
+                             f"{param_sql} in {carried_from}")
             predicate = f"{qualifier}.{column} = {param_sql}"
             added.append(AddedPredicate(column, predicate, "param", reason))
         elif literals:

@@ -57,3 +57,38 @@ def table_facts(catalog: Any, key: str) -> Optional[TableFacts]:
             else:
                 types.append((str(column.name).lower(), str(getattr(column, "type", "") or "")))
     return TableFacts(key, tuple(str(p).lower() for p in partitions), tuple(types))
+
+
+@dataclass(frozen=True)
+class ColumnValues:
+    """The values a live table holds in one column (typed SQL literal text or raw strings the
+    rewriter types), and where that was read: `from` names the table, its version and whether
+    partition values or file statistics showed it."""
+
+    values: frozenset[str]
+    evidence: str
+
+
+class LiveValues:
+    """Asks the catalog's loaders that can read live tables (a loader with a
+    `column_values(key, column) -> ColumnValues | None` method: --warehouse) what a source
+    table holds in a column; remembers where the last answer came from."""
+
+    def __init__(self, readers: tuple) -> None:
+        self.readers = readers
+        self.evidence = ""
+
+    def values(self, key: str, column: str) -> Optional[frozenset[str]]:
+        for read in self.readers:
+            found = read(key, column)
+            if found is not None:
+                self.evidence = found.evidence
+                return found.values
+        return None
+
+
+def live_values(catalog: Any) -> Optional[LiveValues]:
+    """The live-table readers among `catalog`'s loaders, or None when it has none."""
+    readers = tuple(r for r in (getattr(loader, "column_values", None) for loader in getattr(catalog, "loaders", ()) or ())
+                    if callable(r))
+    return LiveValues(readers) if readers else None

@@ -23,10 +23,10 @@ from pyroaring import BitMap64
 from acidsql.delta.actions import AddCDCFile, AddFile, RemoveFile
 from acidsql.delta.change_data import CHANGE_DATA_DIR, CHANGE_TYPE_COLUMN, cdc_file_of, change_data_enabled
 from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.row_tracking import ROW_COMMIT_VERSION, ROW_ID, materialized_columns
 from acidsql.spark.copy_on_write import copy_without
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
-from acidsql.delta.datafiles import target_file_size as datafiles_target_file_size
 from acidsql.spark.write import session_codec, write_arrow_here, write_dataframe
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, 
     materialized columns while row tracking is enabled."""
     partition_cols = snapshot.partition_columns
     target = target_file_size(snapshot)
-    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    tracked = materialized_columns(snapshot.protocol, snapshot.properties)
     hidden: list[str] = []
     if tracked is not None:
         for internal, stored in ((ROW_ID, tracked.row_id), (ROW_COMMIT_VERSION, tracked.row_commit_version)):
@@ -111,7 +111,8 @@ def write_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mapping[str, 
     return write_dataframe(df, storage=storage, schema_json=schema_json,
                            partition_cols=partition_cols, target_size=target, data_change=data_change,
                            single_file=not partition_cols,  # one task, files rolled at the target: README, Known limitations
-                           codec=session_codec(df.sparkSession, snapshot.configuration), hidden=hidden)
+                           codec=session_codec(df.sparkSession, snapshot.configuration), hidden=hidden,
+                           stored_partitions=partition_columns_stored(snapshot.protocol, snapshot.configuration))
 
 
 def _kept_row_tracking(names: Sequence[str], snapshot: "Snapshot",
@@ -119,7 +120,7 @@ def _kept_row_tracking(names: Sequence[str], snapshot: "Snapshot",
     """For rows with columns `names` written to `snapshot`'s table: the renames of the row
     tracking values they carry (ROW_ID, ROW_COMMIT_VERSION) to the materialized columns, those
     columns (hidden from statistics), and `schema_json` with them."""
-    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    tracked = materialized_columns(snapshot.protocol, snapshot.properties)
     renames: dict[str, str] = {}
     if tracked is not None:
         for internal, stored in ((ROW_ID, tracked.row_id), (ROW_COMMIT_VERSION, tracked.row_commit_version)):
@@ -141,7 +142,8 @@ def write_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mappin
         table = table.rename_columns([renames.get(c, c) for c in table.column_names])
     return write_arrow_here(table, storage=storage, schema_json=schema_json,
                             partition_cols=snapshot.partition_columns, target_size=target_file_size(snapshot),
-                            codec=codec, hidden=hidden)
+                            codec=codec, hidden=hidden,
+                            stored_partitions=partition_columns_stored(snapshot.protocol, snapshot.configuration))
 
 
 def write_change_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json: Mapping[str, Any], *,
@@ -157,7 +159,7 @@ def write_change_rows_here(table: "pa.Table", snapshot: "Snapshot", schema_json:
 
 def records_changes(snapshot: "Snapshot") -> bool:
     """Whether writes to the table must record their row changes (the change data feed)."""
-    return change_data_enabled(snapshot.protocol, snapshot.configuration)
+    return change_data_enabled(snapshot.protocol, snapshot.properties)
 
 
 def with_change_type(df: "DataFrame", change_type: Any) -> "DataFrame":
@@ -182,7 +184,7 @@ def write_change_rows(df: "DataFrame", snapshot: "Snapshot", schema_json: Mappin
 
 
 def target_file_size(snapshot: "Snapshot") -> int:
-    return datafiles_target_file_size(snapshot.configuration)
+    return snapshot.properties.target_file_size_or_default
 
 
 def apply_row_changes(spark: "SparkSession", snapshot: "Snapshot", changes: RowChanges, *, storage: "Storage",

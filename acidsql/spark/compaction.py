@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.actions import AddFile
+from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.clustering import CLUSTERING_PROVIDER, clustered_file_tags, clustering_order, split_by_size, z_order
 from acidsql.delta.row_mapping import COMPACTED_FROM_TAG, ROW_MAPPING_FILE_TAG, new_row_mapping_path, write_permutation
 from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns
@@ -157,8 +158,9 @@ def compact(spark: "SparkSession", snapshot: "Snapshot", bins: Sequence[Bin], *,
     if not bins:
         return []
     # Rows move to new files: with row tracking enabled they keep their stable ids and versions.
-    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
-    schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else ())
+    tracked = materialized_columns(snapshot.protocol, snapshot.properties)
+    schema = data_arrow_schema(snapshot.schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else (),
+                               stored_partitions=partition_columns_stored(snapshot.protocol, snapshot.configuration))
     # The files hold (and the new ones get) physical column names under column mapping.
     task = functools.partial(
         _compact_task, storage=storage, schema_bytes=schema.serialize().to_pybytes(),

@@ -21,7 +21,7 @@ _KEEP_NULLS = {"ignoreNullFields": "false"}  # a NULL is often the offending val
 
 
 def table_rules(snapshot: "Snapshot") -> TableRules:
-    return TableRules.of(snapshot.schema_json, snapshot.configuration)
+    return TableRules.of(snapshot.schema_json, snapshot.properties)
 
 
 def _type(type_json: Any):

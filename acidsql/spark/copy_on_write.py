@@ -24,6 +24,7 @@ from pyroaring import BitMap64
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
+from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns, with_materialized_values
 from acidsql.spark.driver_scan import local_master
@@ -147,7 +148,7 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
     schema_json = dict(schema_json or snapshot.schema_json)
     if not files:
         return [], 0
-    tracked = materialized_columns(snapshot.protocol, snapshot.configuration)
+    tracked = materialized_columns(snapshot.protocol, snapshot.properties)
     payload = []
     for add in files:
         gone = BitMap64(dropped.get(add.path, BitMap64()))
@@ -156,7 +157,8 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
         partition = {k: (v if v != "" else None) for k, v in add.partition_values}
         tracking = RowTracking(tracked, add.base_row_id, add.default_row_commit_version) if tracked else None
         payload.append((add.path, json.dumps(partition, sort_keys=True), gone.serialize(), tracking))
-    schema = data_arrow_schema(schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else ())
+    schema = data_arrow_schema(schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else (),
+                               stored_partitions=partition_columns_stored(snapshot.protocol, snapshot.configuration))
     task = functools.partial(
         _copy_task, files=payload, storage=storage, data_schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=physical_column_names(schema_json, snapshot.partition_columns), target_size=target_size,

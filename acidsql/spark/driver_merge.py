@@ -261,7 +261,7 @@ def candidates(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddF
     if sum(len(p) for _a, p in hit) > DRIVER_MAX_ROWS:
         return Candidates(None, tuple(a for a, _p in hit))
 
-    tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration)
+    tracked = rt.materialized_columns(snapshot.protocol, snapshot.properties)
     out_schema = scan_schema(spark_schema(snapshot), positions=True, tracked=tracked is not None)
     target = to_arrow_schema(out_schema)
     names = list(schema.names)

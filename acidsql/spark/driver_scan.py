@@ -204,7 +204,7 @@ def matching_rows_here(spark: "SparkSession", snapshot: "Snapshot", files: Seque
     row_filter = to_arrow_filter(condition, schema)
     if row_filter is None:
         return None
-    tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration) if row_tracking else None
+    tracked = rt.materialized_columns(snapshot.protocol, snapshot.properties) if row_tracking else None
     out_schema = scan_schema(spark_schema(snapshot), positions=True, tracked=tracked is not None)
     target = to_arrow_schema(out_schema)
     names = list(schema.names)

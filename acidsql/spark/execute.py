@@ -25,6 +25,7 @@ from acidsql.delta import row_tracking
 from acidsql.delta.actions import AddFile, RemoveFile, schema_string
 from acidsql.delta.row_tracking import ROW_ID
 from acidsql.delta.features import write_kind
+from acidsql.delta.commit import PreparedCommit
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 from acidsql.sql import model as m
@@ -60,7 +61,7 @@ PRE_IMAGE = "__acid_pre_"  # a changed row's values before the statement (change
 
 def tracks_rows(snapshot: "Snapshot") -> bool:
     """Whether the table has row tracking enabled (statements then keep stable row ids)."""
-    return row_tracking.enabled(snapshot.protocol, snapshot.configuration)
+    return row_tracking.enabled(snapshot.protocol, snapshot.properties)
 
 
 def deletion_vectors_on(snapshot: "Snapshot") -> bool:
@@ -290,8 +291,9 @@ class Executor:
             deletion_vectors_written=files.deletion_vectors_written, files_rewritten=files.files_rewritten,
             notes=tuple(notes) + files.notes,
         )
-        return PreparedWrite(statement, name, txn, op, kind or analysis.op_kind, dict(parameters), metrics,
-                             analysis.changes_data, analysis.zorder, result)
+        commit = PreparedCommit(txn, op, kind or analysis.op_kind, dict(parameters), metrics, statement.text,
+                                analysis.zorder, analysis.changes_data)
+        return PreparedWrite(statement, name, commit, result)
 
     # ---- INSERT -------------------------------------------------------------------------------
     def _insert(self, s: m.Insert) -> PreparedWrite:
@@ -723,8 +725,8 @@ class Executor:
         deleted = sum(_live(a) for a in files)
         changes = FileChanges((), removes)
         prepared = self.prepared(s, txn, analysis, name, changes, RowChanges({}, deleted=deleted), {})
-        prepared.metrics = {"numRemovedFiles": len(removes), "numDeletedRows": deleted,
-                            "numRemovedBytes": sum(a.size or 0 for a in files)}
+        prepared.prepared = replace(prepared.prepared, metrics={
+            "numRemovedFiles": len(removes), "numDeletedRows": deleted, "numRemovedBytes": sum(a.size or 0 for a in files)})
         return prepared
 
     # ---- MERGE --------------------------------------------------------------------------------

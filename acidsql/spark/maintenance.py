@@ -7,7 +7,7 @@ when the statement does, so that `acidsql race` can hold any of them in flight.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.analysis.adapters import to_partition_callable
@@ -24,34 +24,20 @@ from acidsql.sql import model as m
 from acidsql.spark.changes import select_files, target_file_size
 from acidsql.spark.compaction import Bin, compact, plan_bins
 from acidsql.spark.prepared import NoCommit, PreparedWrite, RunContext
-from acidsql.spark.results import StatementError, StatementResult
+from acidsql.spark.results import StatementError, StatementResult, conversion_notes
 from acidsql.spark.views import timestamp_ms
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-@dataclass
-class PreparedTableOperation(PreparedWrite):
+def _table_operation(s: m.AnyStatement, name: str, prepared: PreparedCommit) -> PreparedWrite:
     """An engine operation (ALTER TABLE, RESTORE) whose read phase ran when it was prepared:
-    `prepared` is in flight until `commit()`."""
-
-    prepared: Optional[PreparedCommit] = None
-
-    @classmethod
-    def of(cls, s: m.AnyStatement, name: str, prepared: PreparedCommit) -> "PreparedTableOperation":
-        txn = prepared.txn
-        result = _result(s, prepared.operation, name, files_added=len(txn.staged_adds),
-                         files_removed=len(txn.staged_removes))
-        return cls(s, name, txn, prepared.operation, prepared.kind, parameters=prepared.parameters,
-                   metrics=prepared.metrics, changes_data=prepared.changes_data, zorder=prepared.zorder,
-                   result=result, prepared=prepared)
-
-    def commit(self) -> StatementResult:
-        assert self.prepared is not None
-        outcome = self.prepared.commit()
-        return replace(self.result, version=outcome.version, retries=outcome.retries,
-                       isolation_level=outcome.isolation_level.value)
+    `prepared` is in flight until the statement's `commit()`."""
+    txn = prepared.txn
+    result = _result(s, prepared.operation, name, files_added=len(txn.staged_adds),
+                     files_removed=len(txn.staged_removes))
+    return PreparedWrite(s, name, prepared, result)
 
 
 def _result(s: m.AnyStatement, operation: str, name: str, **counts: Any) -> StatementResult:
@@ -113,13 +99,13 @@ def prepare_alter(ex: RunContext, s: m.AlterTable):
     if not prepared.operation:  # CLUSTER BY NONE on a table that is not clustered: Delta commits nothing
         return NoCommit(_result(s, "CLUSTER BY", name,
                                 notes=(f"{name} is not clustered: CLUSTER BY NONE changes nothing",)))
-    return PreparedTableOperation.of(s, name, prepared)
+    return _table_operation(s, name, prepared)
 
 
 def prepare_restore(ex: RunContext, s: m.Restore):
     location, name = _existing(ex, s)
     ts = timestamp_ms(s.timestamp) if s.timestamp is not None else None
-    return PreparedTableOperation.of(s, name, restore.restore(_table(ex, location, name), s.version, ts))
+    return _table_operation(s, name, restore.restore(_table(ex, location, name), s.version, ts))
 
 
 def _table(ex: RunContext, location: str, name: str) -> DeltaTable:
@@ -223,9 +209,12 @@ def _multi_commit(ex: RunContext, s: m.AnyStatement, location: str, name: str) -
             operation = "DROP FEATURE"
     except DeltaTableError as e:
         raise StatementError(str(e)) from None
+    if outcome is None:  # UPGRADE UNIFORM of a table already upgraded: no commit
+        return _result(s, operation, name, notes=("the table is upgraded already: nothing to commit",))
     commits = outcome.version - before
     return _result(s, operation, name, version=outcome.version, retries=outcome.retries,
-                   notes=(f"{commits} commits (versions {before + 1}-{outcome.version})",) if commits > 1 else ())
+                   notes=((f"{commits} commits (versions {before + 1}-{outcome.version})",) if commits > 1 else ())
+                   + conversion_notes(outcome))
 
 
 def _create(ex: RunContext, s: m.CreateTable):
@@ -281,6 +270,7 @@ def _create(ex: RunContext, s: m.CreateTable):
         adds: list = []
         if query_df is not None:
             from acidsql.delta.datafiles import parse_size
+            from acidsql.delta.features import partition_columns_stored
             from acidsql.spark.write import DEFAULT_TARGET_FILE_SIZE, session_codec, write_dataframe
 
             metadata = txn.metadata  # the new table's, as staged
@@ -290,15 +280,15 @@ def _create(ex: RunContext, s: m.CreateTable):
             adds = write_dataframe(query_df, storage=txn.storage, schema_json=json.loads(metadata.schema_string),
                                    partition_cols=parts, target_size=target,
                                    single_file=not parts,  # one task, files rolled at the target: README, Known limitations
-                                   codec=session_codec(ex.spark, config))
+                                   codec=session_codec(ex.spark, config),
+                                   stored_partitions=partition_columns_stored(txn.protocol, config))
             for add in adds:
                 txn.add(add)
             count = query_df.count()
-            prepared.metrics = {"numFiles": len(adds), "numOutputRows": count}
+            prepared = replace(prepared, metrics={"numFiles": len(adds), "numOutputRows": count})
         result = _result(s, prepared.operation, name, rows_inserted=count, files_added=len(adds),
                          files_removed=len(txn.staged_removes))
-        return _PreparedCreate(s, name, txn, prepared.operation, OpKind.CREATE, dict(prepared.parameters),
-                               dict(prepared.metrics), prepared.changes_data, False, result)
+        return _PreparedCreate(s, name, replace(prepared, statement=s.text), result)
     except (DeltaTableError, TableNotFoundError) as e:
         raise StatementError(str(e)) from None
     finally:
@@ -430,9 +420,9 @@ def _compaction(ex: RunContext, s: m.AnyStatement, location: str, name: str) -> 
         params.update({"zOrderBy": json.dumps(list(zorder_by)), "auto": False})
     kind = OpKind.ZORDER if zorder_by else OpKind.COMPACTION
     prepared = ex.prepared(s, txn, analysis, name, files, RowChanges({}), params, operation=operation, kind=kind)
-    prepared.metrics.update({"numRemovedFiles": len(removes), "numAddedFiles": len(adds)})
-    prepared.changes_data = False
-    prepared.zorder = bool(zorder_by)
+    prepared.prepared = replace(
+        prepared.prepared, metrics={**prepared.prepared.metrics, "numRemovedFiles": len(removes), "numAddedFiles": len(adds)},
+        changes_data=False, zorder=bool(zorder_by))
     return prepared
 
 

@@ -1,20 +1,22 @@
 """A statement between its read/write phases and its commit.
 
-`PreparedWrite` holds an engine transaction with its actions and read set staged; its
-`commit()` validates against the commits that landed meanwhile and commits. `NoCommit` is a
-statement whose result is final without a commit. Both the row writes (`execute`) and the
-table operations (`maintenance`) hand these out; `acidsql race` runs winners in between.
+`PreparedWrite` holds the engine's `PreparedCommit` (a transaction with its actions and read set
+staged, and its operation); its `commit()` validates against the commits that landed meanwhile
+and commits. `NoCommit` is a statement whose result is final without a commit. Both the row
+writes (`execute`) and the table operations (`maintenance`) hand these out; `acidsql race` runs
+winners in between.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Optional, Protocol, Union
 
 from acidsql.conflict import OpKind
-from acidsql.delta.transaction import CommitResult, OptimisticTransaction
+from acidsql.delta.commit import PreparedCommit
+from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.sql import model as m
-from acidsql.spark.results import StatementResult
+from acidsql.spark.results import StatementResult, conversion_notes
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -28,29 +30,24 @@ if TYPE_CHECKING:
 
 @dataclass
 class PreparedWrite:
-    """A write statement after its read and write phases: the data files exist, the
-    transaction holds its actions and read set, nothing is committed yet."""
+    """A write statement after its read and write phases: the data files exist, the engine's
+    `prepared` commit holds the transaction (actions and read set staged) and what the commit
+    says it does; nothing is committed yet."""
 
     statement: m.AnyStatement
     table: str
-    txn: OptimisticTransaction
-    operation: str
-    kind: OpKind
-    parameters: dict[str, Any] = field(default_factory=dict)
-    metrics: dict[str, Any] = field(default_factory=dict)
-    changes_data: Optional[bool] = None
-    zorder: bool = False
-    result: StatementResult = None  # type: ignore[assignment]
-    after_commit: Optional[Callable[[CommitResult], None]] = None
+    prepared: PreparedCommit
+    result: StatementResult
+
+    @property
+    def txn(self) -> OptimisticTransaction:
+        return self.prepared.txn
 
     def commit(self) -> StatementResult:
         """Validate against the commits that landed meanwhile and commit. Raises the engine's
         concurrent-modification exception when a winner conflicts."""
-        outcome = self.txn.commit(self.operation, self.kind, self.parameters, self.metrics,
-                                  statement=self.statement.text, changes_data=self.changes_data, zorder=self.zorder)
-        if self.after_commit is not None:
-            self.after_commit(outcome)
-        notes = self.result.notes + tuple(r.kind.value for r in outcome.rebases)
+        outcome = self.prepared.commit()
+        notes = self.result.notes + tuple(r.kind.value for r in outcome.rebases) + conversion_notes(outcome)
         return replace(self.result, version=outcome.version, retries=outcome.retries,
                        isolation_level=outcome.isolation_level.value, notes=notes)
 

@@ -6,6 +6,16 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
 
+def conversion_notes(outcome: Any) -> tuple[str, ...]:
+    """A note when the commit's UniForm conversion failed (CommitResult.conversion): the commit
+    stands, Iceberg readers see the previous version until the next commit converts it."""
+    conversion = getattr(outcome, "conversion", None)
+    if conversion is None or conversion.ok:
+        return ()
+    return (f"UniForm: the Iceberg metadata of version {conversion.delta_version} was not written "
+            f"({conversion.error}); the next commit converts it",)
+
+
 @dataclass(frozen=True)
 class StatementResult:
     """One statement's commit (or, for statements that commit nothing, what it did)."""

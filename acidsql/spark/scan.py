@@ -50,6 +50,11 @@ def spark_schema(snapshot: "Snapshot"):
     return StructType.fromJson(snapshot.schema_json)
 
 
+def session_time_zone(spark: "SparkSession") -> str:
+    """The session's time zone, the one Spark's Arrow conversions label TIMESTAMP values with."""
+    return spark.conf.get("spark.sql.session.timeZone") or "UTC"
+
+
 def scan_schema(schema: "StructType", positions: bool, tracked: bool) -> "StructType":
     """The columns of a scan: the table's, then each row's file and position, then its row id
     and row commit version on a table with row tracking."""
@@ -101,7 +106,7 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
     stored = {f.name: p for f, p in zip(schema.fields, StructType.fromJson(physical_schema_json(snapshot.schema_json)).fields)}
     physical_partition = physical_column_names(snapshot.schema_json, partition_cols)
     adds = list(snapshot.files.values()) if files is None else list(files)
-    tracked = rt.materialized_columns(snapshot.protocol, snapshot.configuration) if row_tracking else None
+    tracked = rt.materialized_columns(snapshot.protocol, snapshot.properties) if row_tracking else None
     out_schema = scan_schema(schema, positions, tracked is not None)
     if not adds:
         return spark.createDataFrame([], out_schema)
@@ -190,7 +195,9 @@ def arrow_scan(spark: "SparkSession", snapshot: "Snapshot", adds: Sequence[AddFi
     from pyspark.sql.pandas.types import to_arrow_schema
 
     payload = [json.dumps(a.to_json()["add"]) for a in adds]
-    target = to_arrow_schema(out_schema)
+    # Spark hands mapInArrow's batches back as TIMESTAMP values in the session's time zone: a
+    # TIMESTAMP column's Arrow type must name one (the instants are the same; only the label).
+    target = to_arrow_schema(out_schema, timezone=session_time_zone(spark))
     task = functools.partial(_scan_task, storage=storage, files=payload,
                              table_schema_bytes=snapshot.arrow_schema().serialize().to_pybytes(),
                              out_schema_bytes=target.serialize().to_pybytes(), positions=positions, tracked=tracked)

@@ -20,6 +20,7 @@ from acidsql.spark.execute import Executor
 from acidsql.spark.prepared import Prepared
 from acidsql.spark.results import StatementError
 from acidsql.spark.results import StatementResult
+from acidsql.spark.schemas import run_schema_statement, schema_statement
 from acidsql.spark.tables import Warehouse
 
 if TYPE_CHECKING:
@@ -57,10 +58,16 @@ class Session:
         return result
 
     def execute(self, statement: m.AnyStatement) -> Union[StatementResult, "DataFrame"]:
+        schema = schema_statement(statement)
+        if schema is not None:  # CREATE / DROP SCHEMA: the warehouse's folders, no Spark
+            return run_schema_statement(self.warehouse, schema)
+        if not isinstance(statement, (m.Select, m.Describe)):
+            refuse_non_utc_session(self.spark)
         return self.executor.execute(statement)
 
     def prepare(self, statement: m.AnyStatement) -> Prepared:
         """Read and write phases only; `.commit()` validates and commits."""
+        refuse_non_utc_session(self.spark)
         return self.executor.prepare(statement)
 
     def run_script(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> Iterator[Union[StatementResult, "DataFrame"]]:
@@ -71,6 +78,29 @@ class Session:
         from acidsql.spark.tables import table_ref_from_text
 
         return self.warehouse.location(table_ref_from_text(name))
+
+
+# The names Spark accepts for UTC itself (spark.sql.session.timeZone).
+UTC_NAMES = frozenset({"UTC", "ETC/UTC", "GMT", "ETC/GMT", "Z", "+00:00", "UTC+00:00", "GMT+00:00", "ZULU"})
+
+
+def time_zone_refusal(time_zone: Optional[str]) -> Optional[str]:
+    """Why a write cannot run under this session time zone, or None. acidsql's own reading of a
+    TIMESTAMP literal (file skipping by statistics, partition pruning, the driver's row
+    matching) takes it as UTC, as its sessions are configured; under another zone Spark
+    and acidsql would read the same literal as different instants, and a DELETE would skip the
+    file holding its rows."""
+    if time_zone is None or time_zone.strip().upper() in UTC_NAMES:
+        return None
+    return (f"the session time zone is {time_zone}: acidsql reads TIMESTAMP literals as UTC, so its file "
+            "skipping would disagree with Spark about which rows match; writes need "
+            "spark.sql.session.timeZone=UTC (timestamps are stored as UTC instants either way)")
+
+
+def refuse_non_utc_session(spark: "SparkSession") -> None:
+    reason = time_zone_refusal(spark.conf.get("spark.sql.session.timeZone", None))
+    if reason:
+        raise StatementError(reason)
 
 
 def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
@@ -90,5 +120,6 @@ def connect(spark: Optional["SparkSession"] = None, warehouse: Union[str, os.Pat
     if spark is None:
         from acidsql.spark.session import local_session
 
-        spark = local_session(master=master, conf=conf)
+        # An application's own output is no place for Spark's console progress bars.
+        spark = local_session(master=master, conf={"spark.ui.showConsoleProgress": "false", **(conf or {})})
     return Session(spark, warehouse, allow_external_paths, storage_options, row_level_concurrency)

@@ -234,7 +234,7 @@ class TableViews:
         pinned = self.pinned.get(_location_key(location))
         timetravel = ref.version_as_of is not None or ref.timestamp_as_of is not None
         snapshot = pinned if pinned is not None and not timetravel else load_snapshot(location, ref, self.warehouse)
-        with_metadata = metadata_column and row_tracking.enabled(snapshot.protocol, snapshot.configuration)
+        with_metadata = metadata_column and row_tracking.enabled(snapshot.protocol, snapshot.properties)
         df = scan(self.spark, snapshot, row_tracking=with_metadata, storage=self.warehouse.storage(location))
         if with_metadata:
             from pyspark.sql import functions as F

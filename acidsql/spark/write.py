@@ -24,6 +24,7 @@ from urllib.parse import quote
 from acidsql.delta.actions import AddFile
 from acidsql.delta.datafiles import DEFAULT_PARQUET_CODEC, DEFAULT_TARGET_FILE_SIZE, DICTIONARY_PAGE_BYTES, PARQUET_CODECS, data_file_name, parquet_codec
 from acidsql.delta.snapshot import PHYSICAL_NAME_KEY
+from acidsql.protocol.properties import TableProperties
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -180,13 +181,20 @@ class FileRoller:
     def __init__(self, storage: Union["Storage", str], data_schema: "pa.Schema", partition_cols: Sequence[str],
                  target_size: int, task_id: int = 0, codec: str = DEFAULT_PARQUET_CODEC,
                  subdir: str = "", file_prefix: str = "part", stats_schema: Optional["pa.Schema"] = None):
+        import pyarrow as pa
+
         from acidsql.delta.stores import storage_for
 
         self.storage = storage_for(storage) if isinstance(storage, str) else storage
         self.subdir = subdir  # "_change_data" for change data files
         self.file_prefix = file_prefix
-        # The columns statistics cover: the table's, not hidden ones (materialized row ids).
-        self.stats_schema = stats_schema if stats_schema is not None else data_schema
+        # The columns statistics cover: the table's, not hidden ones (materialized row ids), nor
+        # partition columns the files store (IcebergCompat: they are in the partition values).
+        stats_schema = stats_schema if stats_schema is not None else data_schema
+        self.stats_schema = pa.schema([f for f in stats_schema if f.name not in partition_cols])
+        # Partition columns the files store: filled from the partition values, whatever the rows
+        # hold (a copied file that did not store them yet has none).
+        self.stored_partitions = [c for c in partition_cols if c in data_schema.names]
         self.codec = codec
         self.data_schema = data_schema
         self.partition_cols = list(partition_cols)
@@ -254,6 +262,8 @@ class FileRoller:
         if self.current is None:
             self.current = self._open(partition_values, tag)
         f = self.current
+        if self.stored_partitions:
+            table = self._with_partition_values(table, partition_values)
         f.stats.update(table.select(self.stats_schema.names) if len(self.stats_schema) != len(self.data_schema) else table)
         self._pending.append(table)
         self._pending_rows += table.num_rows
@@ -262,6 +272,18 @@ class FileRoller:
             self._flush()
             if f.sink.bytes_written >= self.target_size:
                 self.close()
+
+    def _with_partition_values(self, table: "pa.Table", partition_values: dict[str, Optional[str]]) -> "pa.Table":
+        import pyarrow as pa
+
+        from acidsql.delta.partition_values import partition_value_from_string
+
+        for name in self.stored_partitions:
+            field = self.data_schema.field(name)
+            value = partition_value_from_string(partition_values.get(name), field.type)
+            table = table.set_column(self.data_schema.get_field_index(name), field,
+                                     pa.array([value] * table.num_rows, field.type))
+        return table
 
     def roll(self) -> None:
         """End the current file: the next rows start a new one."""
@@ -351,11 +373,12 @@ def physical_column_names(schema_json: Mapping[str, Any], columns: Sequence[str]
 
 
 def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequence[str],
-                      hidden: Sequence[str] = ()) -> "pa.Schema":
+                      hidden: Sequence[str] = (), stored_partitions: bool = False) -> "pa.Schema":
     """The schema of the parquet files: the table's columns without the partition columns;
     under column mapping by physical name at every level, with the column-mapping ids as parquet
     field ids (what readers resolve columns by in id mode); then the `hidden` ones (materialized
-    row-tracking columns, longs)."""
+    row-tracking columns, longs); then, with `stored_partitions` (delta.features
+    .partition_columns_stored), the partition columns."""
     import pyarrow as pa
 
     from acidsql.delta.datafiles import physical_field
@@ -364,8 +387,10 @@ def data_arrow_schema(spark_schema_json: Mapping[str, Any], partition_cols: Sequ
     mapped = has_physical_names(spark_schema_json)
     full = arrow_schema_from_spark(dict(spark_schema_json), column_mapping=mapped)
     fields = [f for f in full if f.name not in partition_cols]
+    partitions = [full.field(c) for c in partition_cols] if stored_partitions else []
     return pa.schema(([physical_field(f) for f in fields] if mapped else fields)
-                     + [pa.field(h, pa.int64()) for h in hidden if h not in {f.name for f in fields}])
+                     + [pa.field(h, pa.int64()) for h in hidden if h not in {f.name for f in fields}]
+                     + ([physical_field(f) for f in partitions] if mapped else partitions))
 
 
 def add_files_from_rows(rows: Sequence[Any], *, data_change: bool = True,
@@ -386,18 +411,18 @@ def write_dataframe(df: "DataFrame", *, storage: "Storage", schema_json: Mapping
                     partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
                     data_change: bool = True, single_file: bool = False,
                     codec: str = DEFAULT_PARQUET_CODEC, subdir: str = "", file_prefix: str = "part",
-                    hidden: Sequence[str] = ()) -> list[AddFile]:
+                    hidden: Sequence[str] = (), stored_partitions: bool = False) -> list[AddFile]:
     """Write `df` (the table's logical columns, any order, extra columns ignored) as data files
     of the table whose storage is `storage` (it travels to the executors, which write to it
     directly); return their AddFiles (not committed). `schema_json` may hold more than the
     table's columns: `hidden` names those left out of the statistics (the materialized
     row-tracking columns); change data files go to `subdir` "_change_data" with `file_prefix`
-    "cdc"."""
+    "cdc"; `stored_partitions`: the files store the partition columns too (data_arrow_schema)."""
     from pyspark.sql import functions as F
 
     from pyspark.sql.types import StructType
 
-    data_schema = data_arrow_schema(schema_json, partition_cols)
+    data_schema = data_arrow_schema(schema_json, partition_cols, stored_partitions=stored_partitions)
     # Store assignment: every value takes the column's type (an INT literal into a BIGINT column).
     # Under column mapping the columns are written under their physical names (nested ones too:
     # a cast to the physical struct type renames its fields, by position).
@@ -451,7 +476,8 @@ def stored_types(df: "DataFrame", schema_json: Mapping[str, Any], keep: Sequence
 def write_arrow_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapping[str, Any],
                      partition_cols: Sequence[str], target_size: int = DEFAULT_TARGET_FILE_SIZE,
                      data_change: bool = True, codec: str = DEFAULT_PARQUET_CODEC, subdir: str = "",
-                     file_prefix: str = "part", hidden: Sequence[str] = ()) -> list[AddFile]:
+                     file_prefix: str = "part", hidden: Sequence[str] = (),
+                     stored_partitions: bool = False) -> list[AddFile]:
     """The files write_dataframe writes, written in this process (no Spark job) from rows
     already on the driver: `table` holds `schema_json`'s columns under their column names with
     values already of their types (a `stored_types` frame, collected). The same task code
@@ -466,7 +492,8 @@ def write_arrow_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapp
         raise ValueError("internal error: write_arrow_here cannot rename nested fields to their physical names")
     names = [f["name"] for f in fields]
     table = table.select(names)
-    data_schema = data_arrow_schema(schema_json, partition_cols)  # by column names, as write_dataframe
+    data_schema = data_arrow_schema(schema_json, partition_cols,  # by column names, as write_dataframe
+                                    stored_partitions=stored_partitions)
     partition_cols = physical_column_names(schema_json, partition_cols)
     if mapped:
         table = table.rename_columns(list(physical_column_names(schema_json, names)))
@@ -483,4 +510,4 @@ def write_arrow_here(table: "pa.Table", *, storage: "Storage", schema_json: Mapp
 def session_codec(spark: "SparkSession", configuration: Mapping[str, str]) -> str:
     """The codec of a table's new data files: its `delta.parquet.compression.codec`, else the
     session's `spark.sql.parquet.compression.codec` (snappy unless the user set it)."""
-    return parquet_codec(configuration, spark.conf.get("spark.sql.parquet.compression.codec", None))
+    return parquet_codec(TableProperties.parse(configuration), spark.conf.get("spark.sql.parquet.compression.codec", None))

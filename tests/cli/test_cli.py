@@ -97,11 +97,20 @@ def test_rules_lists_and_explains(work):
     assert acidsql("rules", "DL999", cwd=work).returncode == 2
 
 
+def _pinned_seed(work: Path, country_literal: str = "'US'") -> str:
+    """seed.sql with a source that carries one date and one country (its filter says so)."""
+    text = SEED.replace("USING source_table s", "USING (SELECT * FROM source_table WHERE date = '2024-01-01' AND "
+                        f"country = {country_literal}) s")
+    (work / "seed.sql").write_text(text)
+    return text
+
+
 def test_rewrite_prints_sql_and_diff_and_writes(work):
+    pinned = _pinned_seed(work)
     result = acidsql("rewrite", "seed.sql", "--param", "date=2024-01-01", "--param", "country=US", cwd=work)
     assert result.returncode == 0, result.stderr
     assert "+ON s.user_id = d.user_id AND s.date = d.date AND s.country = d.country AND d.date = DATE '2024-01-01' AND d.country = 'US'" in result.stdout
-    assert (work / "seed.sql").read_text() == SEED
+    assert (work / "seed.sql").read_text() == pinned
     written = acidsql("rewrite", "seed.sql", "-p", "date=2024-01-01", "-p", "country=US", "--write", cwd=work)
     assert written.returncode == 0
     assert "d.country = 'US'" in (work / "seed.sql").read_text()
@@ -109,9 +118,10 @@ def test_rewrite_prints_sql_and_diff_and_writes(work):
 
 
 def test_rewrite_hostile_value_and_refusal(work):
+    _pinned_seed(work, "'US\\' OR 1=1 --'")
     result = acidsql("rewrite", "seed.sql", "-p", "date=2024-01-01", "-p", "country=US' OR 1=1 --", "--format", "json", cwd=work)
     data = json.loads(result.stdout)
-    assert "d.country = 'US\\' OR 1=1 --'" in data["rewritten"]
+    assert "d.country = 'US\\' OR 1=1 --'" in data["rewritten"], data
     refused = acidsql("rewrite", "seed.sql", "-p", "date=not-a-date", "-p", "country=US", cwd=work)
     assert refused.returncode == 1 and "not a date" in refused.stdout
 

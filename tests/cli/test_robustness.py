@@ -142,7 +142,7 @@ def test_rewrite_reports_a_failing_statement_and_rewrites_the_rest(tmp_path):
                                            '[tables.boom]\ncolumns = { id = "BIGINT", d = "DATE" }\npartitioned_by = ["d"]\n')
     (tmp_path / "job.sql").write_text(
         "MERGE INTO boom b USING s ON s.id = b.id AND s.d = b.d WHEN MATCHED THEN DELETE;\n"
-        "MERGE INTO t USING s ON s.id = t.id AND s.d = t.d WHEN MATCHED THEN DELETE;\n")
+        "MERGE INTO t USING (SELECT * FROM s WHERE d = '2024-01-01') s ON s.id = t.id AND s.d = t.d WHEN MATCHED THEN DELETE;\n")
     prelude = _breaks("acidsql.rewriter", "rewrite")
     result = run(["rewrite", "job.sql", "--param", "d=2024-01-01", "--format", "json"], tmp_path, prelude)
     assert result.returncode == 1, result.stderr

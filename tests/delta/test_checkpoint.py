@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from acidsql.delta.actions import AddFile, CommitInfo, DomainMetadata, Metadata, Protocol, Txn
-from acidsql.delta.checkpoint import (
-    checkpoint_path, interval_ms, read_checkpoint, read_checkpoint_lazily, should_checkpoint, write_checkpoint,
-)
+from acidsql.delta.checkpoint import checkpoint_path, read_checkpoint, read_checkpoint_lazily, write_checkpoint
+from acidsql.delta.commit import CheckpointHook, CommittedTable
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.errors import CorruptLogError
 from acidsql.delta.log import DeltaLog, commit_path
+from acidsql.protocol.properties import TableProperties
 
 SCHEMA = pa.schema([("id", pa.int64()), ("p", pa.string())])
 T0 = 1_700_000_000_000
@@ -42,18 +42,13 @@ def same_state(a, b) -> bool:
         b.version, b.protocol, b.metadata, dict(b.files), dict(b.app_txns), dict(b.domains))
 
 
-def test_should_checkpoint_follows_interval():
-    assert [v for v in range(0, 31) if should_checkpoint(v, {})] == [10, 20, 30]
-    assert [v for v in range(0, 7) if should_checkpoint(v, {"delta.checkpointInterval": "3"})] == [3, 6]
+def test_the_checkpoint_hook_is_due_every_checkpoint_interval(tmp_path):
+    def due(configuration: dict[str, str]) -> list[int]:
+        table = CommittedTable(DeltaLog(str(tmp_path)), "t", TableProperties.parse(configuration))
+        return [v for v in range(0, 31) if CheckpointHook().due(table, v, ())]
 
-
-def test_interval_property_parsing():
-    assert interval_ms("interval 1 week", 0) == 7 * DAY
-    assert interval_ms("interval 30 days", 0) == 30 * DAY
-    assert interval_ms("168 hours", 0) == 7 * DAY
-    assert interval_ms(None, 5) == 5
-    with pytest.raises(ValueError, match="cannot read the interval"):
-        interval_ms("forever", 0)
+    assert due({}) == [10, 20, 30]
+    assert due({"delta.checkpointInterval": "3"}) == [3, 6, 9, 12, 15, 18, 21, 24, 27, 30]
 
 
 def test_checkpoint_round_trips_the_snapshot(create_table, table_dir):
@@ -261,7 +256,7 @@ def test_column_wise_reader_gives_the_row_by_row_readers_actions(create_table, t
     """Checkpoints are read column by column for speed; the row-by-row reader (kept for
     layouts the fast one does not expect) is the reference: both must give equal actions,
     every field included, for acidsql's checkpoints and for deltalake's."""
-    import acidsql.delta.checkpoint as checkpoint
+    from acidsql.delta.checkpoint import columns, read
     from deltalake import DeltaTable as PeerTable
     from deltalake import write_deltalake
 
@@ -283,7 +278,8 @@ def test_column_wise_reader_gives_the_row_by_row_readers_actions(create_table, t
         peer_log = DeltaLog(root)
         fast = read_checkpoint(peer_log, version)
         with monkeypatch.context() as m:
-            m.setattr(checkpoint, "_fast_layout", lambda kind, t: False)
+            for module in (read, columns):
+                m.setattr(module, "fast_layout", lambda kind, t: False)
             reference = read_checkpoint(peer_log, version)
         assert any(type(a).__name__ == "RemoveFile" for a in reference)
         assert fast == reference
@@ -326,12 +322,12 @@ def test_files_built_on_access_equal_the_eagerly_built_ones(create_table, table_
     for deltalake's, with the add column in several chunks and blocks cut at odd rows."""
     import random
 
-    import acidsql.delta.checkpoint as checkpoint
+    from acidsql.delta.checkpoint import lazy_adds
     from acidsql.delta.snapshot import LiveFiles
     from deltalake import DeltaTable as PeerTable
     from deltalake import write_deltalake
 
-    monkeypatch.setattr(checkpoint, "ADD_BLOCK_ROWS", 3)
+    monkeypatch.setattr(lazy_adds, "ADD_BLOCK_ROWS", 3)
     features = ("deletionVectors",)
     log = create_table(SCHEMA, ["p"], protocol=Protocol(3, 7, features, features))
     old_dv, new_dv = DeletionVector([0]).to_inline_descriptor(), DeletionVector([0, 2]).to_inline_descriptor()

@@ -1,7 +1,7 @@
 """A clustering OPTIMIZE on a table with deletion vectors (row-level concurrency) records where
 each source row went, so it never conflicts with UPDATE/DELETE/MERGE in either order
 (SEMANTICS.md): the engine rebases the loser through the recorded permutation exactly as for
-a bin-packing OPTIMIZE (acidsql/delta/row_mapping.py, transaction.py `_RowMapping`).
+a bin-packing OPTIMIZE (acidsql/delta/row_mapping.py, commit/compaction_map.py `CompactionMap`).
 The rows of each final table are checked exactly, and so are the deletion vectors."""
 from __future__ import annotations
 

@@ -191,6 +191,6 @@ def test_legacy_liquid_feature_reads_as_clustering(tmp_path):
     snap = t.snapshot()
     assert "liquid" in snap.protocol.writer_features
     assert t.detail().clustering_columns == ("id",)
-    assert clustering_columns(snap.domains, snap.configuration) == ("id",)
-    assert table_layout(snap.configuration, snap.partition_columns, snap.domains).clustered
+    assert clustering_columns(snap.domains, snap.properties) == ("id",)
+    assert table_layout(snap.properties, snap.partition_columns, snap.domains).clustered
     check_writer_protocol(Protocol(1, 7, None, ("domainMetadata", "liquid")))  # a known feature

@@ -96,7 +96,7 @@ def test_stable_ids_survive_every_rewrite(tmp_path, dv):
     assert after[2][0] == "two"
     # The compacted file holds the preserved values in the materialized columns.
     snap = t.snapshot()
-    names = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    names = row_tracking.materialized_columns(snap.protocol, snap.properties)
     (add,) = snap.files.values()
     stored = pq.read_table(f"{t.root}/{data_file_rel_path(add.path)}")
     assert names.row_id in stored.column_names and names.row_commit_version in stored.column_names

@@ -32,13 +32,28 @@ def _on_conjuncts(sql: str) -> list[str]:
     return [c.sql("databricks") for c in merge.args["on"].flatten()]
 
 
-def test_seed_merge_with_params_adds_typed_target_predicates(catalog, golden):
+def _pinned(date: str = "2024-01-01", country: str = "US") -> str:
+    """SEED_MERGE with a source that carries only these values (its own filter says so)."""
+    where = f"date = {typed_literal(date, 'STRING').sql} AND country = {typed_literal(country, 'STRING').sql}"
+    return SEED_MERGE.replace("source_table s", f"(SELECT * FROM source_table WHERE {where}) s")
+
+
+def test_seed_merge_with_params_on_a_table_source_is_refused(catalog, golden):
+    """Issue 23 §3: nothing shows that source_table carries only these values, so the
+    predicates could change which rows match: refused, with the way out."""
     result = rewrite(SEED_MERGE, {"date": "2024-01-01", "country": "US"}, catalog)
+    assert result.refused and not result.changed and not result.added
+    assert "nothing shows it to be the only value the source carries in date" in result.refused
+    assert result.unbounded == ("date", "country")
+    assert golden == result.to_dict()
+
+
+def test_merge_with_params_its_source_pins_adds_typed_target_predicates(catalog):
+    result = rewrite(_pinned(), {"date": "2024-01-01", "country": "US"}, catalog)
     assert result.refused is None
     assert [a.predicate for a in result.added] == ["d.date = DATE '2024-01-01'", "d.country = 'US'"]
+    assert [a.origin for a in result.added] == ["param", "param"]
     assert result.unbounded == ("date", "country")
-    assert result.rewritten.startswith(SEED_MERGE.split("\nWHEN")[0])
-    assert golden == result.to_dict()
 
 
 def test_already_explicit_merge_is_left_alone(catalog):
@@ -63,7 +78,7 @@ def test_value_from_values_source_becomes_in_list(catalog):
 
 
 def test_transitive_equality(catalog):
-    sql = SEED_MERGE.replace("s.date = d.date", "s.date = d.date AND s.date = '2024-03-01'")
+    sql = _pinned("2024-03-01").replace("s.date = d.date", "s.date = d.date AND s.date = '2024-03-01'")
     result = rewrite(sql, {"country": "US"}, catalog)
     origins = {a.column: a.origin for a in result.added}
     assert origins == {"date": "transitive", "country": "param"}
@@ -127,7 +142,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("value", HOSTILE)
 def test_hostile_param_values_stay_one_literal(catalog, value):
-    result = rewrite(SEED_MERGE, {"date": "2024-01-01", "country": value}, catalog)
+    result = rewrite(_pinned(country=value), {"date": "2024-01-01", "country": value}, catalog)
     assert result.refused is None
     statements = sqlglot.parse(result.rewritten, read="databricks")
     assert len(statements) == 1
@@ -168,6 +183,6 @@ def test_bind_parameters_skips_strings_and_comments():
 def test_rewrite_accepts_parsed_statements(catalog):
     from acidsql.sql import parse_script
 
-    statement = parse_script(SEED_MERGE + ";\n", "job.sql").statements[0]
+    statement = parse_script(_pinned() + ";\n", "job.sql").statements[0]
     result = rewrite(statement, {"date": "2024-01-01", "country": "US"}, catalog)
     assert result.file == "job.sql" and result.changed

@@ -29,7 +29,7 @@ def test_dv_dml_records_its_matched_rows_without_a_second_scan(db, table_rows, m
     monkeypatch.setattr(Executor, "_record_read_rows", second_scan)
     prepared = db.prepare(db.statements(sql)[0])
     (path,) = {a.path for a in prepared.txn.snapshot.files.values()}
-    assert sorted(prepared.txn._read_rows[path]) == [i for i in range(40) if i % 10 == 3]  # physical positions
+    assert sorted(prepared.txn.reads.rows[path]) == [i for i in range(40) if i % 10 == 3]  # physical positions
     result = prepared.commit()
     assert getattr(result, f"rows_{changed}") == 4 and result.deletion_vectors_written == 1
     expected = [(i, i % 10 + (100 if i % 10 == 3 else 0)) for i in range(40)

@@ -192,7 +192,7 @@ def test_files_statistics_rule_out_are_not_read_but_the_read_set_is_the_whole_ta
     prepared = db.prepare(statement)
     txn = prepared.txn
     assert len(set(read)) == 1  # only the file of ids 0..29 (3 is there; 99 is in no file's range)
-    assert txn._read_whole_table and set(txn._read_files) == set(txn.snapshot.files)
+    assert txn.reads.whole_table and set(txn.reads.files) == set(txn.snapshot.files)
     prepared.commit()
     assert table_rows(db.sql("SELECT id, v FROM t WHERE id IN (3, 99)")) == [(3, 0.0), (99, 1.0)]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Optional
 
 import pyarrow as pa
@@ -192,9 +192,7 @@ def prepare(table: DeltaTable, op: BankOp) -> Optional[PreparedCommit]:
             partitioned = bool(prepared.txn.snapshot.partition_columns)
             values = {"bucket": str(op.buckets[0])} if partitioned else {}
             prepared.txn.add(datafiles.write_data_file(table.log.storage, _rows(op.keys, op.buckets, counter=1), values))
-        prepared.operation = "MERGE"
-        prepared.parameters = {"predicate": json.dumps([f"t.key = {op.keys[0]}"])}
-        return prepared
+        return replace(prepared, operation="MERGE", parameters={"predicate": json.dumps([f"t.key = {op.keys[0]}"])})
     if op.kind == "optimize":
         return table.start_optimize()
     if op.kind in READS_THROUGH_QUERY:
@@ -219,8 +217,7 @@ def _prepare_reading_query(table: DeltaTable, op: BankOp) -> PreparedCommit:
     if op.kind == "mirror":
         prepared = table.start_update(_keys_are((first,)), {"counter": lambda m: balance},
                                       _buckets_predicate(table, op.buckets[:1]), f"key = {first}", txn=txn)
-        prepared.operation = "MERGE"
-        return prepared
+        return replace(prepared, operation="MERGE")
     holds = balance is not None and (balance >= INITIAL_BALANCE if op.kind == "sweep" else balance < INITIAL_BALANCE)
     condition = _keys_are((first,)) if holds else (lambda rows: pa.array([False] * rows.num_rows, type=pa.bool_()))
     if op.kind == "sweep":

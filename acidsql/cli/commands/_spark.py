@@ -23,7 +23,7 @@ def add_session_options(p: argparse.ArgumentParser) -> None:
 def session(args):
     """An acidsql Session for the command's options. pyspark is imported only here."""
     from acidsql.cli.errors import UsageError
-    from acidsql.spark.session_api import connect
+    from acidsql.spark.session_api import connect, time_zone_refusal
 
     warehouse(args)  # an unusable --warehouse fails before Spark starts
     conf: dict[str, str] = {}
@@ -32,11 +32,47 @@ def session(args):
         if not sep or not key.strip():
             raise UsageError(f"--conf expects KEY=VALUE, got {pair!r}")
         conf[key.strip()] = value
+    refusal = time_zone_refusal(conf.get("spark.sql.session.timeZone"))
+    if refusal:  # before Spark starts
+        raise UsageError(f"--conf spark.sql.session.timeZone: {refusal}")
     # acidsql draws its own progress (acidsql.spark.progress): Spark's console bar would interleave.
     conf.setdefault("spark.ui.showConsoleProgress", "false")
     return connect(warehouse=args.warehouse, master=args.master, conf=conf,
                    allow_external_paths=getattr(args, "allow_external_paths", False),
                    storage_options=storage_options(args))
+
+
+def located_table(args):
+    """(warehouse, location) of the table a read-only command (history, describe) names: a
+    name in the warehouse, or a path. A path outside the warehouse is read only when written
+    delta.`/path` (or with --allow-external-paths), so a stray path is not read by accident."""
+    from acidsql.cli.common import warehouse as warehouse_of
+    from acidsql.cli.errors import UsageError
+    from acidsql.spark.tables import TableLocationError, table_ref_from_text
+
+    ref = table_ref_from_text(args.table)
+    explicit = args.table.strip().lower().startswith("delta.`")
+    args.allow_external_paths = getattr(args, "allow_external_paths", False) or explicit
+    warehouse = warehouse_of(args)
+    try:
+        location = warehouse.location(ref)
+    except TableLocationError as error:
+        if ref.path is not None and not explicit:
+            raise UsageError(f"{args.table} is outside the warehouse {warehouse.root}: write delta.`{ref.path}` "
+                             "to read a table outside it") from None
+        raise UsageError(str(error)) from None
+    if not warehouse.has_table(location):
+        raise UsageError(f"no Delta table {args.table} (looked in {location})")
+    return warehouse, location
+
+
+def iso_timestamp(epoch_ms) -> Optional[str]:
+    """A Delta timestamp (milliseconds since the epoch) as ISO 8601 in UTC."""
+    import datetime as dt
+
+    if epoch_ms is None:
+        return None
+    return dt.datetime.fromtimestamp(epoch_ms / 1000, tz=dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
 def rows_of(df, limit: Optional[int] = None) -> tuple[list[str], list[list[Any]]]:

@@ -6,31 +6,26 @@ import sys
 
 from acidsql.cli.commands._spark import add_session_options
 from acidsql.cli.common import add_format_option
-from acidsql.cli.errors import UsageError
 
 HELP = "describe a Delta table: location, version, partitioning, properties, protocol, schema"
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("describe", help=HELP, description=HELP, parents=[subparsers.common])
-    p.add_argument("table", metavar="TABLE", help="db.table, table (database default), delta.`/path` or a path")
+    p.add_argument("table", metavar="TABLE", help="db.table, table (database default), or a path in the warehouse; "
+                                              "a table elsewhere: delta.`/path`")
     add_format_option(p)
     add_session_options(p)
 
 
 def run(args) -> int:
-    from acidsql.cli.common import warehouse as warehouse_of
-    from acidsql.spark.tables import table_ref_from_text
+    from acidsql.cli.commands._spark import iso_timestamp, located_table
 
-    # read-only, and the user typed the path: a table outside the warehouse is fine here
-    args.allow_external_paths = True
-    warehouse = warehouse_of(args)
-    location = warehouse.location(table_ref_from_text(args.table))
-    if not warehouse.has_table(location):
-        raise UsageError(f"no Delta table {args.table} (looked in {location})")
+    warehouse, location = located_table(args)
     table = warehouse.table(location)
     detail = table.detail()
     row = detail.as_row()
+    row["createdAt"], row["lastModified"] = iso_timestamp(row["createdAt"]), iso_timestamp(row["lastModified"])
     row["version"] = detail.version
     schema = table.snapshot().schema_json
     row["schema"] = [{"name": f["name"], "type": f["type"], "nullable": f.get("nullable", True)} for f in schema["fields"]]

@@ -6,14 +6,14 @@ import sys
 
 from acidsql.cli.commands._spark import add_session_options
 from acidsql.cli.common import add_format_option
-from acidsql.cli.errors import UsageError
 
 HELP = "show a Delta table's history (version, operation, parameters, metrics)"
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("history", help=HELP, description=HELP, parents=[subparsers.common])
-    p.add_argument("table", metavar="TABLE", help="db.table, table (database default), delta.`/path` or a path")
+    p.add_argument("table", metavar="TABLE", help="db.table, table (database default), or a path in the warehouse; "
+                                              "a table elsewhere: delta.`/path`")
     p.add_argument("--limit", type=int, help="newest N commits only")
     add_format_option(p)
     add_session_options(p)
@@ -21,16 +21,10 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     # Reading the log needs no Spark: history is the engine's.
+    from acidsql.cli.commands._spark import located_table
     from acidsql.spark.maintenance import history_rows
-    from acidsql.cli.common import warehouse as warehouse_of
-    from acidsql.spark.tables import table_ref_from_text
 
-    # read-only, and the user typed the path: a table outside the warehouse is fine here
-    args.allow_external_paths = True
-    warehouse = warehouse_of(args)
-    location = warehouse.location(table_ref_from_text(args.table))
-    if not warehouse.has_table(location):
-        raise UsageError(f"no Delta table {args.table} (looked in {location})")
+    warehouse, location = located_table(args)
     rows = history_rows(warehouse.table(location), args.limit)
     columns = ["version", "timestamp", "operation", "operationParameters", "readVersion", "isolationLevel",
                "isBlindAppend", "operationMetrics", "engineInfo"]

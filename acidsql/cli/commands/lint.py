@@ -14,23 +14,35 @@ examples:
   acidsql lint jobs/                        every .sql file under jobs/
   acidsql lint job.sql --select DL001,DL004 only these rules
   acidsql lint job.sql --format sarif > acidsql.sarif
-  acidsql lint job.sql --param date=2024-01-01 --fix   show rewrites that fix DL001
+  acidsql lint job.sql --param date=2024-01-01 --fix   show rewrites that fix DL001 (a diff)
+  acidsql lint jobs/ --fix --write          write them into the files
+  acidsql lint jobs/ --exclude 'migrations/*'   skip files (also `exclude = [...]` in the config)
+  acidsql lint - < job.sql                  SQL from stdin
 
 Suppress a finding with `-- noqa: DL001` on the statement, or `-- acidsql: disable=DL004`
 for the rest of the file. Settings: [tool.acidsql] in pyproject.toml or acidsql.toml.
-Exit status: 0 no findings, 1 findings (or acidsql failed on some statement), 2 usage error.
+Exit status: 0 no findings, 1 findings (or acidsql failed on some statement, or could not
+read one table's log), 2 a bad invocation: a bad option, a missing file, a malformed config, or
+a --warehouse acidsql cannot read (a missing folder or bucket, an endpoint that does not answer,
+no credentials).
 """
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("lint", help=HELP, description=HELP, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter, parents=[subparsers.common])
-    p.add_argument("paths", nargs="+", metavar="PATH", help="SQL files or folders")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="SQL files or folders; - reads SQL from stdin")
     p.add_argument("--format", "-f", choices=("text", "json", "sarif", "github"), default="text")
     p.add_argument("--select", metavar="CODES", help="comma-separated rule codes or prefixes to run")
     p.add_argument("--ignore", metavar="CODES", help="comma-separated rule codes to skip")
     p.add_argument("--config", metavar="FILE", help="acidsql.toml or pyproject.toml (default: nearest)")
-    p.add_argument("--fix", action="store_true", help="show the rewritten statement under fixable findings")
+    p.add_argument("--fix", action="store_true",
+                   help="show the rewritten statement under fixable findings, and the diff of each file")
+    p.add_argument("--write", "-w", action="store_true",
+                   help="with --fix: write the fixed files, then lint them again (the report is of the fixed files)")
+    p.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                   help="skip files matching this glob (a path relative to the config's folder, a file name or a "
+                        "folder name); repeatable, added to `exclude` in the config")
     add_param_option(p)
     add_warehouse_lookup_option(p)
 
@@ -44,7 +56,7 @@ def run(args) -> int:
 
 
 def _lint(args) -> int:
-    from acidsql.linter import ConfigError, find_config, lint_paths, read_config_file, render
+    from acidsql.linter import ConfigError, find_config, read_config_file, render
 
     params = parse_params(args.param)
     try:
@@ -54,8 +66,14 @@ def _lint(args) -> int:
             first = Path(args.paths[0])
             config = find_config(first if first.exists() else None)
         config = config.with_overrides(_codes(args.select), _codes(args.ignore))
-        config = dataclasses.replace(config, loaders=config.loaders + live_loaders(args.warehouse, storage_options(args)))
-        report = lint_paths(args.paths, config, params)
+        config = dataclasses.replace(config, loaders=config.loaders + live_loaders(args.warehouse, storage_options(args)),
+                                     exclude=config.exclude + tuple(args.exclude))
+        if args.write and not args.fix:
+            raise UsageError("--write writes the fixes of --fix: use --fix --write")
+        report = _lint_arguments(args.paths, config, params)
+        after = ""
+        if args.fix:
+            report, after = _fix(report, args, config, params)
     except ConfigError as error:
         raise UsageError(str(error)) from None
     from acidsql.cli.output import is_terminal
@@ -68,7 +86,44 @@ def _lint(args) -> int:
         import sys
 
         sys.stdout.write(render(report, args.format, show_fixes=args.fix))
+    if after:
+        import sys
+
+        (sys.stdout if args.format in ("text", "github") else sys.stderr).write(after)
     return report.exit_code
+
+
+def _fix(report, args, config, params):
+    """--fix: (the report, what to print after it: the fixes left out and the diff of each file
+    the fixes change); --write: the files written, and the report of the fixed files. The text
+    goes to stderr when the report is JSON or SARIF, so stdout stays one document."""
+    from acidsql.linter.fixes import fixed_files
+    from acidsql.rewriter import unified_diff
+
+    fixed = fixed_files(report.findings)
+    lines = [f"not fixed: {reason}\n" for f in fixed for reason in f.skipped]
+    if not args.write:
+        return report, "".join(lines) + "".join(unified_diff(f.original, f.fixed, f.file) for f in fixed if f.changed)
+    written = [f for f in fixed if f.changed]
+    for f in written:
+        Path(f.file).write_text(f.fixed, encoding="utf-8")
+        lines.append(f"fixed {f.file} ({f.applied} fix{'es' if f.applied != 1 else ''})\n")
+    return (_lint_arguments(args.paths, config, params) if written else report), "".join(lines)
+
+
+def _lint_arguments(paths: list[str], config, params):
+    """Lint each argument in order: `-` is SQL read from stdin, the rest files and folders."""
+    import sys
+
+    from acidsql.linter import LintReport, lint_paths, lint_text
+
+    report = LintReport(())
+    files = [p for p in paths if p != "-"]
+    if files:
+        report = report + lint_paths(files, config, params)
+    if "-" in paths:
+        report = report + lint_text(sys.stdin.read(), "<stdin>", config, params)
+    return report
 
 
 def _print_text(report, show_fixes: bool) -> None:

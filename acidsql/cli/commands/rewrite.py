@@ -17,7 +17,10 @@ examples:
   acidsql rewrite job.sql --format json
 
 Values are bound as typed, quoted SQL literals (DATE '2024-01-01' for a DATE column), never
-pasted. The rewriter refuses, and says why, when the predicate could change the result.
+pasted. The rewriter refuses, and says why, when the predicate could change the result: a
+--param value goes into a MERGE's ON only when the source provably carries only that value
+(its own filter, USING (SELECT ... WHERE date = ...), or, with --warehouse, the source table's
+partition values or file statistics as they are now).
 exit status: 0 done (or nothing to do), 1 some statement was refused, 2 usage error.
 """
 

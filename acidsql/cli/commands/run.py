@@ -49,6 +49,16 @@ def run(args) -> int:
             print(f"acidsql: {path}: {len(script.errors)} statement(s) do not parse; nothing was run", file=sys.stderr)
             return EXIT_FINDINGS
         scripts.append(script)
+    # What acidsql does not run is refused before Spark starts and before anything commits.
+    from acidsql.spark.schemas import cannot_run
+
+    refused = [(statement, reason) for script in scripts for statement in script.statements
+               for reason in [cannot_run(statement)] if reason]
+    if refused:
+        for statement, reason in refused:
+            print(f"{statement.span}: error: {reason}", file=sys.stderr)
+        print(f"acidsql: {len(refused)} statement(s) acidsql does not run; nothing was run", file=sys.stderr)
+        return EXIT_FINDINGS
     db = session(args)
     out: list[dict] = []
     status = EXIT_CLEAN
@@ -78,17 +88,22 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
     try:
         with _progress(db, f"{where} {statement.label}"):
             result = db.execute(statement)
+            # A query runs when its rows are collected: its runtime errors are this statement's.
+            rows = None if isinstance(result, StatementResult) else rows_of(result, args.max_rows)
     except DeltaConcurrentModificationException as e:
+        _debug_trace(args)
         if text:
             print(f"{where}: {e.exception_name}: {e.reason}\n  {e.advice}", file=sys.stderr)
         return {"statement": statement.text, "at": where, "error": e.exception_name, "error_class": e.error_class,
                 "reason": e.reason}, False
     except (StatementError, DeltaError, TableLocationError) as e:
+        _debug_trace(args)
         if text:
             print(f"{where}: error: {e}\n  the statement was not committed; the script stops here", file=sys.stderr)
         return {"statement": statement.text, "at": where, "error": type(e).__name__, "reason": str(e)}, False
-    except Exception as e:  # Spark analysis errors: a bad column, a type mismatch
-        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    except Exception as e:  # Spark's errors (a bad column, a type mismatch, a value that does not cast)
+        _debug_trace(args)
+        message = spark_error_line(e)
         if text:
             print(f"{where}: error: {message}\n  the statement was not committed; the script stops here", file=sys.stderr)
         return {"statement": statement.text, "at": where, "error": type(e).__name__, "reason": message}, False
@@ -96,12 +111,36 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
         if text:
             print(f"{where}: {result.summary()}")
         return {"at": where, **result.to_dict()}, True
-    columns, rows = rows_of(result, args.max_rows)
+    columns, rows = rows
     if text:
         print(f"{where}: {statement.label}: {len(rows)} row(s){' (first ' + str(args.max_rows) + ')' if len(rows) == args.max_rows else ''}")
         print_rows(columns, rows)
     return {"statement": statement.text, "at": where, "operation": statement.label, "columns": columns,
             "rows": rows}, True
+
+
+def spark_error_line(error: BaseException) -> str:
+    """Spark's error in one line: its first line (`[ERROR_CLASS] message`), without the SQL
+    excerpt and the JVM stack Spark appends (those are in --debug)."""
+    first = str(error).strip().splitlines()[0].strip() if str(error).strip() else ""
+    condition = getattr(error, "getCondition", None)
+    error_class = condition() if callable(condition) else None
+    if error_class and f"[{error_class}]" not in first:
+        first = f"[{error_class}] {first}"
+    return first or type(error).__name__
+
+
+def _debug_trace(args) -> None:
+    """With --debug: the Python traceback of the error being handled, and the JVM's stack when
+    Spark raised it."""
+    if not getattr(args, "debug", False):
+        return
+    import traceback
+
+    traceback.print_exc(file=sys.stderr)
+    jvm_stack = getattr(sys.exc_info()[1], "_stackTrace", None)
+    if jvm_stack:
+        print(f"JVM stacktrace:\n{jvm_stack}", file=sys.stderr)
 
 
 @contextmanager
@@ -116,7 +155,7 @@ def _progress(db, label: str):
     from acidsql.cli.output import console
     from acidsql.spark.progress import StageProgress
 
-    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                    TextColumn("tasks"), TimeElapsedColumn(), console=console(sys.stderr), transient=True)
     task = bar.add_task(label, total=None)
 

@@ -17,13 +17,12 @@ they go and say so.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Protocol
+from typing import TYPE_CHECKING, Optional, Protocol
 
-from acidsql.conflict import OpKind
 from acidsql.delta.actions import AddFile
+from acidsql.delta.commit import PreparedCommit
 from acidsql.delta.errors import TableNotFoundError
-from acidsql.delta.transaction import CommitResult, OptimisticTransaction
+from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 
 if TYPE_CHECKING:
@@ -52,24 +51,7 @@ class TableHandle(Protocol):
     def begin(self) -> OptimisticTransaction: ...
 
 
-@dataclass
-class PreparedCommit:
-    """A transaction whose reads and file writes are done; `commit()` validates and commits.
-    An empty `operation` means the operation found nothing to commit (CLUSTER BY NONE on a
-    table that is not clustered)."""
-
-    txn: OptimisticTransaction
-    operation: str
-    kind: OpKind
-    parameters: dict[str, Any] = field(default_factory=dict)
-    metrics: dict[str, Any] = field(default_factory=dict)
-    statement: str = ""
-    zorder: bool = False
-    changes_data: Optional[bool] = None
-
-    def commit(self) -> CommitResult:
-        return self.txn.commit(self.operation, self.kind, self.parameters, self.metrics, self.statement,
-                               changes_data=self.changes_data, zorder=self.zorder)
+__all__ = ["PreparedCommit", "TableHandle", "begin_write", "now_ms", "raw_partition"]
 
 
 def begin_write(table: TableHandle, write: WriteKind) -> OptimisticTransaction:

@@ -26,8 +26,10 @@ def add_columns(table: TableHandle,
     schema_json = dict(txn.snapshot.schema_json)
     existing = {f["name"].lower() for f in schema_json["fields"]}
     config = dict(txn.snapshot.configuration)
-    mapping = config.get("delta.columnMapping.mode", "none") != "none"
-    next_id = int(config.get("delta.columnMapping.maxColumnId", max_column_id(schema_json)))
+    properties = txn.snapshot.properties
+    mapping = properties.column_mapping
+    next_id = (properties.column_mapping_max_column_id if properties.column_mapping_max_column_id is not None
+               else max_column_id(schema_json))
     fields = list(schema_json["fields"])
     added = []
     for spec in columns:
@@ -58,7 +60,7 @@ def add_columns(table: TableHandle,
 
 
 def _require_column_mapping(snap: Snapshot, what: str) -> None:
-    if snap.column_mapping_mode == "none":
+    if not snap.properties.column_mapping:
         raise UnsupportedFeatureError(
             f"{what} needs column mapping (Delta changes only the schema, not the data files, and can do "
             "so only when files name their columns by physical name): set delta.columnMapping.mode = 'name' "
@@ -136,8 +138,7 @@ def change_column_type(table: TableHandle, column: str, new_type: Any) -> Prepar
         new_type = json.loads(new_type)
     if old_type == new_type:
         raise DeltaTableError(f"column {column} already has type {json.dumps(new_type)}")
-    iceberg = any(snap.configuration.get(k, "").lower() == "true"
-                  for k in ("delta.enableIcebergCompatV1", "delta.enableIcebergCompatV2"))
+    iceberg = snap.properties.enable_iceberg_compat_v1 or snap.properties.enable_iceberg_compat_v2
     if not widening_allowed(old_type, new_type):
         raise DeltaTableError(
             f"cannot change column {column} from {json.dumps(old_type)} to {json.dumps(new_type)}: Delta changes a "
@@ -147,7 +148,7 @@ def change_column_type(table: TableHandle, column: str, new_type: Any) -> Prepar
     if iceberg and not widening_allowed(old_type, new_type, iceberg_compat=True):
         raise DeltaTableError(f"cannot change column {column} from {old_type} to {new_type} on a table with "
                               "IcebergCompat: Iceberg does not allow that change")
-    if snap.configuration.get("delta.enableTypeWidening", "false").lower() != "true":
+    if not snap.properties.enable_type_widening:
         raise UnsupportedFeatureError(
             f"changing column {column} from {old_type} to {new_type} needs type widening: set "
             "delta.enableTypeWidening = 'true' first, with ALTER TABLE ... SET TBLPROPERTIES")

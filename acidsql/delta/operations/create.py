@@ -16,9 +16,12 @@ from acidsql.delta.actions import AddFile, DomainMetadata, Metadata, schema_stri
 from acidsql.delta.clustering import clustering_domain_configuration
 from acidsql.delta.errors import TableNotFoundError
 from acidsql.delta.exceptions import DeltaTableError, TableAlreadyExistsError
-from acidsql.delta.features import CLUSTERING_DOMAIN, protocol_for, required_features, validate_properties
+from acidsql.delta.features import (
+    CLUSTERING_DOMAIN, protocol_for, required_features, table_properties, validate_properties,
+)
 from acidsql.delta.operations import PreparedCommit, now_ms, TableHandle
-from acidsql.delta.operations.metadata import check_property_combination, with_row_tracking_names
+from acidsql.delta.iceberg import compat as iceberg_compat
+from acidsql.delta.operations.metadata import with_row_tracking_names
 from acidsql.delta.operations.schema import SchemaLike, as_schema_json, with_column_mapping
 from acidsql.delta.snapshot import spark_schema_from_arrow
 from acidsql.delta.transaction import OptimisticTransaction
@@ -45,9 +48,9 @@ def create(table: TableHandle, schema: SchemaLike, partition_columns: Sequence[s
     if partition_columns and clustering_columns:
         raise DeltaTableError("a table is either partitioned or clustered, not both")
     change = validate_properties(properties or {})
-    props = change.config
-    check_property_combination(props)
     txn = txn if txn is not None else table.begin()
+    props = iceberg_compat.configure(txn.snapshot.configuration if txn.snapshot else {}, change.config, creating=True)
+    requested = table_properties(props)
     exists = txn.snapshot is not None
     if exists and if_not_exists:
         return None
@@ -56,8 +59,11 @@ def create(table: TableHandle, schema: SchemaLike, partition_columns: Sequence[s
             f"a Delta table already exists at {table.root}; use CREATE OR REPLACE TABLE or CREATE TABLE IF NOT EXISTS")
     if replace_only and not exists:
         raise TableNotFoundError(f"REPLACE TABLE: no Delta table at {table.root} to replace (use CREATE OR REPLACE TABLE)")
-    if props.get("delta.columnMapping.mode", "none") != "none":
+    if requested.column_mapping:
         schema_json, max_id = with_column_mapping(schema_json, 0)
+        props["delta.columnMapping.maxColumnId"] = str(max_id)
+    if iceberg_compat.needs_nested_ids(props):
+        schema_json, max_id = iceberg_compat.with_nested_ids(schema_json, int(props.get("delta.columnMapping.maxColumnId", 0)))
         props["delta.columnMapping.maxColumnId"] = str(max_id)
     features = required_features(props, schema_json, clustered=bool(clustering_columns)) | change.features
     base = txn.snapshot.protocol if txn.snapshot is not None else None
@@ -72,6 +78,8 @@ def create(table: TableHandle, schema: SchemaLike, partition_columns: Sequence[s
     )
     txn.update_protocol(protocol)
     txn.update_metadata(metadata)
+    # IcebergCompat refusals before any file is written (a CTAS writes its files next).
+    iceberg_compat.check_commit(txn.snapshot and (txn.snapshot.protocol, txn.snapshot.metadata), protocol, metadata, ())
     if clustering_columns:
         txn.add_domain_metadata(DomainMetadata(
             CLUSTERING_DOMAIN, clustering_domain_configuration(schema_json, clustering_columns)))

@@ -16,11 +16,9 @@ from pyroaring import BitMap64
 from acidsql.conflict import OpKind
 from acidsql.delta import change_data, datafiles, row_tracking
 from acidsql.delta.actions import AddFile
-from acidsql.delta.features import protocol_features
 from acidsql.delta.footprints import PartitionPredicate, RowCondition
 from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition, TableHandle
 from acidsql.delta.operations.write import new_rows, record_changes, write_rows
-from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 
@@ -35,7 +33,7 @@ def delete(table: TableHandle, condition: Optional[RowCondition] = None,
     already read the table (a subquery on it), to delete in."""
     txn = txn if txn is not None else begin_write(table, WriteKind.CHANGE)
     txn.check_write(WriteKind.CHANGE)
-    use_dv = _uses_deletion_vectors(txn.snapshot)
+    use_dv = txn.snapshot.deletion_vectors_on
     metrics: dict[str, int] = {"numDeletedRows": 0}
     deleted = []
     for add, rows, mask, positions in _scan(table, txn, condition, partition_predicate, description):
@@ -57,7 +55,7 @@ def update(table: TableHandle, condition: Optional[RowCondition],
     that already read the table (a MERGE source or a subquery over it), to update in."""
     txn = txn if txn is not None else begin_write(table, WriteKind.CHANGE)
     txn.check_write(WriteKind.CHANGE)
-    use_dv = _uses_deletion_vectors(txn.snapshot)
+    use_dv = txn.snapshot.deletion_vectors_on
     metrics: dict[str, int] = {"numUpdatedRows": 0}
     updated = []
     scanned = []
@@ -124,7 +122,7 @@ def _scan(table: TableHandle, txn: OptimisticTransaction, condition: Optional[Ro
     cond = condition if condition is not None else (lambda t: pa.array([True] * t.num_rows, type=pa.bool_()))
     txn.add_row_filter(cond, description or "TRUE")
     schema = snap.arrow_schema()
-    tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    tracked = row_tracking.materialized_columns(snap.protocol, snap.properties)
     internal = [datafiles.ROW_INDEX_COLUMN] + ([row_tracking.ROW_ID, row_tracking.ROW_COMMIT_VERSION] if tracked else [])
     out = []
     for add in files:
@@ -156,8 +154,3 @@ def _delete_rows(table: TableHandle, txn: OptimisticTransaction, add: AddFile, r
     survivors = rows.filter(pc.invert(mask)).drop_columns([datafiles.ROW_INDEX_COLUMN])
     if survivors.num_rows:
         metrics["numAddedFiles"] = metrics.get("numAddedFiles", 0) + len(write_rows(table, txn, survivors))
-
-
-def _uses_deletion_vectors(snap: Snapshot) -> bool:
-    return (snap.configuration.get("delta.enableDeletionVectors", "false").lower() == "true"
-            and "deletionVectors" in protocol_features(snap.protocol))

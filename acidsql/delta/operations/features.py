@@ -10,17 +10,19 @@ from typing import Optional
 
 from acidsql.conflict import OpKind
 from acidsql.delta.checkpoint import write_checkpoint
+from acidsql.delta.actions import AddFile
 from acidsql.delta.exceptions import DeltaTableError, UnsupportedFeatureError
 from acidsql.delta.features import protocol_features, protocol_without
+from acidsql.delta.iceberg.compat import (
+    COMPAT_VERSION_TAG, ENABLED_FORMATS, ICEBERG_FORMAT, UPGRADE_UNIFORM_OPERATION, IcebergCompatViolation,
+    compat_version, iceberg_on,
+)
 from acidsql.delta.operations import begin_write, metadata, optimize, TableHandle
 from acidsql.delta.operations import now_ms as clock_ms
 from acidsql.delta.operations.schema import with_column_mapping
-from acidsql.delta.transaction import CommitResult
+from acidsql.delta.commit import CommitResult
 from acidsql.protocol.features import FEATURES, Droppable, WriteKind, known_feature
-
-
-# The tag of the files REORG ... UPGRADE UNIFORM rewrites (as Delta tags them).
-ICEBERG_COMPAT_TAG = "ICEBERG_COMPAT_VERSION"
+from acidsql.protocol.properties import CheckpointPolicy
 
 
 def drop_feature(table: TableHandle, name: str, truncate_history: bool = False, *, now_ms: Optional[int] = None,
@@ -68,24 +70,24 @@ def _remove_feature_traces(table: TableHandle, name: str) -> bool:
     snap = table.snapshot()
     did = False
     if name == "deletionVectors":
-        if "delta.enableDeletionVectors" in snap.configuration:
+        if snap.properties.enable_deletion_vectors is not None:
             metadata.unset_properties(table, ["delta.enableDeletionVectors"]).commit()
             did = True
         if any(a.deletion_vector is not None for a in table.snapshot().files.values()):
             optimize.reorg_purge(table).commit()
             did = True
     elif name == "checkConstraints":
-        constraints = [k for k in snap.configuration if k.startswith("delta.constraints.")]
+        constraints = snap.properties.check_constraints
         if constraints:
             raise UnsupportedFeatureError(
-                f"drop the CHECK constraints first ({', '.join(k[len('delta.constraints.'):] for k in constraints)})")
+                f"drop the CHECK constraints first ({', '.join(name for name, _expression in constraints)})")
     elif name == "inCommitTimestamp":
         keys = [k for k in snap.configuration if k.startswith("delta.inCommitTimestamp") or k == "delta.enableInCommitTimestamps"]
         if keys:
             metadata.unset_properties(table, keys).commit()
             did = True
     elif name == "v2Checkpoint":
-        if snap.configuration.get("delta.checkpointPolicy") == "v2":
+        if snap.properties.checkpoint_policy is CheckpointPolicy.V2:
             metadata.set_properties(table, {"delta.checkpointPolicy": "classic"}).commit()
             did = True
     return did
@@ -142,26 +144,56 @@ def _truncate_history(table: TableHandle, keep_from: int) -> None:
             storage.delete(f"_delta_log/{name}")
 
 
-def upgrade_uniform(table: TableHandle, iceberg_compat_version: int = 2) -> CommitResult:
-    """REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)): column mapping
-    'name', deletion vectors off and purged, IcebergCompatV2 on, UniForm Iceberg enabled. Two
-    commits when files carry deletion vectors (the change, then the purge), made here."""
+def upgrade_uniform(table: TableHandle, iceberg_compat_version: int = 2) -> Optional[CommitResult]:
+    """REORG TABLE ... APPLY (UPGRADE UNIFORM(ICEBERG_COMPAT_VERSION=2)), in Delta's steps
+    (ReorgTableForUpgradeUniformHelper): (1) IcebergCompatV2 on, with column mapping 'name' and
+    deletion vectors off (one commit, when it is not on yet); (2) every file not yet written for
+    it (without the ICEBERG_COMPAT_VERSION tag: no field ids, deletion vectors) rewritten and
+    tagged (a REORG commit); (3) UniForm Iceberg on (a SET TBLPROPERTIES commit, after which the
+    Iceberg metadata is written). Each step commits as it goes; returns the last commit's result,
+    None when the table was upgraded already (nothing to commit)."""
     if iceberg_compat_version != 2:
-        raise UnsupportedFeatureError(f"ICEBERG_COMPAT_VERSION={iceberg_compat_version} is not supported; use 2")
+        if iceberg_compat_version < 1 or iceberg_compat_version > 2:
+            raise IcebergCompatViolation(
+                "DELTA_ICEBERG_COMPAT_VIOLATION.COMPAT_VERSION_NOT_SUPPORTED",
+                f"The validation of IcebergCompatV{iceberg_compat_version} has failed. IcebergCompatVersion = "
+                f"{iceberg_compat_version} is not supported. Supported versions are between 1 and 2")
+        raise UnsupportedFeatureError(f"ICEBERG_COMPAT_VERSION={iceberg_compat_version}: acidsql upgrades tables "
+                                      "to IcebergCompatV2 only (ICEBERG_COMPAT_VERSION=2)")
+    version = str(iceberg_compat_version)
     txn = begin_write(table, WriteKind.METADATA)
     snap = txn.snapshot
-    config = dict(snap.configuration)
-    schema_json = snap.schema_json
-    if config.get("delta.columnMapping.mode", "none") == "none":
-        schema_json, max_id = with_column_mapping(schema_json, 0)
-        config["delta.columnMapping.mode"] = "name"
-        config["delta.columnMapping.maxColumnId"] = str(max_id)
-    config.update({"delta.enableIcebergCompatV2": "true", "delta.enableDeletionVectors": "false",
-                   "delta.universalFormat.enabledFormats": "iceberg"})
-    config.pop("delta.enableIcebergCompatV1", None)
-    metadata.stage_metadata(txn, config, schema_json, min_reader=3, min_writer=7)
-    result = txn.commit("REORG TABLE UPGRADE UNIFORM", OpKind.METADATA,
-                        {"properties": json.dumps({"ICEBERG_COMPAT_VERSION": str(iceberg_compat_version)})}, {})
-    if any(a.deletion_vector is not None for a in table.snapshot().files.values()):
-        result = optimize.reorg_purge(table, tags={ICEBERG_COMPAT_TAG: str(iceberg_compat_version)}).commit()
+    result: Optional[CommitResult] = None
+    if compat_version(snap.configuration) != iceberg_compat_version:
+        config = dict(snap.configuration)
+        schema_json = snap.schema_json
+        if not snap.properties.column_mapping:
+            schema_json, max_id = with_column_mapping(schema_json, 0)
+            config["delta.columnMapping.mode"] = "name"
+            config["delta.columnMapping.maxColumnId"] = str(max_id)
+        for key in ("delta.enableIcebergCompatV1", "delta.enableIcebergCompatV3"):
+            if key in config:
+                config[key] = "false"
+        config.update({"delta.enableIcebergCompatV2": "true", "delta.enableDeletionVectors": "false"})
+        metadata.stage_metadata(txn, config, schema_json, min_reader=3, min_writer=7, reorg=True)
+        result = txn.commit(UPGRADE_UNIFORM_OPERATION, OpKind.METADATA,
+                            {"properties": json.dumps({"ICEBERG_COMPAT_VERSION": version})}, {})
+
+    def untagged(add: AddFile) -> bool:
+        return dict(add.tags or ()).get(COMPAT_VERSION_TAG) != version
+
+    if any(untagged(a) for a in table.snapshot().files.values()):
+        result = optimize.reorg_purge(table, tags={COMPAT_VERSION_TAG: version}, file_filter=untagged).commit()
+    snap = table.snapshot()
+    left = sum(1 for a in snap.files.values() if untagged(a))
+    if left:
+        raise IcebergCompatViolation(
+            "DELTA_ICEBERG_COMPAT_VIOLATION.FILES_NOT_ICEBERG_COMPAT",
+            f"The validation of IcebergCompatV{version} has failed. Enabling Uniform Iceberg with IcebergCompatV"
+            f"{version} requires all files to be iceberg compatible. There are {len(snap.files)} files in table version "
+            f"{snap.version} and {left} files are not iceberg compatible, which is usually a result of concurrent "
+            f"write. Please run the REORG TABLE table APPLY (UPGRADE UNIFORM (ICEBERG_COMPAT_VERSION={version}) "
+            "command again.")
+    if not iceberg_on(snap.configuration):
+        result = metadata.set_properties(table, {ENABLED_FORMATS: ICEBERG_FORMAT}).commit()
     return result

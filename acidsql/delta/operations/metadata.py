@@ -12,17 +12,19 @@ from acidsql.conflict import OpKind
 from acidsql.delta import datafiles, row_tracking
 from acidsql.delta.actions import DomainMetadata, schema_string
 from acidsql.delta.clustering import ClusteringError, clustering_domain_configuration, resolve_clustering_columns
-from acidsql.delta.constraints import CONSTRAINT_PREFIX, RowRule, RuleKind, TableRules, find_violations, violation_error
+from acidsql.delta.constraints import RowRule, RuleKind, TableRules, find_violations, violation_error
 from acidsql.delta.exceptions import DeltaTableError, InvalidTablePropertyError
+from acidsql.delta.iceberg import compat as iceberg_compat
 from acidsql.delta.features import (
     CLUSTERING_DOMAIN, LEGACY_CLUSTERING_PROPERTY, LIQUID_DOMAIN, protocol_features, protocol_for, required_features,
-    validate_properties,
+    table_properties, validate_properties,
 )
 from acidsql.delta.operations import PreparedCommit, begin_write, TableHandle
-from acidsql.delta.operations.schema import with_column_mapping
+from acidsql.delta.operations.schema import max_column_id, with_column_mapping
 from acidsql.delta.snapshot import Snapshot
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
+from acidsql.protocol.properties import CONSTRAINT_PREFIX, ColumnMappingMode
 
 
 ViolationCounter = Callable[[Snapshot, RowRule], tuple[int, Optional[dict]]]
@@ -45,16 +47,16 @@ def set_properties(table: TableHandle, properties: Mapping[str, Any]) -> Prepare
         txn.check_write(WriteKind.METADATA)
         return PreparedCommit(txn, "SET TBLPROPERTIES", OpKind.METADATA, {"properties": json.dumps(dict(properties))})
     config = dict(snap.configuration)
-    old_mode = config.get("delta.columnMapping.mode", "none")
-    new_mode = props.get("delta.columnMapping.mode", old_mode)
-    if old_mode != "none" and new_mode != old_mode:
-        raise InvalidTablePropertyError(
-            f"delta.columnMapping.mode cannot change from {old_mode!r} to {new_mode!r}; only 'none' -> 'name' is allowed")
     config.update(props)
-    check_property_combination(config)
+    new = table_properties(config)
+    old_mode, new_mode = snap.properties.column_mapping_mode, new.column_mapping_mode
+    if old_mode is not ColumnMappingMode.NONE and new_mode is not old_mode:
+        raise InvalidTablePropertyError(
+            f"delta.columnMapping.mode cannot change from {old_mode.value!r} to {new_mode.value!r}; "
+            "only 'none' -> 'name' is allowed")
     schema_json = snap.schema_json
-    if old_mode == "none" and new_mode != "none":
-        if new_mode == "id":
+    if old_mode is ColumnMappingMode.NONE and new_mode is not ColumnMappingMode.NONE:
+        if new_mode is ColumnMappingMode.ID:
             raise InvalidTablePropertyError(
                 "delta.columnMapping.mode can be set to 'name' on an existing table, not 'id'")
         schema_json, max_id = with_column_mapping(schema_json, 0)
@@ -75,7 +77,7 @@ def unset_properties(table: TableHandle, keys: Iterable[str], if_exists: bool = 
     if missing and not if_exists:
         raise InvalidTablePropertyError(
             f"cannot unset {', '.join(missing)}: not set on this table (use UNSET TBLPROPERTIES IF EXISTS)")
-    if "delta.columnMapping.mode" in keys and config.get("delta.columnMapping.mode", "none") != "none":
+    if "delta.columnMapping.mode" in keys and txn.snapshot.properties.column_mapping:
         raise InvalidTablePropertyError("column mapping cannot be turned off by unsetting delta.columnMapping.mode; "
                                         "use ALTER TABLE DROP FEATURE columnMapping")
     for k in keys:
@@ -98,7 +100,7 @@ def add_constraint(table: TableHandle, name: str, expression: str, *,
         raise DeltaTableError(f"constraint {name} has no CHECK expression")
     txn = begin_write(table, WriteKind.METADATA)
     snap = txn.snapshot
-    existing = TableRules.of(snap.schema_json, snap.configuration).check_constraint(name)
+    existing = TableRules.of(snap.schema_json, snap.properties).check_constraint(name)
     if existing is not None:
         raise DeltaTableError(
             f"[DELTA_CONSTRAINT_ALREADY_EXISTS] Constraint '{name}' already exists on {table.name}: "
@@ -161,7 +163,7 @@ def cluster_by(table: TableHandle, columns: Sequence[str]) -> PreparedCommit:
     except ClusteringError as e:
         raise DeltaTableError(f"ALTER TABLE {table.name} CLUSTER BY: {e}") from None
     features = protocol_features(snap.protocol)
-    clustered = bool({"clustering", "liquid"} & features) or snap.configuration.get(LEGACY_CLUSTERING_PROPERTY)
+    clustered = bool({"clustering", "liquid"} & features) or bool(snap.properties.liquid_clustering_columns)
     if snap.partition_columns:
         raise DeltaTableError(
             f"[DELTA_ALTER_TABLE_CLUSTER_BY_ON_PARTITIONED_TABLE_NOT_ALLOWED] ALTER TABLE {table.name} CLUSTER BY: "
@@ -197,10 +199,18 @@ def cluster_by(table: TableHandle, columns: Sequence[str]) -> PreparedCommit:
 
 def stage_metadata(txn: OptimisticTransaction, config: Mapping[str, str], schema_json: Mapping[str, Any],
                    min_reader: Optional[int] = None, min_writer: Optional[int] = None,
-                   features: Iterable[str] = ()) -> None:
+                   features: Iterable[str] = (), reorg: bool = False) -> None:
     """Stage the table's metadata with `config` and `schema_json`, and the protocol they need
-    (the features they ask for, and `features`), when it is not the table's already."""
+    (the features they ask for, and `features`), when it is not the table's already. What
+    IcebergCompat sets by itself is set, and what it refuses refused here (`reorg` for REORG ...
+    UPGRADE UNIFORM, which may turn IcebergCompat on with the properties it needs)."""
     snap = txn.snapshot
+    config = iceberg_compat.configure(snap.configuration, config, creating=reorg)
+    if iceberg_compat.needs_nested_ids(config):
+        last_id = int(config.get("delta.columnMapping.maxColumnId") or max_column_id(dict(schema_json)))
+        schema_json, max_id = iceberg_compat.with_nested_ids(dict(schema_json), last_id)
+        if max_id != last_id:
+            config["delta.columnMapping.maxColumnId"] = str(max_id)
     wanted = required_features(config, schema_json, clustered=CLUSTERING_DOMAIN in snap.domains) | set(features)
     protocol = protocol_for(wanted, base=snap.protocol, min_reader=min_reader, min_writer=min_writer)
     config = with_row_tracking_names(config, protocol, snap.configuration)
@@ -209,6 +219,8 @@ def stage_metadata(txn: OptimisticTransaction, config: Mapping[str, str], schema
     txn.update_metadata(metadata)
     if protocol != snap.protocol:
         txn.update_protocol(protocol)
+    iceberg_compat.check_commit((snap.protocol, snap.metadata), protocol, metadata, (),
+                                iceberg_compat.UPGRADE_UNIFORM_OPERATION if reorg else "")
 
 
 def with_row_tracking_names(config: Mapping[str, str], protocol: Any, old: Mapping[str, str]) -> dict[str, str]:
@@ -222,9 +234,3 @@ def with_row_tracking_names(config: Mapping[str, str], protocol: Any, old: Mappi
             config[key] = old[key]
     return row_tracking.with_materialized_column_names(config)
 
-
-def check_property_combination(config: Mapping[str, str]) -> None:
-    if (str(config.get("delta.enableIcebergCompatV2", "")).lower() == "true"
-            and str(config.get("delta.enableDeletionVectors", "")).lower() == "true"):
-        raise InvalidTablePropertyError(
-            "delta.enableIcebergCompatV2 requires deletion vectors to be off; set delta.enableDeletionVectors=false")

@@ -1,12 +1,12 @@
 """Rearranging files: OPTIMIZE (compaction, ZORDER BY, and clustering on a clustered table)
 and REORG TABLE ... APPLY (PURGE). Rows move between files and no row changes
 (dataChange=false); compacted files carry the mapping of their rows, so that a concurrent
-delete can be carried over to them (see transaction.py)."""
+delete can be carried over to them (see commit/rebase.py)."""
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Optional
 
@@ -20,6 +20,7 @@ from acidsql.delta.clustering import (
     z_order,
 )
 from acidsql.delta.exceptions import DeltaTableError
+from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.footprints import PartitionPredicate
 from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition, TableHandle
 from acidsql.delta.row_mapping import (
@@ -81,12 +82,16 @@ def optimize(table: TableHandle, partition_predicate: Optional[PartitionPredicat
 
 
 def reorg_purge(table: TableHandle, partition_predicate: Optional[PartitionPredicate] = None, description: str = "",
-                tags: Optional[Mapping[str, str]] = None, all_files: bool = False) -> PreparedCommit:
-    """REORG TABLE ... APPLY (PURGE): rewrite every file with deleted rows, one by one."""
+                tags: Optional[Mapping[str, str]] = None, all_files: bool = False,
+                file_filter: Optional[Callable[[AddFile], bool]] = None) -> PreparedCommit:
+    """REORG TABLE ... APPLY (PURGE): rewrite every file with deleted rows, one by one (every
+    file with `all_files`, or those `file_filter` picks: REORG ... UPGRADE UNIFORM rewrites the
+    files not yet written for IcebergCompat)."""
     txn = begin_write(table, WriteKind.REARRANGE)
     files = [a for p, a in sorted(txn.snapshot.files.items())
              if (partition_predicate is None or partition_predicate(raw_partition(a)))
-             and (all_files or (a.deletion_vector is not None and a.deletion_vector.cardinality > 0))]
+             and (all_files or (file_filter(a) if file_filter is not None
+                                else a.deletion_vector is not None and a.deletion_vector.cardinality > 0))]
     txn.record_read_predicate(partition_predicate, description)
     txn.record_read_files(files)
     metrics = _rewrite(table, txn, [[a] for a in files], tags=tags)
@@ -97,10 +102,10 @@ def reorg_purge(table: TableHandle, partition_predicate: Optional[PartitionPredi
 def _rewrite(table: TableHandle, txn: OptimisticTransaction, groups: list[list[AddFile]], sort_by: Sequence[str] = (),
              tags: Optional[Mapping[str, str]] = None) -> dict[str, int]:
     """Rewrite each group of files into one file (dataChange=false), tagging the output with
-    the row mapping so concurrent deletions can be carried over (see transaction.py)."""
+    the row mapping so concurrent deletions can be carried over (see commit/rebase.py)."""
     snap = txn.snapshot
     schema = snap.arrow_schema()
-    tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    tracked = row_tracking.materialized_columns(snap.protocol, snap.properties)
     now = now_ms()
     metrics = {"numRemovedFiles": 0, "numAddedFiles": 0}
     for group in groups:
@@ -126,13 +131,14 @@ def _rewrite(table: TableHandle, txn: OptimisticTransaction, groups: list[list[A
             file_tags[key] = value
         values = raw_partition(group[0])
         # Z-ordered rows are cut into files of the target size where the Spark path cuts them.
-        chunks = split_by_size(data, datafiles.target_file_size(snap.configuration), group) if sort_by else (
+        chunks = split_by_size(data, snap.properties.target_file_size_or_default, group) if sort_by else (
             [data] if data.num_rows else [])
         for chunk in chunks:
             chunk, hidden = row_tracking.materialize(chunk, tracked)
             add = datafiles.write_data_file(table.log.storage, chunk, values, data_change=False, tags=file_tags or None,
-                                            schema=schema if snap.column_mapping_mode != "none" else None,
-                                            codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
+                                            schema=schema if snap.properties.column_mapping else None,
+                                            codec=datafiles.parquet_codec(snap.properties), hidden_columns=hidden,
+                                            partition_columns_stored=partition_columns_stored(snap.protocol, snap.configuration))
             txn.add(add)
             metrics["numAddedFiles"] += 1
     return metrics
@@ -147,7 +153,7 @@ def _recluster(table: TableHandle, txn: OptimisticTransaction, files: Sequence[A
     concurrent UPDATE/DELETE/MERGE on these files is rebased instead of failing."""
     snap = txn.snapshot
     schema = snap.arrow_schema()
-    tracked = row_tracking.materialized_columns(snap.protocol, snap.configuration)
+    tracked = row_tracking.materialized_columns(snap.protocol, snap.properties)
     now = now_ms()
     parts = [datafiles.read_data_file(table.log.storage, add, schema, row_tracking=tracked) for add in files]
     data = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -160,11 +166,11 @@ def _recluster(table: TableHandle, txn: OptimisticTransaction, files: Sequence[A
     if mapping_file is not None:
         tags[ROW_MAPPING_FILE_TAG] = mapping_file
     outputs = []
-    for chunk in split_by_size(data, datafiles.target_file_size(snap.configuration), files):
+    for chunk in split_by_size(data, snap.properties.target_file_size_or_default, files):
         chunk, hidden = row_tracking.materialize(chunk, tracked)
         add = datafiles.write_data_file(table.log.storage, chunk, {}, data_change=False, tags=tags,
-                                        schema=schema if snap.column_mapping_mode != "none" else None,
-                                        codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
+                                        schema=schema if snap.properties.column_mapping else None,
+                                        codec=datafiles.parquet_codec(snap.properties), hidden_columns=hidden)
         txn.add(replace(add, clustering_provider=CLUSTERING_PROVIDER))
         outputs.append((add.path, chunk.num_rows))
     if mapping_file is not None and outputs:

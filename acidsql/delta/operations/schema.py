@@ -10,7 +10,9 @@ from typing import Any, Union
 import pyarrow as pa
 
 from acidsql.delta.exceptions import DeltaTableError
-from acidsql.delta.snapshot import COLUMN_ID_KEY, PHYSICAL_NAME_KEY, spark_schema_from_arrow
+from acidsql.delta.snapshot import (
+    COLUMN_ID_KEY, NESTED_IDS_KEY, PHYSICAL_NAME_KEY, map_struct_fields, spark_schema_from_arrow,
+)
 
 SchemaLike = Union[pa.Schema, str, Mapping[str, Any]]
 
@@ -46,20 +48,9 @@ def with_column_mapping(schema: dict[str, Any], start_id: int, fresh_names: bool
             meta[COLUMN_ID_KEY] = next_id
         if PHYSICAL_NAME_KEY not in meta:
             meta[PHYSICAL_NAME_KEY] = f"col-{uuid.uuid4()}" if fresh_names else f["name"]
-        return {**f, "type": kind(f["type"]), "metadata": meta}
+        return {**f, "metadata": meta}
 
-    def kind(t: Any) -> Any:
-        if not isinstance(t, dict):
-            return t
-        if t.get("type") == "struct":
-            return {**t, "fields": [field(f) for f in t["fields"]]}
-        if t.get("type") == "array":
-            return {**t, "elementType": kind(t["elementType"])}
-        if t.get("type") == "map":
-            return {**t, "keyType": kind(t["keyType"]), "valueType": kind(t["valueType"])}
-        return t
-
-    return kind(schema), next_id
+    return map_struct_fields(schema, field), next_id
 
 
 def max_column_id(schema: dict[str, Any]) -> int:
@@ -70,7 +61,9 @@ def max_column_id(schema: dict[str, Any]) -> int:
             return
         if t.get("type") == "struct":
             for f in t["fields"]:
-                found.append(int((f.get("metadata") or {}).get(COLUMN_ID_KEY, 0)))
+                meta = f.get("metadata") or {}
+                found.append(int(meta.get(COLUMN_ID_KEY, 0)))
+                found.extend(int(v) for v in (meta.get(NESTED_IDS_KEY) or {}).values())
                 visit(f["type"])
         elif t.get("type") == "array":
             visit(t["elementType"])

@@ -15,6 +15,7 @@ from acidsql.delta import change_data, datafiles, row_tracking
 from acidsql.delta.actions import AddFile, RemoveFile
 from acidsql.delta.constraints import TableRules, check_rows, with_generated_columns
 from acidsql.delta.exceptions import DeltaTableError
+from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.footprints import PartitionPredicate
 from acidsql.delta.operations import PreparedCommit, begin_write, now_ms, raw_partition, TableHandle
 from acidsql.delta.partition_values import partition_value_to_string
@@ -73,7 +74,7 @@ def new_rows(table: TableHandle, snap: Snapshot, data: pa.Table, given: Iterable
     """New rows as the table's rules want them: generated columns the write does not give
     (`given`: the columns it sets) computed, then every rule checked. Raises
     ConstraintViolationError naming the rule before anything is written."""
-    rules = TableRules.of(snap.schema_json, snap.configuration)
+    rules = TableRules.of(snap.schema_json, snap.properties)
     if not rules:
         return data
     # Checked before the rows take the table's types: a cast to a non-nullable struct field
@@ -94,12 +95,13 @@ def write_rows(table: TableHandle, txn: OptimisticTransaction, data: pa.Table, d
     snap = txn.snapshot
     schema = snap.arrow_schema()
     # Rows carrying stable row ids (copied or updated ones) keep them in the materialized columns.
-    data, hidden = row_tracking.materialize(data, row_tracking.materialized_columns(snap.protocol, snap.configuration))
+    data, hidden = row_tracking.materialize(data, row_tracking.materialized_columns(snap.protocol, snap.properties))
     adds = []
     for values, part in split_by_partition(snap, data, hidden):
         add = datafiles.write_data_file(table.log.storage, part, values, data_change=data_change, tags=tags,
-                                        schema=schema if snap.column_mapping_mode != "none" else None,
-                                        codec=datafiles.parquet_codec(snap.configuration), hidden_columns=hidden)
+                                        schema=schema if snap.properties.column_mapping else None,
+                                        codec=datafiles.parquet_codec(snap.properties), hidden_columns=hidden,
+                                        partition_columns_stored=partition_columns_stored(snap.protocol, snap.configuration))
         txn.add(add)
         adds.append(add)
     return adds
@@ -129,7 +131,7 @@ def record_changes(table: TableHandle, txn: OptimisticTransaction, changes: Sequ
     files, when the table records its change data feed. Only changed rows: none of those a
     rewrite merely copies."""
     snap = txn.snapshot
-    if not change_data.change_data_enabled(snap.protocol, snap.configuration):
+    if not change_data.change_data_enabled(snap.protocol, snap.properties):
         return
     schema = snap.arrow_schema()
     kind = pa.schema([f.remove_metadata() for f in schema] + [pa.field(change_data.CHANGE_TYPE_COLUMN, pa.string())])
@@ -139,7 +141,7 @@ def record_changes(table: TableHandle, txn: OptimisticTransaction, changes: Sequ
     if not parts:
         return
     for cdc in change_data.write_change_files(table.log.storage, pa.concat_tables(parts), schema,
-                                              snap.partition_columns, datafiles.parquet_codec(snap.configuration)):
+                                              snap.partition_columns, datafiles.parquet_codec(snap.properties)):
         txn.add_cdc(cdc)
 
 
@@ -148,7 +150,7 @@ def record_whole_file_changes(table: TableHandle, txn: OptimisticTransaction, re
     """A commit of whole files (overwrite, RESTORE) needs change files only when one of
     them carries a deletion vector (see change_data.needs_change_files_for_whole_files)."""
     snap = txn.snapshot
-    if not (change_data.change_data_enabled(snap.protocol, snap.configuration)
+    if not (change_data.change_data_enabled(snap.protocol, snap.properties)
             and change_data.needs_change_files_for_whole_files(list(removed) + list(added))):
         return
     record_changes(table, txn, change_data.whole_file_changes(table.log.storage, removed, added, snap.arrow_schema()))
