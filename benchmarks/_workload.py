@@ -295,6 +295,15 @@ def statement_times(result: dict[str, Any], step: str, small: bool = False) -> l
     return [min(p[i]["seconds"] for p in per) for i in range(len(per[0]))]
 
 
+def keep(name: str, figures: dict[str, Any]) -> None:
+    """The run's raw figures as JSON in $ACIDSQL_BENCH_JSON_DIR/<name>.json, written before the
+    report: a report that fails can be redone from them (`report-json`) without the run."""
+    where = os.environ.get("ACIDSQL_BENCH_JSON_DIR")
+    if where:
+        os.makedirs(where, exist_ok=True)
+        Path(where, f"{name}.json").write_text(json.dumps(figures))
+
+
 def load_now() -> float:
     """The 1-minute load average (runnable processes; the machine has os.cpu_count() cores)."""
     return os.getloadavg()[0]

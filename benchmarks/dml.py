@@ -631,6 +631,12 @@ def report(rows: int, n_runs: int, prep: dict[str, Any], results: dict[str, dict
     return "\n".join(lines)
 
 
+def bench_size() -> str:
+    """What `python -m benchmarks` runs (benchmarks/__main__.py --list)."""
+    rows = data.bench_rows()
+    return f"{rows:,} rows (ACIDSQL_BENCH_ROWS), {repeats(rows)} run(s)"
+
+
 def main() -> str:
     rows = data.bench_rows()
     n_runs = repeats(rows)

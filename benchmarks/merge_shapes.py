@@ -74,6 +74,13 @@ def shape_rows() -> int:
     return int(os.environ.get("ACIDSQL_BENCH_SHAPE_ROWS", GOAL_ROWS))
 
 
+def bench_size() -> str:
+    """What `python -m benchmarks` runs (benchmarks/__main__.py --list)."""
+    rows = shape_rows()
+    return (f"{rows:,} rows per table (ACIDSQL_BENCH_SHAPE_ROWS), {repeats(rows)} run(s), fixed cost at "
+            f"{SMALL_ROWS:,} rows")
+
+
 def repeats(rows: int) -> int:
     env = os.environ.get("ACIDSQL_BENCH_REPEATS")
     return int(env) if env else (3 if rows <= 2_000_000 else 1)
@@ -307,6 +314,7 @@ def report(rows: int, prep: dict[str, Any], results: dict[str, dict[str, Any]], 
 def main() -> str:
     rows = shape_rows()
     prep, results, total_s, loads = run(rows)
+    wl.keep("merge_shapes", {"rows": rows, "prep": prep, "results": results, "total_s": total_s, "loads": loads})
     return report(rows, prep, results, total_s, loads)
 
 
@@ -327,8 +335,15 @@ def profile(shape: str, contender: str) -> str:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m benchmarks.merge_shapes")
-    parser.add_argument("mode", nargs="?", default="run", choices=("run", "profile"))
+    parser.add_argument("mode", nargs="?", default="run", choices=("run", "profile", "report-json"))
     parser.add_argument("shape", nargs="?", default="all", choices=tuple(TABLE) + ("all",))
     parser.add_argument("contender", nargs="?", default="dv", choices=wl.CONTENDERS)
+    parser.add_argument("--json", help="report-json: the figures a run kept (ACIDSQL_BENCH_JSON_DIR)")
     args = parser.parse_args()
-    print(profile("" if args.shape == "all" else args.shape, args.contender) if args.mode == "profile" else main())
+    if args.mode == "report-json":
+        import json
+
+        f = json.loads(open(args.json).read())
+        print(report(f["rows"], f["prep"], f["results"], f["total_s"], f["loads"]))
+    else:
+        print(profile("" if args.shape == "all" else args.shape, args.contender) if args.mode == "profile" else main())

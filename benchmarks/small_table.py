@@ -32,6 +32,11 @@ def table_rows() -> int:
     return int(os.environ.get("ACIDSQL_BENCH_SMALL_TABLE_ROWS", ROWS))
 
 
+def bench_size() -> str:
+    """What `python -m benchmarks` runs (benchmarks/__main__.py --list)."""
+    return f"{table_rows():,} rows (ACIDSQL_BENCH_SMALL_TABLE_ROWS), {RUNS} runs"
+
+
 def main() -> str:
     rows = table_rows()
     root = tempfile.mkdtemp(prefix="acidsql-bench-small-")

@@ -53,6 +53,13 @@ def default_sf() -> float:
     return float(os.environ.get("ACIDSQL_BENCH_TPCH_SF", "1"))
 
 
+def bench_size() -> str:
+    """What `python -m benchmarks` runs (benchmarks/__main__.py --list)."""
+    sf = default_sf()
+    return (f"TPC-H SF {sf:g} (ACIDSQL_BENCH_TPCH_SF; SF 10 via make bench-sf10), {repeats(sf)} run(s), "
+            f"fixed cost at SF {SMALL_SF}")
+
+
 def repeats(sf: float) -> int:
     env = os.environ.get("ACIDSQL_BENCH_REPEATS")
     return int(env) if env else (1 if sf >= 1 else 3)
@@ -240,6 +247,7 @@ shown below the SF 1 figures.
 def main(sf: float = 0.0) -> str:
     sf = sf or default_sf()
     prep, results, total_s, loads = run(sf)
+    wl.keep(f"tpch_refresh_sf{sf:g}", {"sf": sf, "prep": prep, "results": results, "total_s": total_s, "loads": loads})
     out = HEADER + "\n" + report(sf, prep, results, total_s, loads)
     if sf != 10:
         out += "\n" + (SF10_FILE.read_text() if SF10_FILE.exists()
@@ -263,16 +271,24 @@ def profile(contender: str, sf: float) -> str:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m benchmarks.tpch_refresh")
-    parser.add_argument("mode", nargs="?", default="run", choices=("run", "profile"))
+    parser.add_argument("mode", nargs="?", default="run", choices=("run", "profile", "report-json"))
     parser.add_argument("contender", nargs="?", default="dv", choices=wl.CONTENDERS)
     parser.add_argument("--sf", type=float, default=0.0)
     parser.add_argument("--out", help="write the SF section to this file (make bench-sf10)")
+    parser.add_argument("--json", help="report-json: the figures a run kept (ACIDSQL_BENCH_JSON_DIR)")
     args = parser.parse_args()
-    if args.mode == "profile":
+    if args.mode == "report-json":
+        import json
+
+        f = json.loads(Path(args.json).read_text())
+        print(report(f["sf"], f["prep"], f["results"], f["total_s"], f["loads"]))
+    elif args.mode == "profile":
         print(profile(args.contender, args.sf or 0.1))
     elif args.out:
         sf = args.sf or default_sf()
         prep, results, total_s, loads = run(sf)
+        wl.keep(f"tpch_refresh_sf{sf:g}", {"sf": sf, "prep": prep, "results": results, "total_s": total_s,
+                                           "loads": loads})
         text = report(sf, prep, results, total_s, loads)
         Path(args.out).write_text(text.replace(f"### SF {sf:g}:", f"### SF {sf:g} (recorded by `make bench-sf10`):", 1))
         print(text)

@@ -64,6 +64,11 @@ def streams_sf() -> float:
     return float(os.environ.get("ACIDSQL_BENCH_STREAMS_SF", "0.1"))
 
 
+def bench_size() -> str:
+    """What `python -m benchmarks` runs (benchmarks/__main__.py --list)."""
+    return f"TPC-H SF {streams_sf():g} (ACIDSQL_BENCH_STREAMS_SF), {len(PAIRS) * len(LAYOUTS) * 2} races"
+
+
 # ---- one stream process ----------------------------------------------------------------------------
 
 def _outcome(commit) -> dict[str, Any]:
