@@ -14,7 +14,9 @@ as temporary views before the step (not timed; Spark reads them lazily, inside t
 The child, per contender: start the engine (timed: start-up); run every step once on the small
 tables (warm-up: class loading, JIT), then FIXED_RUNS more times (each on a fresh copy; the best
 per step is its fixed cost on a warm session); then REPEATS runs of every step on fresh copies
-of the big tables (timed, the best reported); then the checks, with the contender's own reader.
+of the big tables (timed, the best reported); then the checks, with the contender's own reader. The steps share their copies (one after the
+other, as TPC-H's refresh pair) unless the payload's `step_tables` gives each step its own
+fresh copies of its tables (merge_shapes: every shape on the starting tables).
 """
 from __future__ import annotations
 
@@ -240,20 +242,32 @@ def child(payload: dict[str, Any]) -> dict[str, Any]:
     engine = Engine(contender, payload["root"], module)
     out["startup_s"] = time.perf_counter() - t0
     small, big = payload["small"], payload["big"]
+    own = payload.get("step_tables")  # step -> its tables: each step on its own fresh copies
+    checks = module.checks(payload["params"])
+
+    def one_run(size: dict[str, Any], dest: str, profile: bool, keep: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Every step once on fresh copies of `size`'s tables; the checks of the copies kept."""
+        figures, checked = {}, {}
+        groups = [(s, own[s.name]) for s in steps] if own else [(None, sorted(size["tables"][contender]))]
+        for step, names in groups:
+            where = os.path.join(dest, step.name) if step else dest
+            tables = copy_tables({n: size["tables"][contender][n] for n in names}, where)
+            for s in ([step] if step else steps):
+                figures[s.name] = _timed_step(engine, s, tables, size["views"], profile=profile)
+            if keep:
+                found = engine.check([c for c in checks if c.name in tables], tables)
+                checked.update({s.name: found for s in ([step] if step else steps)})
+            shutil.rmtree(where)
+        return figures, checked
+
     for i in range(1 + payload.get("fixed_runs", 0)):
-        tables = copy_tables(small["tables"][contender], os.path.join(work, f"small{i}"))
-        out["small_runs"].append({s.name: _timed_step(engine, s, tables, small["views"]) for s in steps})
-        shutil.rmtree(os.path.join(work, f"small{i}"))
+        out["small_runs"].append(one_run(small, os.path.join(work, f"small{i}"), False, False)[0])
     for i in range(payload["repeats"]):
-        dest = os.path.join(work, f"run{i}")
-        tables = copy_tables(big["tables"][contender], dest)
         last = i == payload["repeats"] - 1
-        out["runs"].append({s.name: _timed_step(engine, s, tables, big["views"], profile=last and payload.get("profile", False))
-                            for s in steps})
-        if not last:
-            shutil.rmtree(dest)
-    out["check"] = engine.check([c for c in module.checks(payload["params"]) if c.name in tables], tables)
-    shutil.rmtree(work)
+        figures, checked = one_run(big, os.path.join(work, f"run{i}"), last and payload.get("profile", False), last)
+        out["runs"].append(figures)
+    out["step_checks"] = checked  # the checks after the last run, per step (the same for steps sharing copies)
+    shutil.rmtree(work, ignore_errors=True)
     return out
 
 

@@ -130,7 +130,7 @@ def verify(steps: list[Step], results: Results, expected: dict[str, dict[str, An
     checks = {}
     for s in steps:
         for c, r in results[s.name].items():
-            checks.setdefault(c, r["check"])
+            checks.setdefault(c, r["step_checks"][s.name])
     for c, got in checks.items():
         for name, values in expected.items():
             for k, v in values.items():

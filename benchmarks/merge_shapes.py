@@ -4,6 +4,8 @@ deltalake, from one run.
 
     .venv/bin/python -m benchmarks.merge_shapes
     ACIDSQL_BENCH_SHAPE_ROWS=100000 .venv/bin/python -m benchmarks.merge_shapes      # a quick check
+    ACIDSQL_BENCH_SHAPE_ROWS=100000 ACIDSQL_BENCH_SHAPES_ONE_CHILD=1 ACIDSQL_BENCH_FIXED_RUNS=1 \
+        ACIDSQL_BENCH_REPEATS=1 .venv/bin/python -m benchmarks merge_shapes    # quicker: 4 Spark start-ups
     ACIDSQL_BENCH_SHAPE_ROWS=100000 .venv/bin/python -m benchmarks.merge_shapes profile scd2 dv
     ACIDSQL_BENCH_SHAPE_ROWS=100000 .venv/bin/python -m benchmarks.merge_shapes profile all cow   # every shape
 
@@ -50,7 +52,7 @@ from benchmarks.dml import fmt_bytes, fmt_s
 
 SMALL_ROWS = 20_000
 GOAL_ROWS = 10_000_000
-FIXED_RUNS = 3
+FIXED_RUNS = int(os.environ.get("ACIDSQL_BENCH_FIXED_RUNS", "3"))  # fewer for a quick check
 MODULE = "benchmarks.merge_shapes"
 # Which table each shape writes (its child copies only that one).
 TABLE = {"upsert": "sales", "scd2": "customers_dim", "gdpr": "sales", "price": "sales", "dates": "sales"}
@@ -226,8 +228,15 @@ def setup(payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _only(tables: dict[str, dict[str, str]], name: str) -> dict[str, dict[str, str]]:
-    return {c: {name: t[name]} for c, t in tables.items()}
+def _only(tables: dict[str, dict[str, str]], names: list[str]) -> dict[str, dict[str, str]]:
+    return {c: {n: t[n] for n in names} for c, t in tables.items()}
+
+
+def one_child() -> bool:
+    """ACIDSQL_BENCH_SHAPES_ONE_CHILD=1: every shape of a contender in one child (4 Spark start-ups,
+    not 20) for a quick check of the harness on a busy machine. Each step's figures are still
+    its own (peaks reset before each step); the default keeps one child per contender-shape."""
+    return os.environ.get("ACIDSQL_BENCH_SHAPES_ONE_CHILD", "") not in ("", "0")
 
 
 def run(rows: int, only: tuple[str, ...] = (), contenders: tuple[str, ...] = wl.CONTENDERS,
@@ -237,21 +246,26 @@ def run(rows: int, only: tuple[str, ...] = (), contenders: tuple[str, ...] = wl.
     loads = [wl.load_now()]
     try:
         prep = wl.run_child({"setup": True, "module": MODULE, "root": root, "rows": rows})
-        results: dict[str, dict[str, Any]] = {}
-        for s in steps({}):
-            if only and s.name not in only:
-                continue
-            results[s.name] = {}
+        chosen = [s for s in steps({}) if not only or s.name in only]
+        results: dict[str, dict[str, Any]] = {s.name: {} for s in chosen}
+        # (steps, the tables their child copies): one child per shape, or one for all of them
+        groups = ([(chosen, sorted({TABLE[s.name] for s in chosen}))] if one_child()
+                  else [([s], [TABLE[s.name]]) for s in chosen])
+        for group, names in groups:
+            label = "+".join(s.name for s in group)
             for c in contenders:
-                big = {**prep["big"], "tables": _only(prep["big"]["tables"], TABLE[s.name])}
-                small = {**prep["small"], "tables": _only(prep["small"]["tables"], TABLE[s.name])}
-                r = wl.run_child({"module": MODULE, "contender": c, "steps": [s.name], "root": root, "params": {},
-                                  "work": os.path.join(root, "work", f"{s.name}-{c}"), "repeats": 1 if profile else repeats(rows),
-                                  "fixed_runs": FIXED_RUNS, "profile": profile, "big": big, "small": small})
-                results[s.name][c] = r
-                b = wl.best(r, s.name)
-                print(f"shapes {rows:,}: {s.name:7s} {wl.LABELS[c]:14s} {fmt_s(b['seconds']):>9s} written "
-                      f"{fmt_bytes(b['written']['total'])}", file=sys.stderr, flush=True)
+                big = {**prep["big"], "tables": _only(prep["big"]["tables"], names)}
+                small = {**prep["small"], "tables": _only(prep["small"]["tables"], names)}
+                r = wl.run_child({"module": MODULE, "contender": c, "steps": [s.name for s in group], "root": root,
+                                  "params": {}, "work": os.path.join(root, "work", f"{label}-{c}"),
+                                  "step_tables": {s.name: [TABLE[s.name]] for s in group},
+                                  "repeats": 1 if profile else repeats(rows), "fixed_runs": FIXED_RUNS,
+                                  "profile": profile, "big": big, "small": small})
+                for s in group:
+                    results[s.name][c] = r
+                    b = wl.best(r, s.name)
+                    print(f"shapes {rows:,}: {s.name:7s} {wl.LABELS[c]:14s} {fmt_s(b['seconds']):>9s} written "
+                          f"{fmt_bytes(b['written']['total'])}", file=sys.stderr, flush=True)
             loads.append(wl.load_now())
         return prep, results, time.perf_counter() - started, loads
     finally:
@@ -282,7 +296,9 @@ def report(rows: int, prep: dict[str, Any], results: dict[str, dict[str, Any]], 
         "benchmarks/_shapes_data.py; statements and deltalake's calls: benchmarks/merge_shapes.py. acidsql with "
         "deletion vectors (DV) and copy-on-write (COW), Delta Spark with DVs (same Spark, acidsql's session "
         f"settings, its own process) and deltalake. Time: best of {repeats(rows)} run(s), each on a fresh copy; "
-        "start-up and a warm-up on a 20,000-row table excluded. Every result read back and checked against the "
+        f"start-up and a warm-up on a {SMALL_ROWS:,}-row table excluded"
+        + (" (quick check: every shape of a contender in one process, ACIDSQL_BENCH_SHAPES_ONE_CHILD)" if one_child()
+           else "") + ". Every result read back and checked against the "
         "data; acidsql DV, COW and Delta Spark must agree exactly.",
         "",
         f"Machine: {m['cores']} cores, {m['ram_gb']} GB RAM, shared with other work (runs are `nice`d); "

@@ -45,7 +45,7 @@ from benchmarks.dml import fmt_bytes, fmt_s
 
 HERE = Path(__file__).resolve().parent
 SMALL_SF = 0.01
-FIXED_RUNS = 3
+FIXED_RUNS = int(os.environ.get("ACIDSQL_BENCH_FIXED_RUNS", "3"))  # fewer for a quick check
 SF10_FILE = HERE / "RESULTS_TPCH_SF10.md"
 
 
