@@ -185,7 +185,9 @@ def where_time_goes(steps: list[Step], results: Results, missed: list[str], smal
             plans = [x["result"].get("plan") for x in b["statements"] if isinstance(x.get("result"), dict)]
             path = "; ".join(f"{p.get('path')}: {p.get('reason')}" for p in plans if isinstance(p, dict)) or (
                 "driver" if all(j == 0 for j in jobs) else "Spark" if all(j for j in jobs) else "driver and Spark")
+            # No more than the fixed cost (tables of about the small size, or noise): nothing grows.
+            grows = "-" if f is None else fmt_s(b["seconds"] - f) if b["seconds"] > f else "none (at most the fixed cost)"
             lines.append(f"| {s.title} | {LABELS[c]} | {fmt_s(b['seconds'])} | {fmt_s(f) if f is not None else '-'} "
-                         f"| {fmt_s(b['seconds'] - f) if f is not None else '-'} | {', '.join(str(j) for j in jobs)} "
+                         f"| {grows} | {', '.join(str(j) for j in jobs)} "
                          f"| {path} |")
     return lines + [""]
