@@ -271,16 +271,21 @@ def child(payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_child(payload: dict[str, Any], timeout: float = 7200) -> dict[str, Any]:
-    """`python -m benchmarks._workload <json>` under nice in a fresh interpreter; its last
-    stdout line is the JSON result."""
-    cmd = ["nice", "-n", "10", sys.executable, "-m", "benchmarks._workload", json.dumps(payload)]
+def child_process(module: str, args: list[str], payload: dict[str, Any], what: str, timeout: float) -> dict[str, Any]:
+    """`python -m <module> *args <json>` under nice in a fresh interpreter (each measurement's
+    peaks its own); its last stdout line is the JSON result. `what` names it in an error."""
+    cmd = ["nice", "-n", "10", sys.executable, "-m", module, *args, json.dumps(payload)]
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(cmd, cwd=str(REPO), capture_output=True, text=True, timeout=timeout, env=env)
     if proc.returncode != 0:
-        raise RuntimeError(f"{payload['module']} child {payload.get('contender', 'setup')} {payload.get('steps') or ''} failed "
-                           f"({proc.returncode}): {proc.stderr[-3000:]}")
+        raise RuntimeError(f"{what} failed ({proc.returncode}): {proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_child(payload: dict[str, Any], timeout: float = 7200) -> dict[str, Any]:
+    """A workload's child (`child` or the module's `setup`), `python -m benchmarks._workload`."""
+    return child_process("benchmarks._workload", [], payload, f"{payload['module']} child "
+                         f"{payload.get('contender', 'setup')} {payload.get('steps') or ''}", timeout)
 
 
 # ---- figures from the children's results ---------------------------------------------------------
@@ -307,6 +312,13 @@ def statement_times(result: dict[str, Any], step: str, small: bool = False) -> l
     runs = (result["small_runs"][1:] or result["small_runs"]) if small else result["runs"]
     per = [r[step]["statements"] for r in runs]
     return [min(p[i]["seconds"] for p in per) for i in range(len(per[0]))]
+
+
+def repeats(large: bool) -> int:
+    """Timed runs per contender: ACIDSQL_BENCH_REPEATS, else 1 on the large tables (minutes
+    each), 3 on smaller ones."""
+    env = os.environ.get("ACIDSQL_BENCH_REPEATS")
+    return int(env) if env else (1 if large else 3)
 
 
 def keep(name: str, figures: dict[str, Any]) -> None:

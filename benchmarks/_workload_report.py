@@ -7,13 +7,29 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from benchmarks._workload import CONTENDERS, LABELS, Step, best, fixed_cost, statement_jobs, statement_times
+from benchmarks._workload import (CONTENDERS, LABELS, Step, best, fixed_cost, load_note, statement_jobs,
+                                  statement_times)
 from benchmarks.dml import fmt_bytes, fmt_mb, fmt_s, ratio
 
 Results = dict[str, dict[str, dict[str, Any]]]
 TIME_VS_DELTA_SPARK = 1.0
 TIME_VS_DELTALAKE = 1.5
 MEMORY_VS_DELTA_SPARK = 1.0
+
+
+def machine_line(m: dict[str, Any], total_s: float, loads: list[float], when: str) -> str:
+    """The machine, the versions, the run's length and the load it ran under (`when`: when the
+    load averages were taken)."""
+    return (f"Machine: {m['cores']} cores, {m['ram_gb']} GB RAM, shared with other work (runs are `nice`d); "
+            f"Python {m['python']}, pyspark {m['pyspark']}, deltalake {m['deltalake']}, pyarrow {m['pyarrow']}; "
+            f"{m['time']}; whole run {total_s / 60:.1f} min. " + load_note(loads, when) + ".")
+
+
+def missed_goals(steps: list[Step], results: Results, missed: list[str], small_label: str, profile_hint: str) -> list[str]:
+    """Where the time goes on the steps that missed a goal, and how to profile one."""
+    if not missed:
+        return []
+    return where_time_goes(steps, results, missed, small_label) + [profile_hint, ""]
 
 
 def present(step: Step, results: Results) -> list[str]:

@@ -84,8 +84,7 @@ def bench_size() -> str:
 
 
 def repeats(rows: int) -> int:
-    env = os.environ.get("ACIDSQL_BENCH_REPEATS")
-    return int(env) if env else (3 if rows <= 2_000_000 else 1)
+    return wl.repeats(large=rows > 2_000_000)
 
 
 def steps(params: dict[str, Any]) -> list[wl.Step]:
@@ -301,19 +300,16 @@ def report(rows: int, prep: dict[str, Any], results: dict[str, dict[str, Any]], 
            else "") + ". Every result read back and checked against the "
         "data; acidsql DV, COW and Delta Spark must agree exactly.",
         "",
-        f"Machine: {m['cores']} cores, {m['ram_gb']} GB RAM, shared with other work (runs are `nice`d); "
-        f"Python {m['python']}, pyspark {m['pyspark']}, deltalake {m['deltalake']}, pyarrow {m['pyarrow']}; {m['time']}; "
-        f"whole run {total_s / 60:.1f} min. " + wl.load_note(loads, "at the start and after each shape") + ".",
+        rep.machine_line(m, total_s, loads, "at the start and after each shape"),
         "",
     ]
     lines += rep.summary(step_list, results)
     lines += ["Bytes written and peak memory of the whole process tree:", ""]
     lines += rep.memory_and_bytes(step_list, results)
     lines += goal_lines
-    lines += rep.where_time_goes(step_list, results, missed, f"the {SMALL_ROWS:,}-row tables")
-    if missed:
-        lines += ["A profile of one shape: `ACIDSQL_BENCH_SHAPE_ROWS=100000 python -m benchmarks.merge_shapes profile "
-                  "scd2 dv` (pyinstrument; `profile all cow` for every shape).", ""]
+    lines += rep.missed_goals(step_list, results, missed, f"the {SMALL_ROWS:,}-row tables",
+                              "A profile of one shape: `ACIDSQL_BENCH_SHAPE_ROWS=100000 python -m "
+                              "benchmarks.merge_shapes profile scd2 dv` (pyinstrument; `profile all cow` for every shape).")
     lines += rep.fixed_costs(step_list, results, f"Fixed cost on a warm session: the same statement on the "
                              f"{SMALL_ROWS:,}-row tables, best of {FIXED_RUNS} after the warm-up; and the Spark jobs "
                              "it started there (0: found and written on the driver):")

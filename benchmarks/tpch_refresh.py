@@ -61,8 +61,7 @@ def bench_size() -> str:
 
 
 def repeats(sf: float) -> int:
-    env = os.environ.get("ACIDSQL_BENCH_REPEATS")
-    return int(env) if env else (1 if sf >= 1 else 3)
+    return wl.repeats(large=sf >= 1)
 
 
 # ---- the workload ----------------------------------------------------------------------------
@@ -199,9 +198,7 @@ def report(sf: float, prep: dict[str, Any], results: dict[str, Any], total_s: fl
         f"warm-up excluded. Every result was read back and checked (counts, keys, sums) against the data and the "
         "other contenders.",
         "",
-        f"Machine: {m['cores']} cores, {m['ram_gb']} GB RAM, shared with other work (runs are `nice`d); "
-        f"Python {m['python']}, pyspark {m['pyspark']}, deltalake {m['deltalake']}, pyarrow {m['pyarrow']}; {m['time']}; "
-        f"whole run {total_s / 60:.1f} min. " + wl.load_note(loads, "at the start and after each contender") + ".",
+        rep.machine_line(m, total_s, loads, "at the start and after each contender"),
         "",
         "Time per refresh function (best); ratios are acidsql / peer from this run:",
         "",
@@ -210,10 +207,8 @@ def report(sf: float, prep: dict[str, Any], results: dict[str, Any], total_s: fl
     lines += ["Bytes written and peak memory of the whole process tree (Python, JVM, Spark's workers):", ""]
     lines += rep.memory_and_bytes(step_list, by_step)
     lines += goal_lines
-    lines += rep.where_time_goes(step_list, by_step, missed, f"SF {SMALL_SF}")
-    if missed:
-        lines += ["A profile of one contender: `python -m benchmarks.tpch_refresh profile dv --sf 0.1` "
-                  "(pyinstrument).", ""]
+    lines += rep.missed_goals(step_list, by_step, missed, f"SF {SMALL_SF}",
+                              "A profile of one contender: `python -m benchmarks.tpch_refresh profile dv --sf 0.1` (pyinstrument).")
     lines += rep.fixed_costs(step_list, by_step,
                              f"Fixed cost on a warm session: the same refresh pair at SF {SMALL_SF} "
                              f"({prep['small']['gen']['refresh_orders']} orders per refresh), best of {FIXED_RUNS} after "
