@@ -181,7 +181,7 @@ def startup_line(results: Results, steps: list[Step]) -> str:
 def where_time_goes(steps: list[Step], results: Results, missed: list[str], small_label: str) -> list[str]:
     """For each step a goal missed: acidsql's time split into the fixed cost (the same step on
     the small tables, warm session) and the part that grows with the data, and the Spark jobs
-    per statement (0: the statement ran on the driver; `plan` where the result names its path)."""
+    per statement (0: the statement ran on the driver, with no Spark job)."""
     names = [s for s in steps if any(m.endswith(f": {s.name}") for m in missed)]
     if not names:
         return []
@@ -198,9 +198,7 @@ def where_time_goes(steps: list[Step], results: Results, missed: list[str], smal
             b = best(r, s.name)
             f = fixed_cost(r, s.name)
             jobs = [x["jobs"] for x in b["statements"]]
-            plans = [x["result"].get("plan") for x in b["statements"] if isinstance(x.get("result"), dict)]
-            path = "; ".join(f"{p.get('path')}: {p.get('reason')}" for p in plans if isinstance(p, dict)) or (
-                "driver" if all(j == 0 for j in jobs) else "Spark" if all(j for j in jobs) else "driver and Spark")
+            path = "driver" if all(j == 0 for j in jobs) else "Spark" if all(j for j in jobs) else "driver and Spark"
             # No more than the fixed cost (tables of about the small size, or noise): nothing grows.
             grows = "-" if f is None else fmt_s(b["seconds"] - f) if b["seconds"] > f else "none (at most the fixed cost)"
             lines.append(f"| {s.title} | {LABELS[c]} | {fmt_s(b['seconds'])} | {fmt_s(f) if f is not None else '-'} "
