@@ -46,7 +46,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -69,10 +68,9 @@ BUILT_FROM = {"deltaspark": "dv"}
 
 
 def repeats(rows: int) -> int:
-    env = os.environ.get("ACIDSQL_BENCH_REPEATS")
-    if env:
-        return int(env)
-    return 3 if rows <= 2_000_000 else 1
+    from benchmarks._workload import repeats as timed_runs
+
+    return timed_runs(large=rows > 2_000_000)
 
 
 # The profiles (pyinstrument, `python -m benchmarks.dml profile <op> <dv|cow>`) and the fixes they
@@ -386,15 +384,11 @@ def _delta_spark_session():
 
 
 def run_child(payload: dict[str, Any], timeout: float = 1800) -> dict[str, Any]:
-    """`python -m benchmarks.dml child <json>` under nice in a fresh interpreter; its last stdout
-    line is the JSON result."""
-    cmd = ["nice", "-n", "10", sys.executable, "-m", "benchmarks.dml", "child", json.dumps(payload)]
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run(cmd, cwd=str(REPO), capture_output=True, text=True, timeout=timeout, env=env)
-    if proc.returncode != 0:
-        raise RuntimeError(f"dml child {payload.get('contender')} {payload.get('op')} failed "
-                           f"({proc.returncode}): {proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    """`python -m benchmarks.dml child <json>` under nice in a fresh interpreter (_workload.child_process)."""
+    from benchmarks._workload import child_process
+
+    return child_process("benchmarks.dml", ["child"], payload,
+                         f"dml child {payload.get('contender')} {payload.get('op')}", timeout)
 
 
 # ---- verification --------------------------------------------------------------------------------
@@ -629,6 +623,12 @@ def report(rows: int, n_runs: int, prep: dict[str, Any], results: dict[str, dict
         "",
     ]
     return "\n".join(lines)
+
+
+def bench_size() -> str:
+    """What `python -m benchmarks` runs (benchmarks/__main__.py --list)."""
+    rows = data.bench_rows()
+    return f"{rows:,} rows (ACIDSQL_BENCH_ROWS), {repeats(rows)} run(s)"
 
 
 def main() -> str:

@@ -116,7 +116,11 @@ def measure(rows: int = 2_000_000, files: int = 8, fetch: bool = True) -> str:
                              f"{rows / s3a_s:,.0f} |")
                 lines += ["", f"Arrow scan / s3a: {arrow_s / s3a_s:.2f}x the time."]
             else:
-                lines += ["", "s3a not measured: hadoop-aws and the AWS SDK bundle are not in ~/.m2 (mvn not found)."]
+                import shutil
+
+                why = ("ACIDSQL_BENCH_FETCH_JARS=1 fetches them with mvn, ~650 MiB" if not fetch
+                       else "mvn not found" if not shutil.which("mvn") else "mvn could not fetch them")
+                lines += ["", f"s3a not measured: hadoop-aws and the AWS SDK bundle are not in ~/.m2 ({why})."]
             out = "\n".join(lines) + "\n"
             print(out)
             return out
