@@ -16,7 +16,7 @@ from typing import Any, Optional
 from acidsql.delta.actions import Action, CommitInfo, action_from_json, action_to_line
 from acidsql.delta.catalog import Catalog, TableCommits, catalog_for, table_location
 from acidsql.delta.catalog.publish import publish
-from acidsql.delta.errors import CorruptLogError, DeltaError, TableNotFoundError
+from acidsql.delta.errors import CorruptLogError, DeltaError, TableNotFoundError, UnsupportedProtocolError
 from acidsql.delta.snapshot import Snapshot, SnapshotBuilder
 from acidsql.delta.storage import Storage, is_object_store_location, normalize_location
 from acidsql.delta.stores import storage_for
@@ -36,7 +36,7 @@ CATALOG_ID_KEY = "acidsql.catalog.id"  # the catalog that manages the table (its
 _RESOLVE = object()  # DeltaLog(catalog=...) not given: the catalog is found from the location
 
 
-class PathAccessBlocked(DeltaError):
+class PathAccessBlocked(UnsupportedProtocolError):
     """A catalog-managed table reached without the catalog that manages it."""
 
 
