@@ -384,8 +384,11 @@ class DeltaLog:
         found = f"{catalog} (catalog id {catalog.catalog_id})" if catalog is not None else "no acidsql catalog"
         raise PathAccessBlocked(
             f"[DELTA_PATH_BASED_ACCESS_TO_CATALOG_MANAGED_TABLE_BLOCKED] Path-based access is not allowed for "
-            f"Catalog-Managed table: {self.table_root}. Its commits are ratified by acidsql catalog "
-            f"{wanted or '(unnamed)'}, and this process found {found}: set ACIDSQL_CATALOG to the table's catalog.")
+            f"Catalog-Managed table: {self.table_root} (table feature catalogManaged). " + (
+                f"Its commits are ratified by acidsql catalog {wanted}, and this process found {found}: set "
+                "ACIDSQL_CATALOG to the table's catalog." if wanted else
+                "No acidsql catalog manages it (another catalog, such as Unity Catalog, does); acidsql cannot read "
+                "it by path. Set ACIDSQL_CATALOG if an acidsql catalog manages it."))
 
     def _checkpoint_between(self, after: int, upto: int,
                             checkpoints: Optional[dict[int, list[str]]] = None) -> bool:

@@ -59,6 +59,8 @@ class Transfer:
 
 
 def child_main(warehouse: str, op: Transfer, spec: Optional[str], env: dict) -> None:
+    # A forkserver child has the environment the forkserver started with: the catalog is passed.
+    os.environ.pop("ACIDSQL_CATALOG", None)
     os.environ.update(env)
     if spec:
         storage_module.FAULTS = storage_module.fault_hook_from_spec(spec)
@@ -118,7 +120,7 @@ class TransferCrashRun:
         op = Transfer(self.rng.random() < 0.5, self.rng.randrange(ACCOUNTS), self.rng.randrange(ACCOUNTS),
                       self.rng.randint(1, 50))
         before_a, before_b, _ = self.ratified()
-        env = {k: v for k, v in os.environ.items() if k.startswith("ACIDSQL_CATALOG")}
+        env = {k: v for k, v in os.environ.items() if k == "ACIDSQL_CATALOG"}
         child = self.ctx.Process(target=child_main, args=(self.warehouse, op, spec, env))
         child.start()
         if random_kill:

@@ -46,7 +46,11 @@ class TransferTortureConfig:
     seed: int = 0
 
 
-def worker_main(warehouse: str, worker: int, config: TransferTortureConfig, out_path: str, go: str) -> None:
+def worker_main(warehouse: str, worker: int, config: TransferTortureConfig, out_path: str, go: str,
+                env: dict) -> None:
+    # A forkserver child has the environment the forkserver started with: the catalog is passed.
+    os.environ.pop("ACIDSQL_CATALOG", None)
+    os.environ.update(env)
     rng = random.Random(config.seed * 1000 + worker)
     committed, conflicts, gave_up = [], Counter(), 0
     while not os.path.exists(go):
@@ -114,7 +118,9 @@ def run(config: TransferTortureConfig, workdir: Optional[str] = None) -> Transfe
     ctx.set_forkserver_preload([__name__, "acidsql.delta", "pyarrow.parquet"])
     go = os.path.join(workdir, "go")
     outs = [os.path.join(workdir, f"worker{w}.json") for w in range(config.procs)]
-    procs = [ctx.Process(target=worker_main, args=(warehouse, w, config, outs[w], go)) for w in range(config.procs)]
+    env = {k: v for k, v in os.environ.items() if k == "ACIDSQL_CATALOG"}
+    procs = [ctx.Process(target=worker_main, args=(warehouse, w, config, outs[w], go, env))
+             for w in range(config.procs)]
     for p in procs:
         p.start()
     started = time.monotonic()

@@ -130,6 +130,10 @@ class SqlCatalog:
     def _rollback(self, conn: Any) -> None:
         conn.rollback()
 
+    def _release(self, conn: Any, failed: bool) -> None:
+        """Done with a connection (its transaction ended); `failed`: it raised."""
+        conn.close()
+
     # ---- plumbing -----------------------------------------------------------------------------------
     def _sql(self, text: str) -> str:
         return text.replace("?", self.placeholder) if self.placeholder != "?" else text
@@ -138,6 +142,7 @@ class SqlCatalog:
     def _write(self) -> Iterator[Any]:
         """One write transaction: committed when the block ends, rolled back when it raises."""
         conn = self._connect()
+        failed = True
         try:
             cur = conn.cursor()
             self._begin_write(cur)
@@ -147,18 +152,23 @@ class SqlCatalog:
                 self._rollback(conn)
                 raise
             self._commit(conn)
+            failed = False
         finally:
-            conn.close()
+            self._release(conn, failed)
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Any]:
         conn = self._connect()
+        failed = True
         try:
             yield conn.cursor()
+            failed = False
         finally:
-            with contextlib.suppress(Exception):
+            try:
                 self._rollback(conn)
-            conn.close()
+            except Exception:
+                failed = True
+            self._release(conn, failed)
 
     def _execute(self, cur: Any, sql: str, params: Sequence[Any] = ()) -> Any:
         cur.execute(self._sql(sql), tuple(params))

@@ -1,6 +1,7 @@
 """The catalog in PostgreSQL, for writers on several machines (psycopg 3; the `catalog` extra).
 
-Each call is one connection and one transaction at READ COMMITTED: a ratification's
+Each call is one transaction at READ COMMITTED, on a connection kept per process and thread
+(a connection that failed is dropped, never reused): a ratification's
 `UPDATE ... WHERE latest_version = v - 1` waits for a concurrent ratification of the same
 table to finish and then re-reads the row, so exactly one of two writers proposing version `v`
 wins; tables are updated in location order, so two multi-table ratifications never deadlock.
@@ -9,6 +10,8 @@ read back, and this transaction's txnId there means it was ratified.
 """
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +33,7 @@ class PostgresCatalog(SqlCatalog):
         super().__init__()
         self.dsn = dsn
         self._psycopg = _psycopg()
+        self._idle: dict[tuple[int, int], Any] = {}  # an open connection per (process, thread)
         self.initialize()
 
     def __repr__(self) -> str:
@@ -48,10 +52,21 @@ class PostgresCatalog(SqlCatalog):
         return " ".join(f"{k}={v}" for k, v in sorted(info.items()))
 
     def _connect(self) -> Any:
+        key = (os.getpid(), threading.get_ident())
+        conn = self._idle.pop(key, None)
+        if conn is not None and not conn.closed:
+            return conn
         try:
             return self._psycopg.connect(self.dsn, connect_timeout=30)
         except self._psycopg.Error as e:
             raise CatalogError(f"cannot connect to {self}: {str(e).strip()}") from None
+
+    def _release(self, conn: Any, failed: bool) -> None:
+        key = (os.getpid(), threading.get_ident())
+        if failed or conn.closed or key in self._idle:
+            conn.close()
+        else:
+            self._idle[key] = conn
 
     def _begin_write(self, cur: Any) -> None:
         pass  # psycopg begins a transaction with the first statement
