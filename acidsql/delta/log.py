@@ -96,6 +96,19 @@ class DeltaLog:
             return -1
         return publish(self.storage, self.catalog, commits, upto)
 
+    def _publish_pending(self) -> Optional[TableCommits]:
+        """Recovery, on any access: publish what the catalog ratified and no writer published (a
+        writer died in between). Returns what the catalog then knows of the table (None: not
+        catalog-managed)."""
+        managed = self.catalog_commits()
+        if managed is not None and managed.unpublished:
+            try:
+                self.publish_ratified(commits=managed)
+                managed = self.catalog_commits()
+            except (DeltaError, OSError):
+                pass  # readers read the staged commits the catalog names
+        return managed
+
     def _managed(self, managed: Any) -> Optional[TableCommits]:
         return self.catalog_commits() if managed is _RESOLVE else managed
 
@@ -289,6 +302,7 @@ class DeltaLog:
         sees it (`commit_timestamp`), as DESCRIBE HISTORY shows it: a time copied from the
         history into TIMESTAMP AS OF finds that version. Commits without commitInfo get a
         synthetic one (operation "UNKNOWN")."""
+        self._publish_pending()
         out = []
         for v in reversed(self.versions()):
             if limit is not None and len(out) >= limit:
@@ -302,6 +316,7 @@ class DeltaLog:
 
     def version_at(self, timestamp_ms: int) -> int:
         """The latest version whose commit timestamp is <= `timestamp_ms`."""
+        self._publish_pending()
         versions = self.versions()
         latest = self.latest_version()
         if latest < 0:
@@ -321,13 +336,7 @@ class DeltaLog:
         or the latest. Raises TableNotFoundError, UnsupportedProtocolError, CorruptLogError."""
         if version is not None and timestamp_ms is not None:
             raise ValueError("give either version or timestamp_ms, not both")
-        managed = self.catalog_commits()
-        if managed is not None and managed.unpublished:
-            try:  # recovery: a writer died between ratification and publication
-                self.publish_ratified(commits=managed)
-                managed = self.catalog_commits()
-            except (DeltaError, OSError):
-                pass  # readers read the staged commits the catalog names
+        managed = self._publish_pending()
         # One listing of the log serves the versions and the checkpoints: listing costs one
         # entry per commit, the only part of a load that grows with history length, so the
         # latest version lists from the hinted checkpoint on (`_listing_for_latest`).

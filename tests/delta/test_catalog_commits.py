@@ -55,7 +55,8 @@ def test_new_table_is_catalog_managed(tmp_path, catalog_backend):
         assert os.path.exists(tmp_path / SQLITE_FILE)  # the warehouse's embedded catalog
 
 
-def test_readers_ask_the_catalog_for_unpublished_versions(tmp_path, monkeypatch, catalog_backend):
+@pytest.mark.parametrize("access", ["snapshot", "history"])
+def test_readers_ask_the_catalog_for_unpublished_versions(tmp_path, monkeypatch, catalog_backend, access):
     root = str(tmp_path / "t")
     t = DeltaTable.create(root, SCHEMA, properties=MANAGED)
     t.append(pa.table({"id": [1], "v": [10]}, schema=SCHEMA))
@@ -76,7 +77,10 @@ def test_readers_ask_the_catalog_for_unpublished_versions(tmp_path, monkeypatch,
     # also publishes it (recovery).
     fresh = DeltaTable(root)
     assert fresh.version == 2
-    assert rows(fresh) == [(1, 10), (2, 20)]
+    if access == "history":  # DESCRIBE HISTORY lists the ratified version (it publishes it first)
+        assert [v for v, _info in fresh.history()] == [2, 1, 0]
+    else:
+        assert rows(fresh) == [(1, 10), (2, 20)]
     assert os.path.exists(os.path.join(root, "_delta_log", f"{2:020d}.json"))
     assert fresh.log.catalog.get(fresh.log.location).unpublished == ()
 
