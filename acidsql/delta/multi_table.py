@@ -120,8 +120,8 @@ class MultiTableTransaction:
     # ---- access ----------------------------------------------------------------------------------
     def _check_active(self) -> None:
         if self.state is TransactionState.ABORTED:
-            raise TransactionError(
-                "[TRANSACTION_ABORTED] The transaction was aborted because its COMMIT failed "
+            raise TransactionError(  # Databricks documents the state, not its error class: acidsql's words
+                "[TRANSACTION_ABORTED] The transaction was aborted because a statement or its COMMIT failed "
                 f"({type(self.error).__name__}: {self.error}); only ROLLBACK is allowed now.")
         if self.state is not TransactionState.ACTIVE:
             raise TransactionError(f"[NO_ACTIVE_TRANSACTION] This transaction is {self.state.value}.")
@@ -155,8 +155,14 @@ class MultiTableTransaction:
 
     def begin(self, table: Any) -> OptimisticTransaction:
         """A transaction for one statement on `table`, reading the table as this transaction
-        sees it; hand its PreparedCommit to `stage`."""
+        sees it; hand its PreparedCommit to `stage`. Refused (and the transaction aborted) for a
+        table without catalog-managed commits, before the statement writes anything."""
         part = self.table(table)
+        try:
+            _check_catalog_owned(part)
+        except TransactionError as e:
+            self.abort(e)
+            raise
         return OptimisticTransaction(part.log, snapshot=part.view(), max_retries=self.max_retries,
                                      table_name=part.name, row_level_concurrency=self.row_level_concurrency,
                                      dv_storage=part.txn.rows.dv_storage)
@@ -172,13 +178,25 @@ class MultiTableTransaction:
         if part is None:
             raise TransactionError(f"{stmt.table_name} was not accessed through this transaction (use begin())")
         staged = stmt.staged
-        if staged.metadata is not None or staged.protocol is not None:
-            raise TransactionError(
-                f"[TRANSACTION_NOT_SUPPORTED.COMMAND] Command {prepared.operation} is not supported in a "
-                "transaction. Only SELECT / INSERT / MERGE / UPDATE / DELETE are supported.")
+        try:
+            if staged.metadata is not None or staged.protocol is not None:
+                raise TransactionError(
+                    f"[TRANSACTION_NOT_SUPPORTED.COMMAND] Command {prepared.operation} is not supported in a "
+                    "transaction. Only SELECT / INSERT / MERGE / UPDATE / DELETE are supported.")
+            _check_catalog_owned(part)
+        except TransactionError as e:
+            self.abort(e)
+            raise
         _merge(part, stmt)
         part.statements.append((prepared.operation, prepared.kind, prepared.statement))
         part._view = None
+
+    def abort(self, error: BaseException) -> None:
+        """A statement of the transaction failed (Databricks: the transaction is then aborted, and
+        every statement but ROLLBACK is refused). The session layer calls this for a statement
+        that failed before reaching the engine (a parse or analysis error)."""
+        if self.state is TransactionState.ACTIVE:
+            self.state, self.error = TransactionState.ABORTED, error
 
     def rollback(self) -> None:
         """Discard everything staged (data files written stay unreferenced, for VACUUM)."""
@@ -231,16 +249,22 @@ class MultiTableTransaction:
     def _catalog(self, parts: Sequence[TablePart]) -> Catalog:
         catalogs = []
         for p in parts:
-            if not is_catalog_managed(p.base.protocol):
-                raise TransactionError(
-                    f"[TRANSACTION_NOT_SUPPORTED.NON_CATALOG_MANAGED_TABLE] {p.name} does not have catalog-managed "
-                    "commits: a transaction writes several tables only when each has them "
-                    "(ALTER TABLE ... SET TBLPROPERTIES ('delta.feature.catalogManaged' = 'supported')).")
+            _check_catalog_owned(p)
             catalogs.append(p.log.catalog)
         dsns = {c.dsn for c in catalogs}
         if len(dsns) != 1:
             raise TransactionError(f"the tables of one transaction must share a catalog; these use {sorted(dsns)}")
         return catalogs[0]
+
+
+def _check_catalog_owned(part: TablePart) -> None:
+    if not is_catalog_managed(part.base.protocol):
+        # Databricks' wording; the sub-class id is read off its translated error page.
+        raise TransactionError(
+            f"[TRANSACTION_NOT_SUPPORTED.WRITE_TO_NON_CATALOG_OWNED_TABLE] Table {part.name} does not have "
+            "table feature 'catalogManaged' enabled. Only tables with this feature enabled can be written "
+            "in a transaction. Please enable the feature (ALTER TABLE ... SET TBLPROPERTIES "
+            "('delta.feature.catalogManaged' = 'supported')) and retry the transaction.")
 
 
 @dataclass

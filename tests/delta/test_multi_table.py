@@ -121,13 +121,18 @@ def test_a_disjoint_concurrent_commit_is_followed(tmp_path, catalog_backend):
 
 
 def test_tables_without_catalog_commits_are_refused(tmp_path, catalog_backend):
+    """Writing a table without catalog-managed commits in a transaction is refused at the
+    statement, which aborts the transaction (Databricks' rule): nothing of it commits."""
     a, _b = create_pair(str(tmp_path))
     plain = DeltaTable.create(str(tmp_path / "plain"), SCHEMA)
     plain.append(pa.table({"id": [0], "balance": [1]}, schema=SCHEMA))
     txn = MultiTableTransaction()
-    stage_transfer(txn, a, plain, 0, 0, 1)
-    with pytest.raises(TransactionError, match=r"\[TRANSACTION_NOT_SUPPORTED.NON_CATALOG_MANAGED_TABLE\]"):
+    with pytest.raises(TransactionError, match=r"\[TRANSACTION_NOT_SUPPORTED.WRITE_TO_NON_CATALOG_OWNED_TABLE\]"):
+        stage_transfer(txn, a, plain, 0, 0, 1)
+    assert txn.state is TransactionState.ABORTED
+    with pytest.raises(TransactionError, match=r"\[TRANSACTION_ABORTED\]"):
         txn.commit()
+    txn.rollback()
     assert balances(DeltaTable(a.root))[0] == OPENING
 
 
