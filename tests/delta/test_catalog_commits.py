@@ -85,6 +85,21 @@ def test_readers_ask_the_catalog_for_unpublished_versions(tmp_path, monkeypatch,
     assert fresh.log.catalog.get(fresh.log.location).unpublished == ()
 
 
+def test_no_checkpoint_of_an_unpublished_version(tmp_path, monkeypatch, catalog_backend):
+    """Checkpoints are written only for published versions (the RFC's maintenance rule)."""
+    root = str(tmp_path / "t")
+    t = DeltaTable.create(root, SCHEMA, properties={**MANAGED, "delta.checkpointInterval": "1"})
+    monkeypatch.setattr(PUBLICATION, "run", lambda *a: (_ for _ in ()).throw(OSError("publication failed")))
+    with pytest.warns(UserWarning, match="checkpoint hook failed.*not published"):
+        t.append(pa.table({"id": [1], "v": [10]}, schema=SCHEMA))
+    assert t.log.checkpoint_versions() == []
+    monkeypatch.delattr(PUBLICATION, "run")  # the class's own again
+    result = t.append(pa.table({"id": [2], "v": [20]}, schema=SCHEMA))  # publishes 1 and 2, checkpoints 2
+    assert [h.hook for h in result.hooks][:2] == ["publication", "checkpoint"]
+    assert DeltaTable(root).log.checkpoint_versions() == [2]
+    assert rows(DeltaTable(root)) == [(1, 10), (2, 20)]
+
+
 def test_catalog_version_is_authoritative(tmp_path, catalog_backend):
     """A `<v>.json` past the catalog's latest version is ignored (the RFC: readers ignore files
     with versions greater than the latest ratified one)."""
