@@ -113,7 +113,7 @@ def test_known_is_not_supported():
     assert FEATURES["appendOnly"].write_refusal(WriteKind.CHANGE) is not None
     assert FEATURES["appendOnly"].write_refusal(WriteKind.APPEND) is None
     assert "appendOnly" in FEATURES["appendOnly"].write_refusal(WriteKind.CHANGE)
-    assert FEATURES["catalogManaged"].write_refusal(WriteKind.METADATA) is not None
+    assert FEATURES["variantType"].write_refusal(WriteKind.APPEND) is not None
     assert FEATURES["deletionVectors"].write_refusal(WriteKind.CHANGE) is None
     unreadable = [f.name for f in FEATURES.values() if not f.reads]
     assert unreadable and all(FEATURES[n].limitation for n in unreadable), "an unreadable feature must say why"

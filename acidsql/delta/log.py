@@ -14,7 +14,9 @@ from urllib.parse import unquote, urlparse
 from typing import Any, Optional
 
 from acidsql.delta.actions import Action, CommitInfo, action_from_json, action_to_line
-from acidsql.delta.errors import CorruptLogError, DeltaError, TableNotFoundError
+from acidsql.delta.catalog import Catalog, TableCommits, catalog_for, table_location
+from acidsql.delta.catalog.publish import publish
+from acidsql.delta.errors import CorruptLogError, DeltaError, TableNotFoundError, UnsupportedProtocolError
 from acidsql.delta.snapshot import Snapshot, SnapshotBuilder
 from acidsql.delta.storage import Storage, is_object_store_location, normalize_location
 from acidsql.delta.stores import storage_for
@@ -29,6 +31,15 @@ _UUID_CHECKPOINT_NAME = re.compile(
     r"^(\d{20})\.checkpoint\.([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.(json|parquet)$")
 
 
+CATALOG_MANAGED = "catalogManaged"
+CATALOG_ID_KEY = "acidsql.catalog.id"  # the catalog that manages the table (its configuration)
+_RESOLVE = object()  # DeltaLog(catalog=...) not given: the catalog is found from the location
+
+
+class PathAccessBlocked(UnsupportedProtocolError):
+    """A catalog-managed table reached without the catalog that manages it."""
+
+
 def commit_path(version: int) -> str:
     """`_delta_log/%020d.json`, relative to the table root."""
     return f"{LOG_DIR}/{version:020d}.json"
@@ -41,7 +52,7 @@ class DeltaLog:
     the store's environment variables. Safe to share between threads."""
 
     def __init__(self, table_root: str, storage: Storage | None = None,
-                 storage_options: Optional[Mapping[str, str]] = None):
+                 storage_options: Optional[Mapping[str, str]] = None, catalog: Any = _RESOLVE):
         root = str(table_root)
         if root.startswith("file:"):  # deltalake and Spark users pass file:// URIs
             root = unquote(urlparse(root).path)
@@ -51,6 +62,55 @@ class DeltaLog:
         self.storage = storage if storage is not None else storage_for(root, storage_options)
         self._lock = threading.Lock()
         self._cached: Optional[Snapshot] = None  # newest snapshot loaded, extended by its tail
+        # The catalog of a catalog-managed table (docs/catalog.md): given, or found from the
+        # location (ACIDSQL_CATALOG, else the warehouse's SQLite file) while none is found.
+        self._catalog: Optional[Catalog] = None if catalog is _RESOLVE else catalog
+        self._resolve_catalog = catalog is _RESOLVE
+
+    # ---- the catalog ---------------------------------------------------------------------------
+    @property
+    def catalog(self) -> Optional[Catalog]:
+        """The catalog this table's commits would go through, if there is one (whether it manages
+        the table: `catalog_commits`)."""
+        if self._catalog is None and self._resolve_catalog:
+            self._catalog = catalog_for(self.table_root)
+        return self._catalog
+
+    @property
+    def location(self) -> str:
+        """The table's key in a catalog."""
+        return table_location(self.table_root)
+
+    def catalog_commits(self) -> Optional[TableCommits]:
+        """What the catalog knows of this table (latest ratified version, ratified commits not
+        yet published); None when no catalog manages it."""
+        catalog = self.catalog
+        return catalog.get(self.location) if catalog is not None else None
+
+    def publish_ratified(self, upto: Optional[int] = None, commits: Optional[TableCommits] = None) -> int:
+        """Publish the ratified commits not yet in `_delta_log` (all, or up to `upto`): after a
+        commit (the publication hook) and as recovery from a writer killed before it published.
+        Returns the newest published version (-1: none)."""
+        commits = commits if commits is not None else self.catalog_commits()
+        if commits is None:
+            return -1
+        return publish(self.storage, self.catalog, commits, upto)
+
+    def _publish_pending(self) -> Optional[TableCommits]:
+        """Recovery, on any access: publish what the catalog ratified and no writer published (a
+        writer died in between). Returns what the catalog then knows of the table (None: not
+        catalog-managed)."""
+        managed = self.catalog_commits()
+        if managed is not None and managed.unpublished:
+            try:
+                self.publish_ratified(commits=managed)
+                managed = self.catalog_commits()
+            except (DeltaError, OSError):
+                pass  # readers read the staged commits the catalog names
+        return managed
+
+    def _managed(self, managed: Any) -> Optional[TableCommits]:
+        return self.catalog_commits() if managed is _RESOLVE else managed
 
     def __repr__(self) -> str:
         return f"DeltaLog({self.table_root!r})"
@@ -118,7 +178,10 @@ class DeltaLog:
 
     def latest_version(self) -> int:
         """The newest version (commit, or a checkpoint past the last commit file), -1 if there
-        is no table."""
+        is no table; of a catalog-managed table, the latest version its catalog ratified."""
+        managed = self.catalog_commits()
+        if managed is not None:
+            return managed.latest_version
         return self._latest_in(self._listing_for_latest()[0])
 
     def _listing_for_latest(self) -> tuple[list[str], bool, Optional[dict[str, Any]]]:
@@ -142,14 +205,16 @@ class DeltaLog:
         return self.latest_version() >= 0
 
     # ---- commits -----------------------------------------------------------------------------
-    def read_commit(self, version: int) -> list[Action]:
-        """The actions of commit `version`, in file order (ignorable actions dropped).
-        Raises CorruptLogError naming file:line on a bad line, TableNotFoundError/CorruptLogError
-        if the commit is missing."""
-        return [a for _line, a in self._read_commit_lines(version)]
+    def read_commit(self, version: int, managed: Any = _RESOLVE) -> list[Action]:
+        """The actions of commit `version`, in file order (ignorable actions dropped); of a
+        ratified commit the catalog still holds, its staged file (the catalog's commit is
+        authoritative). Raises CorruptLogError naming file:line on a bad line,
+        TableNotFoundError/CorruptLogError if the commit is missing."""
+        return [a for _line, a in self._read_commit_lines(version, self._managed(managed))]
 
-    def _read_commit_lines(self, version: int) -> list[tuple[int, Action]]:
-        rel = commit_path(version)
+    def _read_commit_lines(self, version: int, managed: Optional[TableCommits] = None) -> list[tuple[int, Action]]:
+        ratified = managed.commit(version) if managed is not None else None
+        rel = ratified.path if ratified is not None else commit_path(version)
         try:
             raw = self.storage.read_bytes(rel)
         except FileNotFoundError:
@@ -237,6 +302,7 @@ class DeltaLog:
         sees it (`commit_timestamp`), as DESCRIBE HISTORY shows it: a time copied from the
         history into TIMESTAMP AS OF finds that version. Commits without commitInfo get a
         synthetic one (operation "UNKNOWN")."""
+        self._publish_pending()
         out = []
         for v in reversed(self.versions()):
             if limit is not None and len(out) >= limit:
@@ -250,6 +316,7 @@ class DeltaLog:
 
     def version_at(self, timestamp_ms: int) -> int:
         """The latest version whose commit timestamp is <= `timestamp_ms`."""
+        self._publish_pending()
         versions = self.versions()
         latest = self.latest_version()
         if latest < 0:
@@ -269,6 +336,7 @@ class DeltaLog:
         or the latest. Raises TableNotFoundError, UnsupportedProtocolError, CorruptLogError."""
         if version is not None and timestamp_ms is not None:
             raise ValueError("give either version or timestamp_ms, not both")
+        managed = self._publish_pending()
         # One listing of the log serves the versions and the checkpoints: listing costs one
         # entry per commit, the only part of a load that grows with history length, so the
         # latest version lists from the hinted checkpoint on (`_listing_for_latest`).
@@ -277,7 +345,7 @@ class DeltaLog:
             names, complete, hint = self._listing_for_latest()
         else:
             names, complete = self.storage.list_dir(LOG_DIR), True
-        latest = self._latest_in(names)
+        latest = self._latest_in(names) if managed is None else managed.latest_version
         if latest < 0:
             raise TableNotFoundError(f"no Delta table at {self.table_root} (no {LOG_DIR} commits)")
         if timestamp_ms is not None:
@@ -290,7 +358,7 @@ class DeltaLog:
         with self._lock:
             cached = self._cached
         if cached is not None and cached.version == version:
-            return cached
+            return cached if managed is not None else self._check_catalog(cached)
         checkpoints = self._checkpoint_files(names)
         if cached is not None and cached.version < version and not self._checkpoint_between(
                 cached.version, version, checkpoints):
@@ -299,13 +367,37 @@ class DeltaLog:
             builder = self._builder_from_checkpoint(version, checkpoints, complete, hint)
         last: Optional[list[Action]] = None
         for v in range(builder.version + 1, version + 1):
-            last = self.read_commit(v)
+            last = self.read_commit(v, managed)
             builder.apply_commit(v, last)
         snap = builder.build(self._timestamp_of(version, last))
+        if managed is None:
+            snap = self._check_catalog(snap)
         with self._lock:
             if self._cached is None or self._cached.version <= snap.version:
                 self._cached = snap
         return snap
+
+    def _check_catalog(self, snap: Snapshot) -> Snapshot:
+        """A catalog-managed table read without its catalog's word: refused (it may have ratified
+        versions not published), unless this is its catalog and the commit that enabled the
+        feature was not registered yet (a writer died in between): the catalog adopts it."""
+        if CATALOG_MANAGED not in (snap.protocol.reader_features or ()):
+            return snap
+        wanted = snap.configuration.get(CATALOG_ID_KEY, "")
+        catalog = self.catalog
+        if catalog is not None and wanted and catalog.catalog_id == wanted:
+            # Every commit up to the newest published one was a filesystem commit (the catalog
+            # knew nothing yet), so the catalog takes the table over from there.
+            catalog.adopt(self.location, snap.metadata.id, self._latest_in(self.storage.list_dir(LOG_DIR)))
+            return snap
+        found = f"{catalog} (catalog id {catalog.catalog_id})" if catalog is not None else "no acidsql catalog"
+        raise PathAccessBlocked(
+            f"[DELTA_PATH_BASED_ACCESS_TO_CATALOG_MANAGED_TABLE_BLOCKED] Path-based access is not allowed for "
+            f"Catalog-Managed table: {self.table_root} (table feature catalogManaged). " + (
+                f"Its commits are ratified by acidsql catalog {wanted}, and this process found {found}: set "
+                "ACIDSQL_CATALOG to the table's catalog." if wanted else
+                "No acidsql catalog manages it (another catalog, such as Unity Catalog, does); acidsql cannot read "
+                "it by path. Set ACIDSQL_CATALOG if an acidsql catalog manages it."))
 
     def _checkpoint_between(self, after: int, upto: int,
                             checkpoints: Optional[dict[int, list[str]]] = None) -> bool:

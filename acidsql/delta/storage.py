@@ -27,14 +27,23 @@ from acidsql.delta.errors import CommitFileExists, UnsupportedStorageError
 # "write.after-publish" (the final file exists, the temp not yet removed).
 # Set it from the environment with ACIDSQL_FAULT (see `fault_hook_from_spec`).
 FaultHook = Callable[[str, str], None]
-FAULT_POINTS = ("write.partial", "write.before-publish", "write.after-publish")
-FILE_KINDS = ("commit", "checkpoint", "last-checkpoint", "dv", "data")
+# A catalog-managed table's commit (acidsql/delta/catalog) adds "catalog.before-ratify" (its
+# staged commits are written) and "catalog.ratified" (ratified, not yet published), of kind
+# "catalog"; its staged commit files are of kind "staged".
+FAULT_POINTS = ("write.partial", "write.before-publish", "write.after-publish", "catalog.before-ratify",
+                "catalog.ratified")
+FILE_KINDS = ("commit", "staged", "checkpoint", "last-checkpoint", "dv", "data", "catalog")
+CATALOG_FAULT_REL = "_delta_log/_catalog"
 
 
 def file_kind(rel: str) -> str:
     """What a table file is, for fault specs: commit, checkpoint, last-checkpoint, dv or data."""
     name = rel.rsplit("/", 1)[-1]
     if rel.startswith("_delta_log/"):
+        if rel == CATALOG_FAULT_REL:
+            return "catalog"
+        if rel.startswith("_delta_log/_staged_commits/"):
+            return "staged"
         if name == "_last_checkpoint":
             return "last-checkpoint"
         return "checkpoint" if ".checkpoint." in name else "commit"

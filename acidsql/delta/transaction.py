@@ -28,6 +28,9 @@ from acidsql.delta.commit import (
     DEFAULT_HOOKS, DEFAULT_MAX_RETRIES, CommitResult, FileRows, PostCommitHook, PreparedCommit, PublishedLog,
     StagedActions, TransactionReads, is_blind_append, operation_kind,
 )
+from acidsql.delta.catalog import catalog_for
+from acidsql.delta.catalog.target import AdoptionHook, CatalogCommitTarget, is_catalog_managed
+from acidsql.delta.commit.write import CommitTarget
 from acidsql.delta.exceptions import TransactionStateError
 from acidsql.delta.features import check_write, check_writer_protocol, table_layout
 from acidsql.delta.footprints import PartitionPredicate, RowCondition, RowConditionFilter, as_bitmap64
@@ -70,8 +73,31 @@ class OptimisticTransaction:
         self.reads = TransactionReads()
         self.staged = StagedActions()
         self.hooks: tuple[PostCommitHook, ...] = DEFAULT_HOOKS if hooks is None else tuple(hooks)
-        self.target = PublishedLog(self.log, self.txn_id, self.table_name)  # the write stage's target
+        self._targets: dict[str, CommitTarget] = {}
         self.result: Optional[CommitResult] = None  # set once committed
+
+    # ---- where the commit goes ---------------------------------------------------------------
+    @property
+    def target(self) -> CommitTarget:
+        """The write stage's target: the table's catalog when it is catalog-managed (or this
+        transaction creates it so), else put-if-absent of `<v>.json`; the commit that enables
+        catalogManaged on an existing table is the last filesystem commit, after which the
+        catalog adopts the table (docs/catalog.md)."""
+        read = self.snapshot is not None and is_catalog_managed(self.snapshot.protocol)
+        staged = is_catalog_managed(self.protocol)
+        kind = "catalog" if read or (staged and self.snapshot is None) else "enable" if staged else "log"
+        found = self._targets.get(kind)
+        if found is None:
+            if kind == "log":
+                found = PublishedLog(self.log, self.txn_id, self.table_name)
+            else:
+                catalog = self.log.catalog
+                if catalog is None:  # the first catalog-managed table of a warehouse makes its catalog
+                    catalog = self.log._catalog = catalog_for(self.log.table_root, create=True)
+                found = (CatalogCommitTarget(self.log, catalog, self.txn_id, self.table_name) if kind == "catalog"
+                         else PublishedLog(self.log, self.txn_id, self.table_name, (AdoptionHook(catalog),)))
+            self._targets[kind] = found
+        return found
 
     # ---- the table as read -------------------------------------------------------------------
     @property

@@ -253,8 +253,11 @@ _RECORDS = (
         limitation="acidsql writes the parquet form of V2 checkpoints (one sidecar), never the JSON form",
     ),
     TableFeature(
-        "catalogManaged", RW, "Commits are ratified by a catalog.", reads=False, writes=NO_WRITES,
-        limitation=_NOT_CATALOG,
+        "catalogManaged", RW, "Commits are staged in _delta_log/_staged_commits/, ratified by the table's catalog, "
+        "then published as <v>.json (delta.feature.catalogManaged = 'supported').",
+        requires=("inCommitTimestamp", "vacuumProtocolCheck"),
+        limitation="acidsql reads and writes it through acidsql's own catalog (SQLite in the warehouse, or "
+        "PostgreSQL: docs/catalog.md); a table another catalog manages (Unity Catalog) is refused",
     ),
     TableFeature(
         "icebergCompatV1", W, "Iceberg compatibility V1 (delta.enableIcebergCompatV1).",

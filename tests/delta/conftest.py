@@ -53,3 +53,27 @@ def create_table(table_dir):
         return log
 
     return create
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One throwaway PostgreSQL 15 cluster on 127.0.0.1 for the session (tests/pgserver.py)."""
+    from tests.pgserver import PostgresServer, missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def catalog_backend(request, monkeypatch):
+    """The catalog the tables of a test use: the warehouse's embedded SQLite file (no
+    ACIDSQL_CATALOG), or a fresh database on the PostgreSQL server (ACIDSQL_CATALOG set)."""
+    monkeypatch.delenv("ACIDSQL_CATALOG", raising=False)
+    if request.param == "postgres":
+        server = request.getfixturevalue("postgres_server")
+        monkeypatch.setenv("ACIDSQL_CATALOG", server.new_database())
+    return request.param

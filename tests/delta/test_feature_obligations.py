@@ -127,9 +127,22 @@ def test_unknown_features_refuse_reads_or_writes_by_kind(tmp_path):
 def test_known_but_unsupported_reader_feature_names_the_limitation(tmp_path):
     fields = [{"name": "id", "type": "long", "nullable": True, "metadata": {}}]
     t = _table_by_another_writer(str(tmp_path / "c"), {"minReaderVersion": 3, "minWriterVersion": 7,
+                                                         "readerFeatures": ["variantShredding"],
+                                                         "writerFeatures": ["variantShredding"]}, fields, {})
+    with pytest.raises(UnsupportedProtocolError, match="variantShredding.*shredded"):
+        t.to_arrow()
+
+
+def test_a_table_another_catalog_manages_is_refused(tmp_path):
+    """catalogManaged by a catalog acidsql does not speak to (Unity Catalog's tables by path):
+    Delta's path-access refusal (acidsql's own catalog: tests/delta/test_catalog_commits.py)."""
+    fields = [{"name": "id", "type": "long", "nullable": True, "metadata": {}}]
+    t = _table_by_another_writer(str(tmp_path / "c"), {"minReaderVersion": 3, "minWriterVersion": 7,
                                                          "readerFeatures": ["catalogManaged"],
-                                                         "writerFeatures": ["catalogManaged"]}, fields, {})
-    with pytest.raises(UnsupportedProtocolError, match="catalogManaged.*catalog"):
+                                                         "writerFeatures": ["catalogManaged", "inCommitTimestamp"]},
+                                 fields, {})
+    with pytest.raises(UnsupportedProtocolError,
+                       match=r"\[DELTA_PATH_BASED_ACCESS_TO_CATALOG_MANAGED_TABLE_BLOCKED\].*ACIDSQL_CATALOG"):
         t.to_arrow()
 
 

@@ -3,6 +3,7 @@ and over; after each kill the table must still be whole.
 
     python -m tests.stress.crash --kills 200 --layout unpartitioned-dv --seed 0
     python -m tests.stress.crash --store s3://bucket/prefix   # the table on an object store (AWS_* variables)
+    python -m tests.stress.crash --mode transfer --kills 200  # multi-table transactions (crash_transfer.py)
 
 Each cycle forks one child that runs one bank operation (tests/stress/bank.py: transfer,
 insert, delete, upsert, optimize) or writes a checkpoint. The child dies either at a named
@@ -312,7 +313,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--keep", metavar="DIR", help="run in DIR and keep the table")
     parser.add_argument("--store", metavar="URI", help="put the table below this object-store URI "
                         "(s3://bucket/prefix), configured by the store's environment variables")
+    parser.add_argument("--mode", choices=("bank", "transfer"), default="bank",
+                        help="bank: one table's operations; transfer: money moved between two catalog-managed "
+                        "tables in multi-table transactions (ACIDSQL_CATALOG: a PostgreSQL catalog)")
     args = parser.parse_args(argv)
+    if args.mode == "transfer":
+        from .crash_transfer import run as run_transfers
+
+        report = run_transfers(args.kills, args.seed, args.keep)
+        print(report.summary(), flush=True)
+        return 1 if report.violations else 0
     bad = 0
     for layout in (LAYOUTS if args.layout == "all" else (args.layout,)):
         workdir = None

@@ -3,6 +3,7 @@ while a reader process snapshots it throughout; then every guarantee is checked.
 
     python -m tests.stress.torture --procs 4 --txns 50 --layout partitioned --isolation Serializable
     python -m tests.stress.torture --store s3://bucket/prefix   # the table on an object store (AWS_* variables)
+    python -m tests.stress.torture --mode transfer --procs 4 --txns 50  # multi-table transfers (torture_transfer.py)
 
 Workers run the bank workload (tests/stress/bank.py): transfers (UPDATE of two accounts in one
 commit), uniquely-tagged inserts, deletes of a worker's own inserts, MERGE-like upserts of
@@ -426,7 +427,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--store", metavar="URI", help="put each run's table below this object-store URI "
                         "(s3://bucket/prefix), configured by the store's environment variables")
     parser.add_argument("--json", action="store_true", help="print one JSON object per run")
+    parser.add_argument("--mode", choices=("bank", "transfer"), default="bank",
+                        help="bank: one table; transfer: money moved between two catalog-managed tables in "
+                        "multi-table transactions (ACIDSQL_CATALOG: a PostgreSQL catalog)")
     args = parser.parse_args(argv)
+    if args.mode == "transfer":
+        from .torture_transfer import TransferTortureConfig, run as run_transfers
+
+        transfer_report = run_transfers(TransferTortureConfig(args.procs, args.txns, args.attempts, args.seed),
+                                        args.keep)
+        print(transfer_report.summary(), flush=True)
+        return 1 if transfer_report.violations else 0
     layouts = LAYOUTS if args.layout == "all" else (args.layout,)
     levels = ISOLATION_LEVELS if args.isolation == "all" else (args.isolation,)
     bad = 0

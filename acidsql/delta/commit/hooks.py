@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from acidsql.delta import checkpoint as checkpoints
 from acidsql.delta import iceberg
 from acidsql.delta.actions import Action
+from acidsql.delta.errors import DeltaError
 from acidsql.protocol.properties import TableProperties
 
 if typing.TYPE_CHECKING:
@@ -80,6 +81,11 @@ class CheckpointHook:
         return version > 0 and (retry or version % table.properties.checkpoint_interval == 0)
 
     def run(self, table: CommittedTable, version: int, actions: Sequence[Action]) -> None:
+        managed = table.log.catalog_commits()
+        if managed is not None and version > managed.published_version:
+            # The catalogManaged RFC: checkpoints only of published versions (the publication
+            # hook runs first; when it failed, this waits for the next commit's retry).
+            raise DeltaError(f"version {version} is ratified but not published yet")
         checkpoints.write_checkpoint(table.log, table.log.snapshot(version))
 
 

@@ -12,9 +12,9 @@ does (commitInfo's operation, parameters and metrics). `commit_prepared` runs th
 4. post-commit hooks (hooks.py): the checkpoint, UniForm's Iceberg conversion, and whatever
    else follows a commit.
 
-A multi-table commit (issue 27) reuses stages 1 and 3 for each table (`WinnerCheck`,
-`attempt_actions`) and replaces 2 with staging every table's commit, one ratification in the
-catalog for all of them, and publication as a hook.
+A multi-table commit (acidsql/delta/multi_table.py) reuses stages 1 and 3 for each table
+(`WinnerCheck`, `attempt_actions`) and replaces 2 with staging every table's commit, one
+ratification in the catalog for all of them, and publication as a hook.
 """
 from __future__ import annotations
 
@@ -68,7 +68,8 @@ def commit_prepared(prepared: PreparedCommit) -> CommitResult:
     result, actions = write_with_retries(prepared, check, txn.target)
     txn.result = result
     table = CommittedTable(txn.log, txn.table_name, txn.properties)
-    result = replace(result, hooks=run_hooks(txn.hooks, table, result.version, actions))
+    hooks = (*txn.target.post_commit_hooks, *txn.hooks)
+    result = replace(result, hooks=run_hooks(hooks, table, result.version, actions))
     txn.result = result
     return result
 

@@ -14,6 +14,7 @@ from typing import Any, Optional
 from acidsql.conflict import IsolationLevel
 from acidsql.delta import row_tracking
 from acidsql.delta.actions import Action, AddFile, CommitInfo
+from acidsql.delta.catalog.target import catalog_obligations, is_catalog_managed
 from acidsql.delta.commit.state import Transaction
 from acidsql.delta.commit.winners import TableState
 from acidsql.delta.commit.write import CommitTarget
@@ -38,6 +39,9 @@ def check_staged(txn: Transaction, operation: str) -> None:
         raise TransactionStateError(f"{txn.table_name} has no table yet: the first commit needs metadata and protocol")
     if staged.protocol is not None:
         check_writer_protocol(staged.protocol)
+    if is_catalog_managed(txn.protocol):
+        txn.target  # a catalog-managed table's target finds (or, for a new table, makes) its catalog
+        catalog_obligations(txn, txn.log.catalog)
     txn.check_write(staged.write_kind())
     before = (txn.snapshot.protocol, txn.snapshot.metadata) if txn.snapshot is not None else None
     iceberg_compat.check_commit(before, txn.protocol, txn.metadata, staged.adds.values(), operation)

@@ -4,10 +4,11 @@
 winners' actions and the previous commit's timestamps, and hands it each attempt's actions; it
 answers whether the attempt became that version. `PublishedLog` is the filesystem-based
 protocol every Delta writer speaks: put-if-absent of `_delta_log/<v>.json` through the table's
-Storage. A catalog-managed table (delta-io/delta protocol_rfcs/catalog-managed.md) would be a
-second target whose `write` stages `_delta_log/_staged_commits/<v>.<uuid>.json` and asks the
-catalog to ratify it, whose `latest_version` and `read_commit` include the ratified commits not
-yet published, and whose publication of `<v>.json` is a post-commit hook.
+Storage. A catalog-managed table (delta-io/delta protocol_rfcs/accepted/catalog-managed.md) has
+the second target, `acidsql.delta.catalog.target.CatalogCommitTarget`: its `write` stages
+`_delta_log/_staged_commits/<v>.<uuid>.json` and asks the catalog to ratify it, its
+`latest_version` and `read_commit` include the ratified commits not yet published, and its
+publication of `<v>.json` is a post-commit hook (`post_commit_hooks`).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from acidsql.delta.errors import CommitFileExists, CorruptLogError, StorageError
 from acidsql.delta.log import commit_path
 
 if typing.TYPE_CHECKING:
+    from acidsql.delta.commit.hooks import PostCommitHook
     from acidsql.delta.log import DeltaLog
 
 
@@ -42,16 +44,22 @@ class CommitTarget(typing.Protocol):
         """Try to make `actions` version `version`. True when they are that version now; False
         when another writer's commit is."""
 
+    # What the target itself needs done after each commit, before the transaction's hooks
+    # (a catalog-managed table's publication of `<v>.json`).
+    post_commit_hooks: Sequence["PostCommitHook"]
+
 
 class PublishedLog:
     """The filesystem commit protocol: each version is `_delta_log/<v>.json`, created only if
     absent. `txn_id` (in the commitInfo written) tells this transaction's commit from a rival's
     when the store's answer to a create was lost."""
 
-    def __init__(self, log: "DeltaLog", txn_id: str, table_name: str):
+    def __init__(self, log: "DeltaLog", txn_id: str, table_name: str,
+                 post_commit_hooks: Sequence["PostCommitHook"] = ()):
         self.log = log
         self.txn_id = txn_id
         self.table_name = table_name
+        self.post_commit_hooks = tuple(post_commit_hooks)
 
     def latest_version(self) -> int:
         return self.log.latest_version()
