@@ -89,7 +89,7 @@ def s3_bucket(s3_server, monkeypatch):
 # remembering a decorator: the `spark` fixture makes a test `spark`; another process (the CLI in
 # a child, the moto S3 server, spawned writers, `python -c` probes, pre-commit) makes it
 # `processes`. `make test-fast` runs what is neither (nor `delta_spark`, nor `slow`).
-_PROCESS_FIXTURES = {"s3_server", "s3_bucket"}
+_PROCESS_FIXTURES = {"s3_server", "s3_bucket", "postgres_server"}
 _PROCESS_WORDS = ("subprocess", "multiprocessing", "sys.executable", "Popen")
 _PROCESS_MODULES = ("tests/cli/", "tests/stress/test_torture.py", "tests/stress/test_crash.py")
 
@@ -99,6 +99,9 @@ def _starts_processes(item) -> bool:
 
     if _PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
         return True
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.params.get("catalog_backend") == "postgres":
+        return True  # the PostgreSQL catalog: a server process
     path = Path(str(item.fspath)).resolve().relative_to(ROOT).as_posix()
     if path.startswith(_PROCESS_MODULES):
         return True

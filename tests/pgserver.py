@@ -14,7 +14,15 @@ import time
 import uuid
 from typing import Optional
 
-PG_BIN = os.environ.get("ACIDSQL_PG_BIN", "/usr/lib/postgresql/15/bin")
+def _newest_debian_bin() -> str:
+    """Debian installs each major version under /usr/lib/postgresql/<major>/bin: the newest."""
+    import glob
+
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]) if p.split("/")[-2].isdigit() else 0)
+    return found[-1] if found else "/usr/lib/postgresql/15/bin"
+
+
+PG_BIN = os.environ.get("ACIDSQL_PG_BIN") or _newest_debian_bin()
 
 
 def missing_reason() -> Optional[str]:

@@ -2,10 +2,12 @@
 table through acidsql's own log API."""
 from __future__ import annotations
 
+import os
 import uuid
 from pathlib import Path
 
 import pyarrow as pa
+
 import pytest
 from syrupy.extensions.amber import AmberSnapshotExtension
 
@@ -62,6 +64,8 @@ def postgres_server():
 
     reason = missing_reason()
     if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI runs every catalog test: .ci/run installs postgresql)")
         pytest.skip(reason)
     server = PostgresServer().start()
     yield server
