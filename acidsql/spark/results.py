@@ -79,4 +79,5 @@ class StatementError(Exception):
 
     def __init__(self, message: str, error_class: Optional[str] = None):
         self.error_class = error_class
-        super().__init__(f"[{error_class}] {message}" if error_class else message)
+        named = error_class is None or f"[{error_class}]" in message  # a positioned error names it already
+        super().__init__(message if named else f"[{error_class}] {message}")

@@ -87,7 +87,9 @@ def statements_to_run(text: str, file: str, params: Optional[Mapping[str, str]] 
     problems = [e.format() for e in script.errors] + [f"{s.span}: error: {why}" for s in script.statements
                                                       if (why := cannot_run(s))]
     if problems:
-        raise StatementError("\n".join(problems))
+        # The first error's class (Spark's or Delta's) is the refusal's, as a single statement's is.
+        error_class = next((e.error_class for e in script.errors if e.error_class), None)
+        raise StatementError("\n".join(problems), error_class)
     return script.statements
 
 

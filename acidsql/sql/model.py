@@ -518,6 +518,15 @@ class ParseError:
     span: Optional[Span] = None
     note: Optional[str] = None  # e.g. "Databricks-only syntax"
 
+    @property
+    def error_class(self) -> Optional[str]:
+        """The error class the message starts with (`[PARSE_SYNTAX_ERROR] ...`), if any."""
+        if self.message.startswith("[") and "]" in self.message:
+            name = self.message[1:self.message.index("]")]
+            if name and all(c.isupper() or c.isdigit() or c in "_." for c in name):
+                return name
+        return None
+
     def format(self) -> str:
         caret = " " * (max(self.col, 1) - 1) + "^"
         out = f"{self.file}:{self.line}:{self.col}: error: {self.message}\n  {self.source_line}\n  {caret}"
