@@ -67,6 +67,23 @@ def created_tables(sc: Scenario) -> list[str]:
     return names
 
 
+def view_statements(sc: Scenario) -> tuple[list[str], list[str]]:
+    """The setup's CREATE VIEW statements, and the names of its temporary views: each engine's
+    session makes them again (a temporary view lives in a session, not in the warehouse)."""
+    texts, temporary = [], []
+    for text in sc.setup:
+        for statement in parse_script(text).statements:
+            if isinstance(statement, m.CreateView):
+                texts.append(statement.text)
+                if getattr(statement, "temporary", False) and statement.target is not None:
+                    temporary.append(statement.target.name)
+    return texts, temporary
+
+
+def _is_temporary(text: str) -> bool:
+    return re.match(r"\s*CREATE\s+(OR\s+REPLACE\s+)?(GLOBAL\s+)?TEMP(ORARY)?\s+VIEW", text, re.IGNORECASE) is not None
+
+
 def target_name(statement_text: str) -> str:
     (statement,) = parse_script(statement_text).statements
     if statement.target is None or not statement.target.name:
@@ -127,7 +144,9 @@ class Racer:
         mine, theirs = (os.path.join(self.workdir, f"{n}-{who}") for who in ("acidsql", "delta"))
         shutil.copytree(base, mine)
         shutil.copytree(base, theirs)
-        ours = run_scenario(self.spark, replace(sc, setup=()), warehouse=mine, row_level_concurrency=False)
+        views, temporary_views = view_statements(sc)
+        ours = run_scenario(self.spark, replace(sc, setup=tuple(v for v in views if _is_temporary(v))), warehouse=mine,
+                            row_level_concurrency=False)
         acid = ours.outcome if ours.outcome != "error" else f"error: {ours.error}"
         acid_rows = sorted_rows(ours.rows) if ours.rows is not None else None
 
@@ -150,6 +169,8 @@ class Racer:
                 else:
                     self.spark.sql(f"CREATE TABLE {database}.{name} USING DELTA LOCATION '{warehouse.location_of_name(name)}'")
             self.spark.catalog.setCurrentDatabase(database)
+            for text in views:  # after the tables: Spark resolves a view's query when it is made
+                self.spark.sql(text)
             path = warehouse.location_of_name(target_name(sc.current))
 
             def winners() -> None:
@@ -167,6 +188,8 @@ class Racer:
             if sc.after and not theirs_outcome.startswith("error"):
                 delta_rows = sorted_rows(_plain_row(r) for r in self.delta.sql(sc.after).collect())
         finally:
+            for name in temporary_views:
+                self.spark.catalog.dropTempView(name)
             self.spark.catalog.setCurrentDatabase(previous)
             for qualifier in (database, *other_databases):
                 self.spark.sql(f"DROP DATABASE IF EXISTS {qualifier} CASCADE")
