@@ -223,15 +223,10 @@ FRONT_END_CLASSES = frozenset({"DELTA_CONFLICT_SET_COLUMN", "DECIMAL_PRECISION_E
                                "NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION", "PARSE_SYNTAX_ERROR"})
 
 KNOWN: tuple[Known, ...] = (
-    Known("issue 22 item 1: MERGE cardinality (DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE)",
-          lambda v: v.case.kind == "MERGE" and _acidsql_did_not_refuse_alike(v)
-          and _delta_refused(v, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE")),
     Known("issue 22 item 2: CHAR/VARCHAR length (DELTA_EXCEED_CHAR_VARCHAR_LIMIT)",
           lambda v: _acidsql_did_not_refuse_alike(v) and _delta_refused(v, "DELTA_EXCEED_CHAR_VARCHAR_LIMIT")),
     Known("issue 22 item 2: CHAR compared without Spark's padding",
           lambda v: v.what == "rows differ" and "char-compare" in v.case.features),
-    Known("issue 22 item 7: MERGE metrics",
-          lambda v: v.what == "metrics differ" and v.case.kind == "MERGE"),
     # Found by this differential; not in issue 22's list.
     Known("new: both refuse a statement holding two errors, each engine naming another first (acidsql's "
           "front end checks what Spark's parser checks, before Delta's analysis)",

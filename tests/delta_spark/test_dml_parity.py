@@ -77,13 +77,13 @@ _R = [
     ("delete-char-padded-literal", NARROW, "DELETE FROM {t} WHERE c = 'ab '", "DELETE", ("char-compare",), None),
     ("merge-cardinality-conditional-update", NARROW,
      f"MERGE INTO {{t}} AS t USING {TWO_SOURCE_ROWS} WHEN MATCHED AND s.s = 'x' THEN UPDATE SET t.s = s.s",
-     "MERGE", ("duplicate-source-keys",), "issue 22 item 1"),
+     "MERGE", ("duplicate-source-keys",), None),
     ("merge-cardinality-clause-takes-none", NARROW,
      f"MERGE INTO {{t}} AS t USING {TWO_SOURCE_ROWS} WHEN MATCHED AND s.s = 'zz' THEN UPDATE SET t.s = s.s",
-     "MERGE", ("duplicate-source-keys",), "issue 22 item 1"),
+     "MERGE", ("duplicate-source-keys",), None),
     ("merge-cardinality-by-source", NARROW,
      f"MERGE INTO {{t}} AS t USING {TWO_SOURCE_ROWS} WHEN NOT MATCHED BY SOURCE THEN DELETE",
-     "MERGE", ("duplicate-source-keys", "by-source"), "issue 22 item 1"),
+     "MERGE", ("duplicate-source-keys", "by-source"), None),
     ("insert-varchar-over-length", NARROW, "INSERT INTO {t} (id, v) VALUES (9, 'abcd')", "INSERT",
      ("over-length",), "issue 22 item 2: CHAR/VARCHAR length"),
     ("update-char-over-length", NARROW, "UPDATE {t} SET c = 'abcdef' WHERE id = 1", "UPDATE",
@@ -144,7 +144,7 @@ _R = [
     # -- item 7: MERGE metrics
     ("merge-delete-metrics-duplicate-source-rows", NARROW,
      f"MERGE INTO {{t}} AS t USING {TWO_SOURCE_ROWS} WHEN MATCHED THEN DELETE", "MERGE", ("duplicate-source-keys",),
-     "issue 22 item 7"),
+     None),
 ]
 
 

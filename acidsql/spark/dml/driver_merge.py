@@ -41,6 +41,7 @@ from acidsql.delta.actions import AddFile
 from acidsql.delta.row_tracking import ROW_ID
 from acidsql.spark.dml.driver_rows import ScanShape, each
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, clause_condition, key_kind, not_carried, value
+from acidsql.spark.dml.cardinality import checks_cardinality, several_matches
 from acidsql.spark.dml.names import CLAUSE
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
 
@@ -273,6 +274,7 @@ class DriverMerge:
     stored: Any  # pa.Schema of the table's columns (Spark's types, as Arrow)
     clauses: tuple[_Clause, ...]
     inserts: bool
+    checks_cardinality: bool  # Delta's several-source-rows rule applies (cardinality.py)
 
     @classmethod
     def compile(cls, s: Any, talias: str, salias: str, target: Columns, source: Columns) -> "DriverMerge":
@@ -360,7 +362,8 @@ class DriverMerge:
                     raise NotExactOnDriver(f"{label}: {e}") from None
             clauses.append(_Clause(i, matched, holds, values))
         inserts = any(not c.matched for c in clauses)
-        return cls(keys, fields, target_names, source_names, source.schema, stored, tuple(clauses), inserts)
+        return cls(keys, fields, target_names, source_names, source.schema, stored, tuple(clauses), inserts,
+                   checks_cardinality(s))
 
     def source_key_values(self, source: "pa.Table") -> list["pa.Array"]:
         return key_values(source, [k.source for k in self.keys], self.keys)
@@ -391,6 +394,11 @@ class DriverMerge:
                            join_type="right outer" if self.inserts else "inner", coalesce_keys=False)
         n = joined.num_rows
         is_matched = pc.is_valid(joined.column(FILE_COLUMN)).to_numpy(zero_copy_only=False)
+        if self.checks_cardinality and n:
+            pairs = joined.filter(pa.array(is_matched)).select([FILE_COLUMN, ROW_COLUMN])
+            per_row = pairs.group_by([FILE_COLUMN, ROW_COLUMN], use_threads=False).aggregate([([], "count_all")])
+            if per_row.num_rows and pc.max(per_row.column("count_all")).as_py() > 1:
+                raise several_matches()
         chosen = np.zeros(n, dtype=np.int32)
         for c in self.clauses:
             side = is_matched if c.matched else ~is_matched

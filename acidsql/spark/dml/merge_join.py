@@ -26,9 +26,10 @@ from acidsql.spark.changes import (
     FileChanges, RowChanges, apply_row_changes, write_change_rows_on_driver, write_rows_on_driver,
 )
 from acidsql.spark.constraints import checked_rows, table_rules
+from acidsql.spark.dml.cardinality import checks_cardinality, pairs_all_taken, several_matches
 from acidsql.spark.dml.exact import CHAR_VARCHAR, Columns
 from acidsql.spark.dml.names import (
-    CLAUSE, PRE_IMAGE, SOURCE_MARK, SOURCE_ROW, TARGET_MARK, source_alias, target_alias,
+    CLAUSE, PAIR, PRE_IMAGE, SOURCE_MARK, SOURCE_ROW, TARGET_MARK, source_alias, target_alias,
 )
 from acidsql.spark.dml.run import StatementRun
 from acidsql.spark.results import StatementError
@@ -175,7 +176,8 @@ def joined_rows(run: StatementRun, s: m.Merge, src: MergeSource, target_rows: "D
     # An updated row keeps its stable row id (inserted rows have none: NULL).
     tracked = f", `{talias}`.{ROW_ID}" if enabled(run.snapshot.protocol, run.snapshot.properties) else ""
     hint = f"/*+ BROADCAST(`{talias}`) */ " if on_driver else ""
-    select = (f"SELECT {hint}`{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN}, {clause_sql} AS {CLAUSE}, "
+    pair = f"(`{talias}`.{TARGET_MARK} IS NOT NULL AND `{salias}`.{SOURCE_MARK} IS NOT NULL) AS {PAIR}"
+    select = (f"SELECT {hint}`{talias}`.{FILE_COLUMN}, `{talias}`.{ROW_COLUMN}, {pair}, {clause_sql} AS {CLAUSE}, "
               + ", ".join(f"{c} AS `{f}`" for c, f in zip(columns, src.fields)) + pre + tracked)
     target_rel = f"(SELECT *, true AS {TARGET_MARK} FROM {target_view}) AS `{talias}`"
     if split:
@@ -192,7 +194,13 @@ def joined_rows(run: StatementRun, s: m.Merge, src: MergeSource, target_rows: "D
         join = {(True, True): "FULL OUTER JOIN", (False, True): "LEFT OUTER JOIN",
                 (True, False): "RIGHT OUTER JOIN", (False, False): "INNER JOIN"}[(has_insert, has_by_source)]
         joined = run.spark.sql(f"{select} FROM {target_rel} {join} {source_view} AS `{salias}` ON {on}")
-    return joined.where(F.col(CLAUSE).isNotNull())
+    if checks_cardinality(s) and not pairs_all_taken(s):
+        # A pair no clause takes still counts for Delta's rule; the clauses' counts cannot show
+        # it (`accounting`), so one Spark job looks for a target row with several source rows.
+        several = (pairs if split else joined).where(F.col(PAIR)).groupBy(FILE_COLUMN, ROW_COLUMN).count()
+        if several.where(F.col("count") > 1).limit(1).count():
+            raise several_matches()
+    return joined.where(F.col(CLAUSE).isNotNull()).drop(PAIR)
 
 
 def _clause_case(s: m.Merge, talias: str, salias: str, views: TableViews) -> str:
@@ -291,24 +299,21 @@ def accounting(s: m.Merge, groups: Sequence[tuple[Optional[str], int, int, Seque
     counts: dict[int, int] = {}
     touched: dict[str, BitMap64] = {}
     matched_pairs: dict[str, int] = {}  # file -> how many (target row, source row) pairs matched clauses took
+    checked = checks_cardinality(s)
     for path, clause, n, rows in groups:
+        if not checked and clause in changing and path is not None:
+            # The unconditional DELETE that several source rows may match: Delta counts each
+            # target row it deletes once (MergeIntoCommandBase's multipleMatchDeleteOnlyOvercount).
+            n = len(set(rows))
         counts[clause] = counts.get(clause, 0) + n
         if clause in changing and path is not None:
             touched.setdefault(path, BitMap64()).update(rows)
             if clause in matched:
                 matched_pairs[path] = matched_pairs.get(path, 0) + n
-    matched_clauses = [c for c in s.clauses if c.match is m.MergeMatch.MATCHED]
-    # Delta allows several matches when the only matched clause is an unconditional DELETE.
-    only_delete = (len(matched_clauses) == 1 and matched_clauses[0].action is m.MergeAction.DELETE
-                   and matched_clauses[0].condition is None)
     # Rows of one file taken by matched clauses are disjoint from those BY SOURCE clauses take,
     # so more pairs than distinct positions means a target row matched several source rows.
-    if not only_delete and any(n > len(touched[path]) for path, n in matched_pairs.items()):
-        raise StatementError(
-            "The MERGE statement attempted to UPDATE or DELETE the same row in the target table multiple times: "
-            "several source rows matched one target row. Make the source unique on the ON columns "
-            "(for example with a GROUP BY or ROW_NUMBER() filter).",
-            "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE")
+    if checked and any(n > len(touched[path]) for path, n in matched_pairs.items()):
+        raise several_matches()
     return counts, touched
 
 

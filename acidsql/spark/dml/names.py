@@ -9,6 +9,7 @@ from sqlglot import exp
 from acidsql.sql import model as m
 
 CLAUSE = "__acid_clause"  # a MERGE's joined row: the number (1-based) of the clause it takes
+PAIR = "__acid_pair"  # a MERGE's joined row is a (target row, source row) pair ON matched
 SOURCE_MARK = "__acid_src"  # a MERGE's joined row has a source row
 TARGET_MARK = "__acid_tgt"  # ... and a target row
 SOURCE_ROW = "__acid_src_row"  # a source row's id, to find the source rows an inner join left out
