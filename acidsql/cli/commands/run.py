@@ -18,8 +18,10 @@ examples:
   acidsql run examples/quickstart.sql --warehouse warehouse
   acidsql run job.sql --param date=2024-01-01 --format json
   acidsql run job.sql --master spark://127.0.0.1:7077 --conf spark.executor.memory=2g
-Each write statement is one transaction on one table; a failed statement stops the script
-(exit 1) and leaves every table as it was before that statement.
+Each write statement is one transaction on one table, unless it is inside BEGIN ATOMIC ... END
+or BEGIN TRANSACTION ... COMMIT (one transaction over every table written, all or none); a
+failed statement stops the script (exit 1) and leaves every table as it was before that
+statement, or before its transaction; a transaction left open at the end is rolled back.
 """
 
 
@@ -70,6 +72,10 @@ def run(args) -> int:
                 break
         if status:
             break
+    if db.in_transaction:  # a transaction the scripts left open (no COMMIT, or a failure in it) is rolled back
+        db.transactions.rollback_open()
+        if args.format == "text":
+            print("acidsql: the open transaction was rolled back (the scripts ended before COMMIT)", file=sys.stderr)
     if args.format == "json":
         sys.stdout.write(json.dumps(jsonable(out), indent=2) + "\n")
     return status
