@@ -46,6 +46,27 @@ def block_refusals(block: m.AtomicBlock) -> list[tuple[m.Statement, str]]:
     return [(s, str(why)) for s in block.statements if (why := refusal_in_transaction(s))]
 
 
+def script_refusals(statements: "tuple[m.AnyStatement, ...] | list[m.AnyStatement]") -> list[tuple[m.Statement, str]]:
+    """What a script (run from no open transaction, as `acidsql run` runs it) would have refused
+    inside its interactive transactions, found before any statement runs: a nested BEGIN, a
+    COMMIT without a transaction, a statement a transaction cannot hold (BEGIN ATOMIC blocks:
+    `block_refusals`)."""
+    out: list[tuple[m.Statement, str]] = []
+    open_ = False
+    for s in statements:
+        if isinstance(s, (m.CommitTransaction, m.RollbackTransaction)):
+            if isinstance(s, m.CommitTransaction) and not open_:
+                out.append((s, str(StatementError("There is no active transaction to commit.", "NO_ACTIVE_TRANSACTION"))))
+            open_ = False
+        elif open_:
+            why = refusal_in_transaction(s)
+            if why is not None:
+                out.append((s, str(why)))
+        elif isinstance(s, m.BeginTransaction):
+            open_ = True
+    return out
+
+
 class SessionTransaction:
     """A session's transaction state: at most one open transaction, on the session's executor."""
 

@@ -38,6 +38,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     # What acidsql does not run is refused before Spark starts and before anything commits.
     from acidsql.spark.schemas import cannot_run
+    from acidsql.spark.transactions import script_refusals
     from acidsql.sql import parse_script
 
     params = parse_params(args.param)
@@ -50,6 +51,8 @@ def run(args) -> int:
         script = parse_script(path.read_text(encoding="utf-8"), str(path), params=params or None,
                               require_params=True, templater=load_templater(str(path)))
         refused = [f"{statement.span}: error: {why}" for statement in script.statements if (why := cannot_run(statement))]
+        refused += [f"{statement.span}: error: {why}" for statement, why in script_refusals(script.statements)
+                    if not cannot_run(statement)]
         for e in script.errors:
             print(e.format(), file=sys.stderr)
         for why in refused:
@@ -70,12 +73,12 @@ def run(args) -> int:
             if not ok:
                 status = EXIT_FINDINGS
                 break
+        if db.in_transaction:  # a transaction a script left open (no COMMIT, or a failure in it) is rolled back
+            db.transactions.rollback_open()
+            if args.format == "text":
+                print(f"acidsql: {script.file}: the open transaction was rolled back (no COMMIT ran)", file=sys.stderr)
         if status:
             break
-    if db.in_transaction:  # a transaction the scripts left open (no COMMIT, or a failure in it) is rolled back
-        db.transactions.rollback_open()
-        if args.format == "text":
-            print("acidsql: the open transaction was rolled back (the scripts ended before COMMIT)", file=sys.stderr)
     if args.format == "json":
         sys.stdout.write(json.dumps(jsonable(out), indent=2) + "\n")
     return status
