@@ -55,12 +55,20 @@ class TableInfo:
     known: bool = True
     assumptions: tuple[str, ...] = ()
     source: str = ""  # where the description came from: "CREATE TABLE", "pyproject.toml", a loader
+    table_features: tuple[str, ...] = ()  # the protocol's reader and writer features (a real table's)
 
     @staticmethod
     def unknown(name: str) -> "TableInfo":
         return _unknown(name)
 
     # --- derived ---------------------------------------------------------------------------------
+    @property
+    def catalog_managed(self) -> bool:
+        """Whether its commits are catalog-managed (what a multi-statement transaction needs):
+        the protocol says so, or its properties ask for the feature (`delta.feature.catalogManaged`)."""
+        asked = (self.get_property("delta.feature.catalogManaged") or "").strip().lower() in ("supported", "enabled")
+        return "catalogManaged" in self.table_features or asked
+
     @property
     def column_types(self) -> dict[str, str]:
         return dict(self.columns)
@@ -164,7 +172,7 @@ def sql_type(t: Any) -> str:
 
 def table_info_of_delta(name: str, *, schema: Mapping[str, Any], partition_columns: Sequence[str],
                         clustering_columns: Sequence[str], configuration: Mapping[str, str],
-                        source: str) -> TableInfo:
+                        source: str, table_features: Sequence[str] = ()) -> TableInfo:
     """What the analyzer knows about a Delta table at one version, from its metadata (the
     engine's snapshot hands these over; the analyzer does not import the engine)."""
     fields = schema.get("fields", [])
@@ -177,6 +185,7 @@ def table_info_of_delta(name: str, *, schema: Mapping[str, Any], partition_colum
         identity_columns=tuple(f["name"].lower() for f in fields
                                if any(k.startswith("delta.identity.") for k in (f.get("metadata") or {}))),
         source=source,
+        table_features=tuple(table_features),
     )
 
 

@@ -118,7 +118,8 @@ class MultiTableTransaction:
         self.error: Optional[BaseException] = None  # why COMMIT failed (state ABORTED)
 
     # ---- access ----------------------------------------------------------------------------------
-    def _check_active(self) -> None:
+    def check_active(self) -> None:
+        """Raise unless the transaction is ACTIVE (an aborted one allows only ROLLBACK)."""
         if self.state is TransactionState.ABORTED:
             raise TransactionError(  # Databricks documents the state, not its error class: acidsql's words
                 "[TRANSACTION_ABORTED] The transaction was aborted because a statement or its COMMIT failed "
@@ -129,7 +130,7 @@ class MultiTableTransaction:
     def table(self, table: Any, name: Optional[str] = None) -> TablePart:
         """The table's part, its snapshot fixed now if this is its first access. `table` is a
         DeltaTable, a DeltaLog or a table root."""
-        self._check_active()
+        self.check_active()
         log = table.log if hasattr(table, "log") else table if isinstance(table, DeltaLog) else DeltaLog(str(table))
         found = self.parts.get(log.location)
         if found is not None:
@@ -170,7 +171,7 @@ class MultiTableTransaction:
     def stage(self, prepared: Optional[PreparedCommit]) -> None:
         """Merge one statement's prepared commit (on a transaction from `begin`) into its table's
         part. None (an operation that found nothing to do) stages nothing."""
-        self._check_active()
+        self.check_active()
         if prepared is None or not prepared.operation:
             return
         stmt = prepared.txn
@@ -209,7 +210,7 @@ class MultiTableTransaction:
         """Commit every table that was written, all or none; results by table location. A
         conflict raises the DeltaConcurrentModificationException of the conflicting table and
         leaves the transaction ABORTED (nothing of it is in any table)."""
-        self._check_active()
+        self.check_active()
         try:
             self.results = self._commit()
         except BaseException as e:

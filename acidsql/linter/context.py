@@ -37,6 +37,8 @@ class LintContext:
     # Why the current statement's target could not be looked up (a catalog loader failed to
     # read a live table): the runner reports it and the rules do not judge the statement.
     lookup_error: Optional[Exception] = field(default=None, init=False, repr=False, compare=False)
+    # The BEGIN ATOMIC block or BEGIN TRANSACTION the statement being checked runs in (None: its own transaction).
+    transaction: Optional[m.Statement] = field(default=None, init=False, repr=False, compare=False)
 
     def begin(self, statement: m.Statement) -> None:
         """Before the rules check `statement`: look its target up, as the analyzer does first

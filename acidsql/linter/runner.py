@@ -157,6 +157,13 @@ def lint_text(
                         found.append(finding)
             continue
         statements += 1
+        if isinstance(statement, m.BeginTransaction):
+            context.transaction = statement
+        elif isinstance(statement, (m.CommitTransaction, m.RollbackTransaction)):
+            context.transaction = None
+        opened = context.transaction
+        if isinstance(statement, m.AtomicBlock):
+            context.transaction = statement
         for part in statement.writes:  # each INSERT of a multi-insert on its own
             context.begin(part)
             if context.lookup_error is not None:  # its table could not be read: nothing is judged
@@ -185,6 +192,7 @@ def lint_text(
                     unseen_statements += 1
                     unseen[part.target.key] = None
             context.end()
+        context.transaction = opened
         try:
             catalog.apply(statement)
         except Exception as bug:

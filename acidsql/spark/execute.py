@@ -16,7 +16,7 @@ from acidsql.analysis.statements import BY_MODEL, Runner
 from acidsql.spark import maintenance
 from acidsql.spark.dml import delete, insert, merge, truncate, update
 from acidsql.spark.dml.plan import path_option
-from acidsql.spark.prepared import NoCommit, Prepared
+from acidsql.spark.prepared import NoCommit, Prepared, PreparedWrite
 from acidsql.spark.results import StatementError, StatementResult
 from acidsql.spark.tables import Warehouse
 from acidsql.spark.views import TableViews, ViewCatalog, with_views_expanded
@@ -24,6 +24,9 @@ from acidsql.sql import model as m
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+    from acidsql.delta.multi_table import MultiTableTransaction
+    from acidsql.delta.snapshot import Snapshot
 
 # The module each runner of the registry names (a runner's functions take the executor and the statement).
 RUNNERS: dict[Runner, ModuleType] = {Runner.INSERT: insert, Runner.UPDATE: update, Runner.DELETE: delete,
@@ -44,10 +47,18 @@ class Executor:
         self.row_level_concurrency = row_level_concurrency
         self.dml_path = path_option(dml_path) if dml_path is not None else None
         self.view_catalog = ViewCatalog(self.warehouse)
+        # The open transaction (BEGIN ATOMIC / BEGIN TRANSACTION, acidsql.spark.transactions):
+        # writes are staged in it, reads see its view of each table.
+        self.transaction: Optional[MultiTableTransaction] = None
 
     def table_views(self) -> TableViews:
         """Temp views of Delta tables (and acidsql's views expanded) for one statement."""
-        return TableViews(self.spark, self.warehouse, view_catalog=self.view_catalog)
+        txn = self.transaction
+        reader = None
+        if txn is not None:
+            def reader(location: str, name: str) -> "Snapshot":
+                return txn.table(self.warehouse.log(location), name).view()
+        return TableViews(self.spark, self.warehouse, view_catalog=self.view_catalog, reader=reader)
 
     def location(self, ref: Optional[m.TableRef]) -> str:
         if ref is None:
@@ -62,12 +73,20 @@ class Executor:
             return maintenance.describe(self, statement)
         if isinstance(statement, m.MultiInsert):
             return self.multi_insert(statement)
-        return self.prepare(statement).commit()
+        return self.commit(self.prepare(statement))
+
+    def commit(self, prepared: Prepared) -> StatementResult:
+        """Commit a prepared statement, or, while a transaction is open, stage it there (its
+        result then carries no version: the transaction's COMMIT gives them)."""
+        if self.transaction is None:
+            return prepared.commit()
+        self.transaction.stage(prepared.prepared if isinstance(prepared, PreparedWrite) else None)
+        return prepared.result
 
     def multi_insert(self, statement: m.MultiInsert) -> StatementResult:
         """Each INSERT of a multi-insert is its own transaction on its table, committed in
         order (as Spark runs them); one failing stops the rest, the earlier ones stay."""
-        results = tuple(self.prepare(insert).commit() for insert in statement.inserts)
+        results = tuple(self.commit(self.prepare(insert)) for insert in statement.inserts)
         return StatementResult(
             statement=statement.text, operation="WRITE (multi-insert)",
             table=", ".join(dict.fromkeys(r.table or "" for r in results)),

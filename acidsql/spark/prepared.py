@@ -19,6 +19,7 @@ from acidsql.spark.results import StatementResult, conversion_notes
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from acidsql.delta.multi_table import MultiTableTransaction
     from acidsql.spark.tables import Warehouse
     from acidsql.spark.views import TableViews
 
@@ -69,6 +70,7 @@ class RunContext(Protocol):
     warehouse: "Warehouse"
     row_level_concurrency: bool
     dml_path: Optional[str]  # acidsql.dml.path; None: the Spark conf's (default auto)
+    transaction: Optional["MultiTableTransaction"]  # the open multi-statement transaction, if any
 
     def location(self, ref: Optional[m.TableRef]) -> str: ...
 

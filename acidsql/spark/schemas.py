@@ -20,13 +20,14 @@ from sqlglot import exp
 
 from acidsql.delta.storage import join_location
 from acidsql.spark.results import StatementError, StatementResult
+from acidsql.spark.transactions import block_refusals
 from acidsql.sql import model as m
 
 if TYPE_CHECKING:
     from acidsql.spark.tables import Warehouse
 
-# Statements acidsql reads but does not run yet (their semantics come with issue 27).
-NOT_RUN_YET = (m.AtomicBlock, m.CompoundBlock, m.BeginTransaction, m.CommitTransaction, m.RollbackTransaction)
+# Statements acidsql reads but does not run: SQL scripting's non-atomic compound statement.
+NOT_RUN = (m.CompoundBlock,)
 _SCHEMA_KINDS = {"SCHEMA", "DATABASE", "NAMESPACE"}
 _COMMANDS = {f"{verb} {kind}" for verb in ("CREATE", "DROP") for kind in _SCHEMA_KINDS}
 
@@ -120,9 +121,11 @@ def run_schema_statement(warehouse: "Warehouse", s: SchemaStatement) -> Statemen
 def cannot_run(statement: m.Statement) -> Optional[str]:
     """Why `acidsql run` / `Session.execute` would refuse `statement`, found without Spark so a
     script is refused before it starts; None when it is one acidsql runs."""
-    if isinstance(statement, NOT_RUN_YET):
-        return (f"acidsql reads {statement.label} but does not run it yet "
-                "(multi-statement transactions are not supported yet)")
+    if isinstance(statement, NOT_RUN):
+        return f"acidsql reads {statement.label} (SQL scripting's compound statement) but does not run it"
+    if isinstance(statement, m.AtomicBlock):  # refused before anything of the block (or its script) runs
+        refused = block_refusals(statement)
+        return "; ".join(f"{s.span}: {why}" for s, why in refused) or None
     if is_schema_statement(statement):
         try:
             schema_statement(statement)

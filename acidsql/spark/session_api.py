@@ -22,6 +22,7 @@ from acidsql.spark.results import StatementError
 from acidsql.spark.results import StatementResult
 from acidsql.spark.schemas import cannot_run, run_schema_statement, schema_statement
 from acidsql.spark.tables import Warehouse
+from acidsql.spark.transactions import SessionTransaction
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
 
 class Session:
     """A SparkSession and a warehouse (a folder or an object-store URI). Each write statement is
-    one transaction on its table."""
+    one transaction on its table, unless a transaction is open (`BEGIN TRANSACTION` ...
+    `COMMIT` / `ROLLBACK`, or a `BEGIN ATOMIC ... END` block: acidsql.spark.transactions)."""
 
     def __init__(self, spark: "SparkSession", warehouse: Union[str, os.PathLike[str]] = "spark-warehouse",
                  allow_external_paths: bool = False, storage_options: Optional[Mapping[str, str]] = None,
@@ -40,6 +42,7 @@ class Session:
         # row_level_concurrency=False decides every conflict on files, as open-source Delta does;
         # dml_path="spark" never runs a DELETE, UPDATE or MERGE on the driver (acidsql.dml.path)
         self.executor = Executor(spark, self.warehouse, row_level_concurrency, dml_path)
+        self.transactions = SessionTransaction(self.executor)
 
     def statements(self, text: str, params: Optional[Mapping[str, str]] = None, file: str = "<sql>") -> tuple[m.AnyStatement, ...]:
         """Every statement of `text`, parsed and bound before any runs: a statement that does not
@@ -58,6 +61,14 @@ class Session:
         return result
 
     def execute(self, statement: m.AnyStatement) -> Union[StatementResult, "DataFrame"]:
+        return self.transactions.execute(statement, self._execute)
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open (active, or aborted and waiting for ROLLBACK)."""
+        return self.executor.transaction is not None
+
+    def _execute(self, statement: m.AnyStatement) -> Union[StatementResult, "DataFrame"]:
         schema = schema_statement(statement)
         if schema is not None:  # CREATE / DROP SCHEMA: the warehouse's folders, no Spark
             return run_schema_statement(self.warehouse, schema)

@@ -154,4 +154,6 @@ def table_info(key: str, snapshot: "Snapshot") -> TableInfo:
     return table_info_of_delta(
         key, schema=snapshot.schema_json, partition_columns=snapshot.partition_columns,
         clustering_columns=snapshot.clustering_columns, configuration=snapshot.configuration,
-        source=f"the Delta log of {snapshot.table_root} at version {snapshot.version}")
+        source=f"the Delta log of {snapshot.table_root} at version {snapshot.version}",
+        table_features=tuple(dict.fromkeys((*(snapshot.protocol.reader_features or ()),
+                                             *(snapshot.protocol.writer_features or ())))))

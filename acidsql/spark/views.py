@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
@@ -183,6 +184,9 @@ class TableViews:
     # acidsql's views (CREATE VIEW): expanded where a query names them.
     view_catalog: Optional["ViewCatalog"] = None
     metadata_views: set[str] = field(default_factory=set)  # views with a _metadata column
+    # An open transaction's reader: (location, name) -> the table as the transaction sees it
+    # (its snapshot fixed at first access plus its own staged writes).
+    reader: Optional[Callable[[str, str], "Snapshot"]] = None
 
     def pin(self, location: str, snapshot: "Snapshot") -> "TableViews":
         self.pinned[_location_key(location)] = snapshot
@@ -214,7 +218,12 @@ class TableViews:
             return None
         pinned = self.pinned.get(_location_key(location))
         timetravel = ref.version_as_of is not None or ref.timestamp_as_of is not None
-        snapshot = pinned if pinned is not None and not timetravel else load_snapshot(location, ref, self.warehouse)
+        if pinned is not None and not timetravel:
+            snapshot = pinned
+        elif self.reader is not None and not timetravel:
+            snapshot = self.reader(location, self.warehouse.display_name(ref))
+        else:
+            snapshot = load_snapshot(location, ref, self.warehouse)
         with_metadata = metadata_column and row_tracking.enabled(snapshot.protocol, snapshot.properties)
         df = scan(self.spark, snapshot, row_tracking=with_metadata, storage=self.warehouse.storage(location))
         if with_metadata:

@@ -57,6 +57,9 @@ CASES = {
               "CREATE TABLE o (id STRING, item STRING) USING DELTA;"),
     "DL008": (NO_DV_TABLE + "DELETE FROM ev WHERE kind = 'test';",
               NO_DV_TABLE.replace("false", "true") + "DELETE FROM ev WHERE kind = 'test';"),
+    "DL009": ("CREATE TABLE a (id BIGINT) USING DELTA;\nBEGIN ATOMIC\n  DELETE FROM a WHERE id = 1;\nEND;",
+              "CREATE TABLE a (id BIGINT) USING DELTA TBLPROPERTIES ('delta.feature.catalogManaged' = 'supported');\n"
+              "BEGIN ATOMIC\n  DELETE FROM a WHERE id = 1;\nEND;"),
 }
 
 
@@ -444,3 +447,31 @@ def test_a_view_one_script_creates_is_known_to_the_other_scripts_of_the_run(tmp_
     assert [(Path(f.file).name, f.code) for f in report.findings] == [("b_job.sql", "DL003")]
     (tmp_path / "a_views.sql").write_text("CREATE OR REPLACE VIEW fresh AS SELECT id, kind FROM other;\n")
     assert lint_paths([tmp_path], LintConfig(select=("DL003",))).findings == ()
+
+
+# --- DL009 ------------------------------------------------------------------------------------
+
+def test_dl009_judges_writes_between_begin_transaction_and_commit_and_says_when_it_cannot_know():
+    text = ("CREATE TABLE a (id BIGINT) USING DELTA;\n"
+            "INSERT INTO a VALUES (0);\n"  # its own transaction: nothing to say
+            "BEGIN TRANSACTION;\nINSERT INTO a VALUES (1);\nINSERT INTO nobody_described VALUES (1);\nCOMMIT;\n"
+            "UPDATE a SET id = 2;\n")
+    report = lint_text(text, "job.sql", LintConfig(select=("DL009",)))
+    assert [(f.code, f.line, f.severity.value) for f in report.findings] == [("DL009", 4, "error"), ("DL009", 5, "warning")]
+    assert "cannot know" in report.findings[1].message
+
+
+def test_dl009_reads_the_catalog_managed_feature_off_a_real_tables_protocol(tmp_path):
+    import pyarrow as pa
+
+    from acidsql.analysis.catalog import Catalog
+    from acidsql.cli.live_tables import warehouse_loader
+    from acidsql.delta import DeltaTable
+
+    schema = pa.schema([("id", pa.int64())])
+    DeltaTable.create(str(tmp_path / "default" / "managed"), schema, properties={"delta.feature.catalogManaged": "supported"})
+    DeltaTable.create(str(tmp_path / "default" / "plain"), schema)
+    catalog = Catalog({}, loaders=(warehouse_loader(str(tmp_path)),))
+    text = "BEGIN ATOMIC\n  INSERT INTO managed VALUES (1);\n  INSERT INTO plain VALUES (1);\nEND;\n"
+    report = lint_text(text, "job.sql", LintConfig(select=("DL009",)), catalog=catalog)
+    assert [(f.line, "plain" in f.message) for f in report.findings] == [(3, True)]

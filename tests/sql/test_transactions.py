@@ -1,7 +1,8 @@
 """Transaction syntax (for issue 27; parsed only): BEGIN ATOMIC ... END is one statement holding
 its statements (the `;` inside do not end it), BEGIN { TRANSACTION | WORK }, COMMIT and ROLLBACK
-[TRANSACTION | WORK] are statements of their own; lint reads the block's writes; run refuses
-them, before anything runs, as not supported yet."""
+[TRANSACTION | WORK] are statements of their own; lint reads the block's writes; run refuses,
+before anything runs, what Databricks refuses in a transaction (tests/spark/test_spark_transactions.py
+runs them)."""
 from __future__ import annotations
 
 import pytest
@@ -61,9 +62,13 @@ def test_lint_reads_the_writes_of_a_block_and_run_refuses_it_before_anything_run
     lint = acidsql("lint", "job.sql", cwd=tmp_path)
     assert lint.returncode == 1 and "job.sql:3:23: DL000" in lint.stdout  # the error inside the block, in place
     (tmp_path / "job.sql").write_text("CREATE TABLE t (i INT) USING DELTA;\n"
-                                      "BEGIN ATOMIC\n  INSERT INTO t VALUES (1);\nEND;\nCOMMIT;\n")
+                                      "BEGIN ATOMIC\n  INSERT INTO t VALUES (1);\n  VACUUM t;\nEND;\nCOMMIT;\n"
+                                      "BEGIN TRANSACTION;\nBEGIN WORK;\nTRUNCATE TABLE t;\nROLLBACK;\n")
     run = acidsql("run", "job.sql", "--warehouse", "wh", cwd=tmp_path)
     assert run.returncode == 1
-    assert "job.sql:2:1: error: acidsql reads BEGIN ATOMIC ... END but does not run it yet" in run.stderr
-    assert "job.sql:5:1: error: acidsql reads COMMIT but does not run it yet" in run.stderr
+    assert "job.sql:2:1: error: job.sql:4:3: [TRANSACTION_NOT_SUPPORTED.COMMAND] Command VACUUM" in run.stderr
+    assert "job.sql:6:1: error: [NO_ACTIVE_TRANSACTION]" in run.stderr
+    assert "job.sql:8:1: error: [TRANSACTION_NOT_SUPPORTED.NESTED_TRANSACTION]" in run.stderr
+    assert "job.sql:9:1: error: [TRANSACTION_NOT_SUPPORTED.COMMAND] Command TRUNCATE" in run.stderr
+    assert "nothing was run" in run.stderr
     assert not (tmp_path / "wh").exists()

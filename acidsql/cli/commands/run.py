@@ -18,8 +18,10 @@ examples:
   acidsql run examples/quickstart.sql --warehouse warehouse
   acidsql run job.sql --param date=2024-01-01 --format json
   acidsql run job.sql --master spark://127.0.0.1:7077 --conf spark.executor.memory=2g
-Each write statement is one transaction on one table; a failed statement stops the script
-(exit 1) and leaves every table as it was before that statement.
+Each write statement is one transaction on one table, unless it is inside BEGIN ATOMIC ... END
+or BEGIN TRANSACTION ... COMMIT (one transaction over every table written, all or none); a
+failed statement stops the script (exit 1) and leaves every table as it was before that
+statement, or before its transaction; a transaction left open at the end is rolled back.
 """
 
 
@@ -36,6 +38,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     # What acidsql does not run is refused before Spark starts and before anything commits.
     from acidsql.spark.schemas import cannot_run
+    from acidsql.spark.transactions import script_refusals
     from acidsql.sql import parse_script
 
     params = parse_params(args.param)
@@ -48,6 +51,8 @@ def run(args) -> int:
         script = parse_script(path.read_text(encoding="utf-8"), str(path), params=params or None,
                               require_params=True, templater=load_templater(str(path)))
         refused = [f"{statement.span}: error: {why}" for statement in script.statements if (why := cannot_run(statement))]
+        refused += [f"{statement.span}: error: {why}" for statement, why in script_refusals(script.statements)
+                    if not cannot_run(statement)]
         for e in script.errors:
             print(e.format(), file=sys.stderr)
         for why in refused:
@@ -68,6 +73,10 @@ def run(args) -> int:
             if not ok:
                 status = EXIT_FINDINGS
                 break
+        if db.in_transaction:  # a transaction a script left open (no COMMIT, or a failure in it) is rolled back
+            db.transactions.rollback_open()
+            if args.format == "text":
+                print(f"acidsql: {script.file}: the open transaction was rolled back (no COMMIT ran)", file=sys.stderr)
         if status:
             break
     if args.format == "json":

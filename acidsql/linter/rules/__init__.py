@@ -21,6 +21,7 @@ RULE_MODULES = (
     "serializable_blocks_blind_appends",
     "identity_column_concurrent_writes",
     "dml_reads_whole_table",
+    "transaction_needs_catalog_managed",
 )
 
 

@@ -135,7 +135,13 @@ def open_statement(ex: RunContext, statement: m.AnyStatement, expressions: Seque
     name = ex.warehouse.display_name(ref)
     if not ex.warehouse.has_table(location):
         raise StatementError(f"table {name} does not exist (no Delta table at {location})", "TABLE_OR_VIEW_NOT_FOUND")
-    txn = OptimisticTransaction(ex.warehouse.log(location), table_name=name, row_level_concurrency=ex.row_level_concurrency)
+    if ex.transaction is not None:  # a statement of BEGIN ATOMIC / BEGIN TRANSACTION: on its view of the table
+        log = ex.warehouse.log(location)
+        ex.transaction.table(log, name)
+        txn = ex.transaction.begin(log)
+    else:
+        txn = OptimisticTransaction(ex.warehouse.log(location), table_name=name,
+                                    row_level_concurrency=ex.row_level_concurrency)
     snapshot = txn.snapshot
     assert snapshot is not None
     key = ref.key if ref is not None else name
