@@ -76,27 +76,24 @@ print(next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith(
 # Where the time goes while the whole-process target (<= 1.0x bare sqlglot) is missed: measured
 # on this machine, idle, 2026-11-26 (python -X importtime, best of 3; cProfile of lint_text).
 PROFILE_NOTE = """\
-Where the time goes (the whole-process target, <= 1.0x, is missed by a few percent: on 2026-11-26
-one `make bench` run measured 1.02x and a run of this module alone minutes before it 1.10x; the
-two processes differ by 5-25 ms of about 225 ms):
-- Start-up: the modules `acidsql lint` imports that the bare process does not cost 32.5 ms of
-  their own import time (`python -X importtime`, best of 3, idle): the statement model
-  (acidsql.sql.model 3.9 ms, 26 frozen dataclasses), the statement parser and builder
-  (acidsql.sql.parser 3.5 ms, build 2.7 ms, of which 5.9 ms in all is compiling 33 regular
-  expressions), the feature registry and conflict rules the lint rules consult (protocol.features
-  1.5, conflict.rules 1.5, footprint 1.2 ms), the analysis the blind-append and read-set rules run
-  (symbolic 1.4, region 1.3, readsets 1.1 ms), argparse with gettext (2.2 ms) and tomllib, which
-  reads `[tool.acidsql]` from this repository's pyproject.toml (1.6 ms).
-- Per statement (cProfile of `lint_text` over the corpus): sqlglot's tokenizer and parser are
-  about 45% of the lint, as in the bare process; the rest is the statement model built from the
-  tree (about 13%), the Delta grammar for what sqlglot cannot parse (OPTIMIZE, VACUUM, REORG,
-  RESTORE, most ALTERs: about 11%, against sqlglot parsing them into an opaque Command), the
-  script scanner that finds statements, spans and parameters (5%), and the rules with their
-  catalog (9%).
-- The corpus is nearly all writes (243 of its 261 statements: MERGE, INSERT, UPDATE, DELETE,
-  DDL, table maintenance), so reading queries with a cheap scan instead of a parse, as issue 17
-  suggests, would save under 2% here; acidsql still parses queries so that a broken one is a
-  positioned DL000.
+Where the time goes (2026-11-27, on a machine shared with Spark test runs; the whole-process
+target, <= 1.0x, is missed: 1.88x here, 1.70x in a quieter check the same hour). Before this
+session's restructuring (issue 26) one `make bench` run measured 1.02x with start-up tricks in the
+structure (a hand-made dataclass builder, a hand-written imitation of the grammar's parser, GC
+tweaks, `os._exit`); with them gone:
+- The Delta grammar's parser (acidsql/sql/generated_parser.py, Lark's standalone module) is
+  imported and its parse tables built in every process that meets a Delta-only statement
+  (OPTIMIZE, VACUUM, REORG, RESTORE, most ALTERs): about 30 ms, where the removed hand-written
+  parser cost almost nothing for the common forms.
+- Every statement is split into tokens once more for the checks that refuse what Spark's parser
+  refuses (acidsql/sql/checks.py): about 65 us a statement.
+- Plain frozen dataclasses: building about 77 classes at import (the statement model, the
+  conflict and analysis records) costs what the removed `_frozen.py` saved.
+- The rest as before: sqlglot's tokenizer and parser are about 45% of a lint; the statement model,
+  the scanner and the rules with their catalog most of the remainder.
+What would win it back without tricks: build the grammar's tables lazily per statement kind (or
+reuse sqlglot's Command text for the forms the rules only need the table name of), and run the
+Spark-parity token checks only on statements whose rules need them.
 """
 
 
