@@ -122,9 +122,10 @@ def generated_given(rules: TableRules, columns: Sequence[str]) -> dict[str, Opti
 
 
 def char_varchar_written(rows: "DataFrame", snapshot: "Snapshot", table: str) -> "DataFrame":
-    """The rows with Spark's CHAR / VARCHAR write-side rule applied (acidsql.spark.dml.exact.
+    """The rows, after checking Delta's CHAR / VARCHAR length invariant (acidsql.spark.dml.exact.
     CharVarchar): raises StatementError (DELTA_EXCEED_CHAR_VARCHAR_LIMIT) for a value longer than
-    its column allows, before any file is written; CHAR values padded to their length."""
+    its column allows, before any file is written. Values are written as given (Spark pads CHAR
+    on read)."""
     from pyspark.sql import functions as F
 
     from acidsql.spark.dml.exact import char_varchar_columns
@@ -141,8 +142,6 @@ def char_varchar_written(rows: "DataFrame", snapshot: "Snapshot", table: str) ->
     for i, c in enumerate(limited):
         if row[f"n{i}"]:
             raise c.exceeded(table, row[f"n{i}"], row[f"e{i}"])
-    for c in limited:
-        rows = rows.withColumn(c.column, F.expr(c.written_sql()))
     return rows
 
 

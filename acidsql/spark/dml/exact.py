@@ -503,27 +503,18 @@ def value(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any], tar
 @dataclass(frozen=True)
 class CharVarchar:
     """A top-level CHAR(n) / VARCHAR(n) column (Delta stores it as STRING, the type in its
-    metadata). Spark's write-side rule (CharVarcharCodegenUtils): a value longer than n loses
-    trailing spaces down to n, and is refused (DELTA_EXCEED_CHAR_VARCHAR_LIMIT) if it is still
-    longer; a CHAR value shorter than n is padded with spaces to n."""
+    metadata). Delta checks every write against the invariant `c IS NULL OR length(c) <= n`
+    (DELTA_EXCEED_CHAR_VARCHAR_LIMIT), trailing spaces counted: Delta 4.4 refuses 'abc  ' in a
+    VARCHAR(3), unlike Spark's CharVarcharCodegenUtils, which trims them first."""
 
     column: str
     kind: str  # "char" or "varchar"
     length: int
 
-    def _quoted(self) -> str:
-        return "`" + self.column.replace("`", "``") + "`"
-
     def exceeds_sql(self) -> str:
-        """Spark SQL true for a value the column refuses: rtrim removes trailing spaces only."""
-        c = self._quoted()
-        return f"coalesce(char_length(rtrim({c})) > {self.length}, false)"
-
-    def written_sql(self) -> str:
-        """Spark SQL for the value stored (for a value that does not exceed the limit)."""
-        c, n = self._quoted(), self.length
-        short = f"rpad({c}, {n}, ' ')" if self.kind == "char" else c
-        return f"CASE WHEN char_length({c}) < {n} THEN {short} ELSE substring({c}, 1, {n}) END"
+        """Spark SQL true for a value the column refuses."""
+        c = "`" + self.column.replace("`", "``") + "`"
+        return f"coalesce(char_length({c}) > {self.length}, false)"
 
     def exceeded(self, table: str, rows: int, example: Any) -> StatementError:
         return StatementError(
