@@ -121,6 +121,30 @@ def generated_given(rules: TableRules, columns: Sequence[str]) -> dict[str, Opti
     return {g.name: None for g in rules.generated if g.name.lower() in lower}
 
 
+def char_varchar_written(rows: "DataFrame", snapshot: "Snapshot", table: str) -> "DataFrame":
+    """The rows, after checking Delta's CHAR / VARCHAR length invariant (acidsql.spark.dml.exact.
+    CharVarchar): raises StatementError (DELTA_EXCEED_CHAR_VARCHAR_LIMIT) for a value longer than
+    its column allows, before any file is written. Values are written as given (Spark pads CHAR
+    on read)."""
+    from pyspark.sql import functions as F
+
+    from acidsql.spark.dml.exact import char_varchar_columns
+
+    present = {c.lower() for c in rows.columns}
+    limited = [c for c in char_varchar_columns(snapshot.schema_json) if c.column.lower() in present]
+    if not limited:
+        return rows
+    aggs = []
+    for i, c in enumerate(limited):
+        exceeds = F.expr(c.exceeds_sql())
+        aggs += [F.count_if(exceeds).alias(f"n{i}"), F.first(F.when(exceeds, F.col(quote(c.column))), ignorenulls=True).alias(f"e{i}")]
+    row = rows.agg(*aggs).first()
+    for i, c in enumerate(limited):
+        if row[f"n{i}"]:
+            raise c.exceeded(table, row[f"n{i}"], row[f"e{i}"])
+    return rows
+
+
 def checked_rows(rows: "DataFrame", snapshot: "Snapshot", given: Sequence[str], table: str,
                  given_when: Optional[Mapping[str, Optional[str]]] = None) -> "DataFrame":
     """The rows a statement writes with the table's generated columns it does not set
@@ -128,6 +152,7 @@ def checked_rows(rows: "DataFrame", snapshot: "Snapshot", given: Sequence[str], 
     generated values) in one Spark job; raises ConstraintViolationError before any file is
     written. `given`: the columns the statement sets on every row; `given_when`: generated
     columns it sets on some rows only (MERGE clauses), with the condition selecting them."""
+    rows = char_varchar_written(rows, snapshot, table)
     rules = table_rules(snapshot)
     if not rules:
         return rows
