@@ -116,9 +116,8 @@ class Engine:
         self.db = None
         self.spark = None
         if contender == "deltaspark":
-            from benchmarks.dml import _delta_spark_session
 
-            self.spark = _delta_spark_session()
+            self.spark = delta_spark_session()
         elif contender != "deltalake":
             import acidsql
 
@@ -269,6 +268,19 @@ def child(payload: dict[str, Any]) -> dict[str, Any]:
     out["step_checks"] = checked  # the checks after the last run, per step (the same for steps sharing copies)
     shutil.rmtree(work, ignore_errors=True)
     return out
+
+
+def delta_spark_session():
+    """Delta Spark in a Spark of acidsql's own settings (local[*], 2g driver heap)."""
+    sys.path.insert(0, str(REPO))
+    from acidsql.spark.session import local_session
+    from tests.delta_spark.session import delta_spark_problem, session_conf
+
+    problem = delta_spark_problem()
+    if problem:
+        raise RuntimeError(f"Delta Spark is not available: {problem}")
+    conf, _ = session_conf()
+    return local_session(app_name="bench-delta-spark", conf=conf)
 
 
 def child_process(module: str, args: list[str], payload: dict[str, Any], what: str, timeout: float) -> dict[str, Any]:

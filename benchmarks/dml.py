@@ -276,7 +276,9 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
     delta_spark = None
     t0 = time.perf_counter()
     if contender == "deltaspark":
-        delta_spark = _delta_spark_session()
+        from benchmarks._workload import delta_spark_session
+
+        delta_spark = delta_spark_session()
         delta_spark.range(1).count()
     elif contender != "deltalake":
         import acidsql
@@ -368,19 +370,6 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
         out["profile_text"] = profiler.output_text(unicode=False, color=False, show_all=False)
     shutil.rmtree(work)
     return out
-
-
-def _delta_spark_session():
-    """Delta Spark in a Spark of acidsql's own settings (local[*], 2g driver heap)."""
-    sys.path.insert(0, str(REPO))
-    from acidsql.spark.session import local_session
-    from tests.delta_spark.session import delta_spark_problem, session_conf
-
-    problem = delta_spark_problem()
-    if problem:
-        raise RuntimeError(f"Delta Spark is not available: {problem}")
-    conf, _ = session_conf()
-    return local_session(app_name="bench-delta-spark", conf=conf)
 
 
 def run_child(payload: dict[str, Any], timeout: float = 1800) -> dict[str, Any]:
