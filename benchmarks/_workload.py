@@ -116,7 +116,6 @@ class Engine:
         self.db = None
         self.spark = None
         if contender == "deltaspark":
-
             self.spark = delta_spark_session()
         elif contender != "deltalake":
             import acidsql
