@@ -67,21 +67,10 @@ def created_tables(sc: Scenario) -> list[str]:
     return names
 
 
-def view_statements(sc: Scenario) -> tuple[list[str], list[str]]:
-    """The setup's CREATE VIEW statements, and the names of its temporary views: each engine's
-    session makes them again (a temporary view lives in a session, not in the warehouse)."""
-    texts, temporary = [], []
-    for text in sc.setup:
-        for statement in parse_script(text).statements:
-            if isinstance(statement, m.CreateView):
-                texts.append(statement.text)
-                if getattr(statement, "temporary", False) and statement.target is not None:
-                    temporary.append(statement.target.name)
-    return texts, temporary
-
-
-def _is_temporary(text: str) -> bool:
-    return re.match(r"\s*CREATE\s+(OR\s+REPLACE\s+)?(GLOBAL\s+)?TEMP(ORARY)?\s+VIEW", text, re.IGNORECASE) is not None
+def view_statements(sc: Scenario) -> list[m.CreateView]:
+    """The setup's CREATE VIEW statements: each engine's session makes them again (a temporary
+    view lives in a session, not in the warehouse)."""
+    return [s for text in sc.setup for s in parse_script(text).statements if isinstance(s, m.CreateView)]
 
 
 def target_name(statement_text: str) -> str:
@@ -144,8 +133,8 @@ class Racer:
         mine, theirs = (os.path.join(self.workdir, f"{n}-{who}") for who in ("acidsql", "delta"))
         shutil.copytree(base, mine)
         shutil.copytree(base, theirs)
-        views, temporary_views = view_statements(sc)
-        ours = run_scenario(self.spark, replace(sc, setup=tuple(v for v in views if _is_temporary(v))), warehouse=mine,
+        views = view_statements(sc)
+        ours = run_scenario(self.spark, replace(sc, setup=tuple(v.text for v in views if v.temporary)), warehouse=mine,
                             row_level_concurrency=False)
         acid = ours.outcome if ours.outcome != "error" else f"error: {ours.error}"
         acid_rows = sorted_rows(ours.rows) if ours.rows is not None else None
@@ -169,8 +158,8 @@ class Racer:
                 else:
                     self.spark.sql(f"CREATE TABLE {database}.{name} USING DELTA LOCATION '{warehouse.location_of_name(name)}'")
             self.spark.catalog.setCurrentDatabase(database)
-            for text in views:  # after the tables: Spark resolves a view's query when it is made
-                self.spark.sql(text)
+            for view in views:  # after the tables: Spark resolves a view's query when it is made
+                self.spark.sql(view.text)
             path = warehouse.location_of_name(target_name(sc.current))
 
             def winners() -> None:
@@ -188,8 +177,9 @@ class Racer:
             if sc.after and not theirs_outcome.startswith("error"):
                 delta_rows = sorted_rows(_plain_row(r) for r in self.delta.sql(sc.after).collect())
         finally:
-            for name in temporary_views:
-                self.spark.catalog.dropTempView(name)
+            for view in views:
+                if view.temporary and view.target is not None:
+                    self.spark.catalog.dropTempView(view.target.name)
             self.spark.catalog.setCurrentDatabase(previous)
             for qualifier in (database, *other_databases):
                 self.spark.sql(f"DROP DATABASE IF EXISTS {qualifier} CASCADE")
