@@ -1,43 +1,18 @@
-"""Reading a Delta table on S3 into Spark: acidsql's Arrow scan (executors read the parquet
-files through obstore, `mapInArrow`) against Spark's own parquet reader through `s3a`
-(hadoop-aws matched to pyspark's Hadoop, with the AWS SDK bundle it needs), on the same
-table in moto's S3 server on 127.0.0.1, in one local[2] session.
+"""Reading a Delta table on S3 into Spark with acidsql's scan, both readers
+(acidsql/spark/hadoop_files.py): the Arrow scan (executors read the parquet files through
+obstore, `mapInArrow`) and Spark's own parquet reader through `s3a` (hadoop-aws matched to
+pyspark's Hadoop and the AWS SDK modules it uses, `make s3a-jars`), on the same table in moto's
+S3 server on 127.0.0.1, in one local[2] session; deletion vectors applied by both.
 
     python -m benchmarks.s3_scan [--rows 2000000] [--files 8]
 
-The s3a side needs the jars in the local Maven repository (`mvn dependency:get` fetches
-them; the SDK bundle alone is ~650 MiB); without them only the Arrow scan is measured.
-docs/cluster.md explains the choice these figures support."""
+Without the jars (`make s3a-jars`) only the Arrow scan is measured. docs/cluster.md explains
+when each reader is used."""
 from __future__ import annotations
 
 import argparse
 import os
 import time
-from pathlib import Path
-
-M2 = Path.home() / ".m2" / "repository"
-# pyspark 4.2 ships hadoop-client 3.5.0; hadoop-aws 3.5.0 was built against these.
-JARS = [
-    ("org.apache.hadoop", "hadoop-aws", "3.5.0"),
-    ("software.amazon.awssdk", "bundle", "2.35.4"),
-    ("software.amazon.s3.analyticsaccelerator", "analyticsaccelerator-s3", "1.3.1"),
-]
-
-
-def _jar(group: str, artifact: str, version: str) -> Path:
-    return M2 / group.replace(".", "/") / artifact / version / f"{artifact}-{version}.jar"
-
-
-def s3a_jars(fetch: bool) -> list[str] | None:
-    import shutil
-    import subprocess
-
-    paths = [_jar(*j) for j in JARS]
-    if not all(p.exists() for p in paths) and fetch and shutil.which("mvn"):
-        for g, a, v in JARS:
-            subprocess.run(["mvn", "-q", "dependency:get", f"-Dartifact={g}:{a}:{v}", "-Dtransitive=false"],
-                           check=False, timeout=1800)
-    return [str(p) for p in paths] if all(p.exists() for p in paths) else None
 
 
 def _best(fn, runs: int = 3) -> tuple[float, object]:
@@ -49,13 +24,14 @@ def _best(fn, runs: int = 3) -> tuple[float, object]:
     return best, out
 
 
-def measure(rows: int = 2_000_000, files: int = 8, fetch: bool = True) -> str:
+def measure(rows: int = 2_000_000, files: int = 8) -> str:
     import numpy as np
     import pyarrow as pa
 
     from acidsql.delta import DeltaTable
     from acidsql.spark.scan import scan
     from acidsql.spark.session import local_session
+    from tests.s3a.jars import s3a_jars
     from tests.s3server import ACCESS_KEY, REGION, SECRET_KEY, MotoServer, s3_env
 
     server = MotoServer()
@@ -71,7 +47,7 @@ def measure(rows: int = 2_000_000, files: int = 8, fetch: bool = True) -> str:
             table.append(pa.table({"id": ids, "v": rng.random(per), "s": pa.array([f"k{i % 997}" for i in ids])}))
         snapshot = DeltaTable(uri).snapshot()
         size_mib = sum(a.size for a in snapshot.files.values()) / 2 ** 20
-        jars = s3a_jars(fetch)
+        jars = [str(j) for j in s3a_jars()]
         conf = {"spark.ui.enabled": "false"}
         if jars:
             conf.update({
@@ -90,10 +66,11 @@ def measure(rows: int = 2_000_000, files: int = 8, fetch: bool = True) -> str:
 
             storage = DeltaTable(uri).log.storage
 
-            def arrow():
+            def read(reader: str):
+                spark.conf.set("acidsql.scan.reader", reader)
                 return scan(spark, snapshot, storage=storage).agg(F.count("*"), F.sum("v"), F.countDistinct("s")).collect()
 
-            arrow_s, arrow_rows = _best(arrow)
+            arrow_s, arrow_rows = _best(lambda: read("arrow"))
             lines = [
                 "## s3_scan",
                 "",
@@ -105,22 +82,13 @@ def measure(rows: int = 2_000_000, files: int = 8, fetch: bool = True) -> str:
                 f"| acidsql Arrow scan (obstore on the executors, mapInArrow) | {arrow_s:.2f} | {rows / arrow_s:,.0f} |",
             ]
             if jars:
-                paths = [f"s3a://bench/events/{a.path}" for a in snapshot.files.values()]
-
-                def s3a():
-                    return spark.read.parquet(*paths).agg(F.count("*"), F.sum("v"), F.countDistinct("s")).collect()
-
-                s3a_s, s3a_rows = _best(s3a)
+                s3a_s, s3a_rows = _best(lambda: read("hadoop"))
                 assert arrow_rows[0][0] == s3a_rows[0][0] == rows
-                lines.append(f"| Spark parquet through s3a (hadoop-aws 3.5.0 + AWS SDK bundle 2.35.4) | {s3a_s:.2f} | "
-                             f"{rows / s3a_s:,.0f} |")
+                lines.append(f"| acidsql scan, Spark's parquet reader through s3a (hadoop-aws 3.5.0, AWS SDK 2.35.4) | "
+                             f"{s3a_s:.2f} | {rows / s3a_s:,.0f} |")
                 lines += ["", f"Arrow scan / s3a: {arrow_s / s3a_s:.2f}x the time."]
             else:
-                import shutil
-
-                why = ("ACIDSQL_BENCH_FETCH_JARS=1 fetches them with mvn, ~650 MiB" if not fetch
-                       else "mvn not found" if not shutil.which("mvn") else "mvn could not fetch them")
-                lines += ["", f"s3a not measured: hadoop-aws and the AWS SDK bundle are not in ~/.m2 ({why})."]
+                lines += ["", "s3a not measured: its jars are not in .cache/jars/s3a (`make s3a-jars`)."]
             out = "\n".join(lines) + "\n"
             print(out)
             return out
@@ -131,8 +99,7 @@ def measure(rows: int = 2_000_000, files: int = 8, fetch: bool = True) -> str:
 
 
 def main() -> str:
-    # `make bench` measures s3a only when the jars are already there (ACIDSQL_BENCH_FETCH_JARS=1 fetches them).
-    return measure(fetch=os.environ.get("ACIDSQL_BENCH_FETCH_JARS", "0") == "1")
+    return measure()
 
 
 if __name__ == "__main__":

@@ -25,8 +25,10 @@ def spark():
     from acidsql.spark.session import local_session
     from delta_spark.session import session_conf
 
+    from tests.s3a import jars as s3a
+
     conf, problem = session_conf()
-    session = local_session(app_name="acidsql-tests", conf=conf)
+    session = local_session(app_name="acidsql-tests", conf=s3a.session_conf(conf))
     session._acidsql_delta_spark_problem = problem  # read by the delta_spark fixture
     yield session
     session.stop()

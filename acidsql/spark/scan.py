@@ -1,12 +1,15 @@
 """Reading a Delta snapshot as a Spark DataFrame.
 
-Tables on an object store are read by acidsql's own Arrow scan: one Spark task per group of
-files reads each file through the table's Storage with pyarrow on the executor (deletion
-vector applied, partition columns attached) and hands Spark Arrow batches (`mapInArrow`). It
-needs no Hadoop filesystem jars or credentials in the Spark configuration, and the executors
-reach the store exactly as the writers do (docs/cluster.md says why and what it costs).
+Tables on an object store are read by Spark's own parquet reader when the session has a Hadoop
+connector for the store that sees the table (hadoop_files: `s3a`, `gs`, `abfss`; option
+`acidsql.scan.reader`), else by acidsql's own Arrow scan: one Spark task per group of files
+reads each file through the table's Storage with pyarrow on the executor (deletion vector
+applied, partition columns attached) and hands Spark Arrow batches (`mapInArrow`). The Arrow
+scan needs no Hadoop filesystem jars or credentials in the Spark configuration, and the
+executors reach the store exactly as the writers do (docs/cluster.md compares the two).
 
-Local tables: Spark reads the live data files as plain parquet; acidsql adds what Delta means on top:
+Local tables, and object-store tables read through a connector: Spark reads the live data files
+as plain parquet; acidsql adds what Delta means on top:
 partition columns come back from each file's `partitionValues` (typed per the table schema),
 and deletion vectors drop rows by physical position, matched on Spark's
 `_metadata.file_path` / `_metadata.row_index`. Statements that change rows also need to know
@@ -26,6 +29,7 @@ from acidsql.delta import row_tracking as rt
 from acidsql.delta.actions import AddFile
 from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.stores import storage_for
+from acidsql.spark.hadoop_files import FilesReader, files_reader
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -75,13 +79,22 @@ def absolute_file_path(table_root: str, add_path: str) -> str:
     return os.path.join(table_root, *unquote(add_path).split("/"))
 
 
-def _spark_uris(spark: "SparkSession", paths: Sequence[str]) -> list[str]:
-    """What `_metadata.file_path` reports for each local path: Hadoop's qualified URI."""
+def _spark_uris(spark: "SparkSession", paths: Sequence[str], scheme: str = "file:") -> list[str]:
+    """What `_metadata.file_path` reports for each path (local, or already a Hadoop URI when
+    `scheme` is ""): Hadoop's qualified URI."""
     try:
         jpath = spark._jvm.org.apache.hadoop.fs.Path  # type: ignore[union-attr]
-        return [str(jpath("file:" + p).toUri().toString()) for p in paths]
+        return [str(jpath(scheme + p).toUri().toString()) for p in paths]
     except Exception:  # Spark Connect has no JVM gateway; Hadoop quotes like this
-        return ["file:" + quote(p, safe="/=:@!$&'()*+,;-._~") for p in paths]
+        return [scheme + quote(p, safe="/=:@!$&'()*+,;-._~") for p in paths]
+
+
+def _relative_file(add_path: str) -> Optional[str]:
+    """The object key of a data file below the table root (not URI-encoded), or None when the
+    add names an absolute URI (shallow clones), which only the Arrow scan resolves."""
+    if "://" in add_path or add_path.startswith("file:"):
+        return None
+    return unquote(add_path)
 
 
 def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[AddFile]] = None, *,
@@ -112,12 +125,18 @@ def scan(spark: "SparkSession", snapshot: "Snapshot", files: Optional[Iterable[A
         return spark.createDataFrame([], out_schema)
     storage = storage if storage is not None else storage_for(snapshot.table_root)
     if storage.local_path("") is None:
-        return arrow_scan(spark, snapshot, adds, storage, out_schema, positions, tracked)
-
-    local_paths = [absolute_file_path(snapshot.table_root, a.path) for a in adds]
-    uris = _spark_uris(spark, local_paths)
+        relative = [_relative_file(a.path) for a in adds]
+        reader = (files_reader(spark, storage, relative[0]) if None not in relative
+                  else FilesReader(None, "a data file is named by an absolute URI"))
+        if reader.root is None:
+            return arrow_scan(spark, snapshot, adds, storage, out_schema, positions, tracked)
+        read_paths = [f"{reader.root}/{r}" for r in relative]
+        uris = _spark_uris(spark, read_paths, scheme="")
+    else:
+        read_paths = [absolute_file_path(snapshot.table_root, a.path) for a in adds]
+        uris = _spark_uris(spark, read_paths)
     hidden = [StructField(name, LongType(), True) for name in tracked.names] if tracked else []
-    rows = spark.read.schema(StructType([stored[f.name] for f in data_fields] + hidden)).parquet(*local_paths).select(
+    rows = spark.read.schema(StructType([stored[f.name] for f in data_fields] + hidden)).parquet(*read_paths).select(
         *[(F.col(f"`{stored[f.name].name}`") if stored[f.name] == f
            else F.col(f"`{stored[f.name].name}`").cast(f.dataType)).alias(f.name) for f in data_fields],
         *[F.col(f"`{f.name}`") for f in hidden],
