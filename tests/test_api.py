@@ -96,6 +96,25 @@ def test_the_linter_imports_the_analyzer_only_when_a_rule_asks():
     assert result.returncode == 0, result.stderr
 
 
+def test_a_lint_of_tables_it_knows_nothing_of_builds_no_conflict_or_protocol_records():
+    """The conflict rules' records and the protocol registries are start-up time (dozens of
+    dataclasses): imported when a rule first needs a table's layout, features, a property or an
+    isolation level, not for DML on undescribed tables; DL006 on a table set Serializable still
+    needs them."""
+    code = (
+        "import sys\n"
+        "from acidsql.linter import lint_text\n"
+        "lint_text('MERGE INTO t USING s ON s.id = t.id WHEN MATCHED THEN UPDATE SET *;\\n"
+        "UPDATE t SET v = 1;\\nOPTIMIZE t ZORDER BY (v);\\nDELETE FROM t WHERE v = 2;\\n', 'x.sql')\n"
+        "loaded = [m for m in ('acidsql.conflict', 'acidsql.protocol') if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+        "report = lint_text(\"ALTER TABLE t SET TBLPROPERTIES ('delta.isolationLevel' = 'Serializable');\\n\", 'y.sql')\n"
+        "assert [f.code for f in report.findings] == ['DL004', 'DL006'], report.findings\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
 def test_errors_are_importable_from_acidsql_without_making_import_acidsql_heavy():
     """Issue 23 §12: `except acidsql.ConcurrentAppendException` and `acidsql.StatementError`,
     as deltalake users write `deltalake.exceptions.CommitFailedError`; loaded on first use, so
