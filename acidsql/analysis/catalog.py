@@ -28,15 +28,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from sqlglot import exp
 
 from acidsql.analysis.views import ViewDefinition, view_from_statement
-from acidsql.conflict import IsolationLevel, TableLayout
-from acidsql.protocol import FEATURE_PROPERTY_PREFIX
-from acidsql.protocol.features import features_enabled_by, lowest_protocol_features
 from acidsql.sql import model as m
+
+if TYPE_CHECKING:  # imported where a table's layout or features are first asked for: a lint of
+    # tables it knows nothing about never asks, and skips building their records at start-up
+    from acidsql.conflict import IsolationLevel, TableLayout
 
 UNKNOWN_TABLE_ASSUMPTIONS = (
     "unknown table: assumed unpartitioned, not clustered, deletion vectors off, WriteSerializable, no identity columns",
@@ -93,6 +94,8 @@ class TableInfo:
 
     @cached_property
     def layout(self) -> TableLayout:
+        from acidsql.conflict import TableLayout
+
         # An invalid isolation level in a description is read as the default here; the engine
         # refuses to store one.
         return TableLayout.of(dict(self.properties), self.partition_columns, self.clustering_columns,
@@ -106,6 +109,9 @@ class TableInfo:
 
     @cached_property
     def supported_features(self) -> frozenset[str]:
+        from acidsql.protocol import FEATURE_PROPERTY_PREFIX
+        from acidsql.protocol.features import features_enabled_by, lowest_protocol_features
+
         needed: set[str] = set()
         for k, v in self.properties:
             needed |= {f.name for f in features_enabled_by(k, v)}

@@ -164,14 +164,21 @@ class SymbolicFileFilters(FileFilter):
     filters: tuple[SymbolicFileFilter, ...]
 
     def matches(self, files: FileSet) -> Evidence:
-        best = Evidence.none()
-        for f in self.filters:
-            ev = f.matches(files)
-            if ev.overlap > best.overlap:
-                best = ev
-                if ev.overlap is Overlap.CERTAIN:
-                    break
-        return best
+        return _strongest(self.filters, files)
+
+
+def _strongest(filters: tuple, changed: Any) -> Evidence:
+    """What several read predicates (or row conditions) find in the changed files (or rows): the
+    strongest evidence of any of them, as one matches when any selects it; the first certain
+    one ends the search."""
+    best = Evidence.none()
+    for f in filters:
+        ev = f.matches(changed)
+        if ev.overlap > best.overlap:
+            best = ev
+            if ev.overlap is Overlap.CERTAIN:
+                break
+    return best
 
 
 def file_filter(regions: list[Region]) -> FileFilter:
@@ -257,14 +264,7 @@ class SymbolicRowFilters(RowFilter):
     filters: tuple[SymbolicRowFilter, ...]
 
     def matches(self, rows: RowSet) -> Evidence:
-        best = Evidence.none()
-        for f in self.filters:
-            ev = f.matches(rows)
-            if ev.overlap > best.overlap:
-                best = ev
-                if ev.overlap is Overlap.CERTAIN:
-                    break
-        return best
+        return _strongest(self.filters, rows)
 
 
 def row_filter(regions: list[Region]) -> RowFilter:

@@ -227,24 +227,16 @@ def scan(text: str) -> ScannedScript:
                     unusual.append((at, j))
                 masked.append(_blank(text[at:j]))
                 i = j
-        elif c == "${":
-            j = text.find("}", at)
-            if j < 0:
+        elif c == "${" or c == "{{":
+            close = "}" if c == "${" else "}}"
+            j = text.find(close, at)
+            if j < 0:  # no marker: the two characters are lexed as they are
                 masked.append(c)
                 i = at + 2
                 continue
-            markers.append(ParameterMarker(text[at + 2:j].strip(), at, j + 1, "dollar"))
-            masked.append(text[at:j + 1])
-            i = j + 1
-        elif c == "{{":
-            j = text.find("}}", at)
-            if j < 0:
-                masked.append(c)
-                i = at + 2
-                continue
-            markers.append(ParameterMarker(text[at + 2:j].strip(), at, j + 2, "jinja"))
-            masked.append(text[at:j + 2])
-            i = j + 2
+            i = j + len(close)
+            markers.append(ParameterMarker(text[at + 2:j].strip(), at, i, "dollar" if c == "${" else "jinja"))
+            masked.append(text[at:i])
         elif c == ":":
             if _is_colon_marker(text, at):
                 m = _IDENT.match(text, at + 1)

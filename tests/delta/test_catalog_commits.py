@@ -184,3 +184,18 @@ def test_deltalake_refuses_a_catalog_managed_table(tmp_path, catalog_backend):
     with pytest.raises(Exception, match="catalog-managed"):
         deltalake.write_deltalake(root, pa.table({"id": [2], "v": [20]}, schema=SCHEMA), mode="append")
     assert rows(DeltaTable(root)) == [(1, 10)]
+
+
+def test_a_catalog_names_itself_without_a_credential(tmp_path, catalog_backend):
+    """What error messages and repr show of a catalog: its engine and where it is; a PostgreSQL
+    password never (trust authentication here ignores the one given)."""
+    if catalog_backend == "sqlite":
+        path = str(tmp_path / "c.sqlite")
+        catalog = open_catalog(path)
+        assert (str(catalog), repr(catalog)) == (f"the SQLite catalog {path}", f"SqliteCatalog({path!r})")
+        return
+    dsn = os.environ["ACIDSQL_CATALOG"].replace("postgres@", "postgres:s3cret@")
+    catalog = open_catalog(dsn)
+    assert str(catalog).startswith("the PostgreSQL catalog ") and "dbname=" in str(catalog)
+    assert repr(catalog).startswith("PostgresCatalog('") and "host=127.0.0.1" in repr(catalog)
+    assert "s3cret" not in str(catalog) + repr(catalog)

@@ -110,11 +110,22 @@ class SqlCatalog:
 
     dsn: str
     placeholder = "?"
+    engine = ""  # the database, as messages name it: "the SQLite catalog <where>"
 
     def __init__(self) -> None:
         self._catalog_id: Optional[str] = None
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._where()!r})"
+
+    def __str__(self) -> str:
+        return f"the {self.engine} catalog {self._where()}"
+
     # ---- what subclasses provide ------------------------------------------------------------------
+    def _where(self) -> str:
+        """Where the catalog is, as `repr` and error messages show it: never with a credential."""
+        raise NotImplementedError
+
     def _connect(self) -> Any:
         raise NotImplementedError
 

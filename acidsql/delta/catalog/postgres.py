@@ -28,6 +28,7 @@ def _psycopg() -> Any:
 
 class PostgresCatalog(SqlCatalog):
     placeholder = "%s"
+    engine = "PostgreSQL"
 
     def __init__(self, dsn: str):
         super().__init__()
@@ -36,14 +37,8 @@ class PostgresCatalog(SqlCatalog):
         self._idle: dict[tuple[int, int], Any] = {}  # an open connection per (process, thread)
         self.initialize()
 
-    def __repr__(self) -> str:
-        return f"PostgresCatalog({self._safe_dsn()!r})"
-
-    def __str__(self) -> str:
-        return f"the PostgreSQL catalog {self._safe_dsn()}"
-
-    def _safe_dsn(self) -> str:
-        """The DSN without its password (error messages never carry a credential)."""
+    def _where(self) -> str:
+        """The DSN without its password."""
         try:
             info = self._psycopg.conninfo.conninfo_to_dict(self.dsn)
         except Exception:

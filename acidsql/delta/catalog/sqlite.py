@@ -24,6 +24,8 @@ BUSY_TIMEOUT_S = 60.0
 
 
 class SqliteCatalog(SqlCatalog):
+    engine = "SQLite"
+
     def __init__(self, path: str, *, create: bool = False):
         super().__init__()
         self.path = os.path.abspath(path)
@@ -34,11 +36,8 @@ class SqliteCatalog(SqlCatalog):
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self.initialize()
 
-    def __repr__(self) -> str:
-        return f"SqliteCatalog({self.path!r})"
-
-    def __str__(self) -> str:
-        return f"the SQLite catalog {self.path}"
+    def _where(self) -> str:
+        return self.path
 
     def _connect(self) -> Any:
         try:

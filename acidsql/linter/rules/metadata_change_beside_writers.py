@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 
 from acidsql.linter.finding import Finding, Severity
-from acidsql.protocol import is_protocol_property
 from acidsql.sql import model as m
 
 CODE = "DL004"
@@ -26,6 +25,8 @@ def describe_change(statement: m.Statement) -> tuple[str, str] | None:
     if isinstance(statement, m.AlterTable):
         action = statement.action
         if action is m.AlterAction.SET_PROPERTIES:
+            from acidsql.protocol import is_protocol_property  # on first use (start-up of lint runs)
+
             keys = [k for k, _ in statement.properties]
             # A commit that stores properties carries a metadata action, and the rules check
             # metadata before anything a protocol upgrade beside it would add: concurrent writers

@@ -14,7 +14,6 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
-from acidsql.conflict import IsolationLevel
 from acidsql.linter.finding import Finding, Severity
 from acidsql.sql import model as m
 
@@ -27,21 +26,25 @@ if TYPE_CHECKING:
     from acidsql.conflict import Conflict, Footprint
 
 
-def _isolation_set(properties) -> Optional[IsolationLevel]:
-    """The isolation level the statement's properties set, if they set a valid one."""
+def _sets_serializable(properties) -> bool:
+    """Whether the statement's properties set the isolation level Serializable (a bad value is
+    the property validator's finding, not this rule's)."""
     for key, value in properties:
         if key.lower() == "delta.isolationlevel":
+            from acidsql.conflict import IsolationLevel  # on first use (start-up of lint runs)
+
             try:
-                return IsolationLevel.from_property(str(value))
-            except ValueError:  # a bad value is the property validator's finding, not this rule's
-                return None
-    return None
+                return IsolationLevel.from_property(str(value)) is IsolationLevel.SERIALIZABLE
+            except ValueError:
+                return False
+    return False
 
 
 def _only_serializable_fails(current: Footprint) -> Optional[Conflict]:
     """The conflict a concurrent blind INSERT gives `current` under Serializable, when it
     gives none under WriteSerializable."""
     from acidsql.analysis.archetypes import INSERT, against  # on first use (start-up of lint runs)
+    from acidsql.conflict import IsolationLevel
 
     layout = current.table
     serializable = replace(current, table=replace(layout, isolation=IsolationLevel.SERIALIZABLE))
@@ -54,7 +57,7 @@ def _only_serializable_fails(current: Footprint) -> Optional[Conflict]:
 
 def check(statement, context) -> list[Finding]:
     hint = "keep WriteSerializable unless readers need serial order; then run appends and DML on this table one at a time"
-    if isinstance(statement, (m.AlterTable, m.CreateTable)) and _isolation_set(statement.properties) is IsolationLevel.SERIALIZABLE:
+    if isinstance(statement, (m.AlterTable, m.CreateTable)) and _sets_serializable(statement.properties):
         from acidsql.analysis.archetypes import DML, archetype
 
         dml = archetype(DML, context.table(statement).layout)
@@ -69,7 +72,11 @@ def check(statement, context) -> list[Finding]:
         table = context.table(statement)
         # the table's level first: analysing every DML of a linted script only to find its table
         # WriteSerializable (nearly always) doubled the linter's time
-        if not table.known or table.isolation is not IsolationLevel.SERIALIZABLE:
+        if not table.known:
+            return []
+        from acidsql.conflict import IsolationLevel
+
+        if table.isolation is not IsolationLevel.SERIALIZABLE:
             return []
         analysis = context.analysis(statement)
         if analysis is None:

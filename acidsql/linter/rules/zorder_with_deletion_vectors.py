@@ -13,7 +13,6 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-from acidsql.conflict import OpKind
 from acidsql.linter.finding import Finding, Severity
 from acidsql.sql import model as m
 
@@ -28,10 +27,14 @@ def check(statement, context) -> list[Finding]:
         return []
     table = context.table(statement)
     analysis = context.analysis(statement) if table.known else None  # layout rules skip unseen tables
-    if analysis is None or analysis.op_kind is not OpKind.ZORDER:
+    if analysis is None:
         return []
     from acidsql.analysis.archetypes import DML, against  # on first use (start-up of lint runs)
     from acidsql.analysis.footprints import footprint_of
+    from acidsql.conflict import OpKind
+
+    if analysis.op_kind is not OpKind.ZORDER:
+        return []
 
     zorder = footprint_of(analysis)
     compaction = replace(zorder, kind=OpKind.COMPACTION, zorder=False)
