@@ -93,6 +93,16 @@ class Proposal:
 
 
 @dataclass(frozen=True)
+class ReadFence:
+    """A table a multi-table transaction only read, checked up to version `version`: the
+    ratification holds only if that is still the table's latest ratified version (nothing
+    committed to it between the transaction's last check and the ratification)."""
+
+    location: str
+    version: int
+
+
+@dataclass(frozen=True)
 class Ratification:
     """The catalog's answer to a set of proposals: all ratified, or none (`lost`: each table
     whose latest ratified version was not the one before the proposal, with that version)."""
@@ -215,23 +225,38 @@ class SqlCatalog:
             return [str(r[0]) for r in self._execute(cur, "SELECT location FROM acidsql_tables ORDER BY location")]
 
     # ---- writing -----------------------------------------------------------------------------------
-    def ratify(self, proposals: Sequence[Proposal]) -> Ratification:
+    # How a read fence locks the table's row until the ratification commits, so that no
+    # commit to the table lands between the check and the commit (SQLite: the write
+    # transaction already holds the database's write lock).
+    share_lock = ""
+
+    def ratify(self, proposals: Sequence[Proposal], fences: Sequence[ReadFence] = ()) -> Ratification:
         """Ratify every proposal in one database transaction, or none: each table's latest
         ratified version must be the one before its proposal (a registering proposal: the
-        table must be unknown). Tables are locked in location order, so two multi-table
-        transactions never wait on each other in a circle."""
-        if len({p.location for p in proposals}) != len(proposals):
-            raise CatalogError("one ratification holds at most one commit per table")
+        table must be unknown), and each fenced table's must still be the fence's. Tables are
+        locked in location order, so two multi-table transactions never wait on each other in
+        a circle."""
+        locations = [p.location for p in proposals] + [f.location for f in fences]
+        if len(set(locations)) != len(locations):
+            raise CatalogError("one ratification holds at most one commit or fence per table")
         try:
-            self._ratify(proposals)
+            self._ratify(proposals, fences)
         except _Lost as lost:
             return Ratification(lost.lost)
         return Ratification()
 
-    def _ratify(self, proposals: Sequence[Proposal]) -> None:
+    def _ratify(self, proposals: Sequence[Proposal], fences: Sequence[ReadFence] = ()) -> None:
         lost: list[tuple[str, int]] = []
         with self._write() as cur:
-            for p in sorted(proposals, key=lambda p: p.location):
+            for p in sorted([*proposals, *fences], key=lambda p: p.location):
+                if isinstance(p, ReadFence):
+                    row = self._execute(cur, "SELECT latest_version FROM acidsql_tables WHERE location = ?"
+                                        + self.share_lock, (p.location,)).fetchone()
+                    if row is None:
+                        raise CatalogError(f"{self} does not manage the table at {p.location}")
+                    if int(row[0]) != p.version:
+                        lost.append((p.location, int(row[0])))
+                    continue
                 if p.register:
                     row = self._execute(cur, "SELECT latest_version FROM acidsql_tables WHERE location = ?",
                                         (p.location,)).fetchone()
