@@ -220,6 +220,18 @@ class SqlCatalog:
         return TableCommits(location, str(row[0]), int(row[1]), int(row[2]),
                             tuple(RatifiedCommit(int(v), str(f), str(t)) for v, f, t in commits))
 
+    def latest_versions(self, locations: Sequence[str]) -> tuple[int, ...]:
+        """The latest ratified version of each table (-1: not managed here), read in ONE
+        statement: a consistent cut across the tables. A multi-table ratification moves all
+        its tables in one database transaction, so a cut never holds one table's half of it;
+        a reader that reads each table at its cut version sees every transaction whole."""
+        marks = ", ".join("?" for _ in locations)
+        with self._read() as cur:
+            rows = self._execute(cur, f"SELECT location, latest_version FROM acidsql_tables WHERE location IN ({marks})",
+                                 tuple(locations)).fetchall()
+        found = {str(location): int(version) for location, version in rows}
+        return tuple(found.get(location, -1) for location in locations)
+
     def locations(self) -> list[str]:
         with self._read() as cur:
             return [str(r[0]) for r in self._execute(cur, "SELECT location FROM acidsql_tables ORDER BY location")]
