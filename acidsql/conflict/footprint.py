@@ -94,6 +94,9 @@ class OpKind(str, enum.Enum):
     CREATE = "create"  # CREATE / REPLACE TABLE
     RESTORE = "restore"
     OTHER = "other"  # VACUUM markers, empty commits
+    # A table a multi-table transaction only read: it commits nothing there, but what it
+    # writes to other tables depends on what it read here (INSERT INTO b SELECT ... FROM a).
+    READ = "read"
 
 
 @dataclass(frozen=True)

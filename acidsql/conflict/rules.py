@@ -7,6 +7,7 @@
   3. domains        ConcurrentTransactionException (same metadata domain written by both)
   4. app ids        ConcurrentTransactionException (an application transaction id it read)
      identity columns (Databricks: a table with identity columns supports no concurrent writes)
+     read only        (a table a multi-table transaction only read: a winner that changed no data passes)
   5. added files    ConcurrentAppendException  (the winner added data this transaction should have read)
   6. removed/read   ConcurrentDeleteReadException (the winner removed a file this transaction read)
   7. removed/removed ConcurrentDeleteDeleteException (both removed the same file)
@@ -173,6 +174,10 @@ def effective_isolation(current: Footprint) -> IsolationLevel:
     level = current.table.isolation
     if current.has_metadata_or_protocol or current.domains or current.app_ids:
         return level
+    if current.kind is OpKind.READ:
+        # What the transaction writes elsewhere depends on these reads: the table's level
+        # decides which concurrent commits to them count.
+        return level
     if not current.changes_data:
         return IsolationLevel.SNAPSHOT
     return level
@@ -331,6 +336,18 @@ def check_identity_columns(f: _Findings) -> bool:
     return f.conflict(kind, ev, Check.IDENTITY, why)
 
 
+def check_read_only(f: _Findings) -> bool:
+    """A table the transaction only read (it writes other tables): a winner that changed no
+    data there (a compaction, OPTIMIZE ... ZORDER BY, REORG PURGE) left what it read as it
+    was, whatever files it rewrote. Decides the outcome when it applies; a winner that changed
+    data is judged by the read checks below at the table's isolation level (Serializable:
+    any append counts; WriteSerializable: blind appends do not, rewritten data does)."""
+    if f.current.kind is not OpKind.READ or f.winner.changes_data:
+        return False
+    f.notes.append(f"{f.who} changed no data of a table this transaction only read")
+    return True
+
+
 def check_compaction_with_deletion_vectors(f: _Findings) -> bool:
     """On tables with deletion vectors, compaction without ZORDER BY never conflicts with data
     changes, in either order: the loser is rebased so no deleted row comes back. Decides the
@@ -458,7 +475,7 @@ def check_deleted_deleted(f: _Findings) -> bool:
 
 CHECKS = (
     check_protocol, check_metadata, check_domains, check_app_ids, check_identity_columns,
-    check_compaction_with_deletion_vectors,
+    check_read_only, check_compaction_with_deletion_vectors,
     check_added_files, check_changed_rows, check_deleted_read, check_deleted_deleted,
 )
 

@@ -12,7 +12,11 @@ this transaction sees it: the fixed snapshot with the transaction's own staged a
 stages each table's attempt as `_staged_commits/<v>.<uuid>.json`, and asks the catalog to
 ratify the next version of every table in ONE database transaction. When another writer took
 a table's version, that table's winners are checked (a conflict fails the whole transaction,
-nothing of it ratified) and the transaction tries again at the versions after them. Once
+nothing of it ratified), the lost attempt's staged files are deleted, and the transaction
+tries again at the versions after them. A table the transaction only read (a SELECT of it, or
+the source of a write to another table) is checked too: its winners since its snapshot, as
+`OpKind.READ` at its isolation level, before each attempt, and the ratification holds only if
+nothing committed to it since (a `ReadFence`, when the same catalog manages it). Once
 ratified, each table's commit is published (`<v>.json`) by the publication hook; a process
 killed before that leaves the ratified commits in the catalog, and the next access to a table
 publishes them. Nothing of the transaction is visible to others before the ratification, and
@@ -31,7 +35,7 @@ import pyarrow as pa
 from acidsql.conflict import OpKind
 from acidsql.delta import datafiles
 from acidsql.delta.actions import Action
-from acidsql.delta.catalog import Catalog
+from acidsql.delta.catalog import Catalog, Proposal, ReadFence
 from acidsql.delta.catalog.target import PUBLICATION, CatalogCommitTarget, fault, is_catalog_managed
 from acidsql.delta.commit import (
     DEFAULT_MAX_RETRIES, CommitResult, CommittedTable, PreparedCommit, WinnerCheck, attempt_actions, check_staged,
@@ -46,6 +50,8 @@ from acidsql.delta.transaction import OptimisticTransaction
 # The operation a table's commit records when several statements wrote it (each statement's
 # own name when there was one).
 MULTI_STATEMENT_OPERATION = "TRANSACTION"
+# What a table the transaction only read is, to the conflict rules (its commit-less footprint).
+READ_OPERATION = "READ"
 
 
 class TransactionError(DeltaError):
@@ -68,6 +74,9 @@ class TablePart:
     name: str
     txn: OptimisticTransaction
     statements: list[tuple[str, OpKind, str]] = field(default_factory=list)  # (operation, kind, statement)
+    # Read in a query (a SELECT, the source or a subquery of a write to another table): the
+    # whole table at its snapshot, checked at COMMIT (`_record_query_reads`).
+    queried: bool = False
     _view: Optional[Snapshot] = None
 
     @property
@@ -145,14 +154,17 @@ class MultiTableTransaction:
         self.parts[log.location] = part
         return part
 
-    def snapshot(self, table: Any) -> Snapshot:
-        """The table as this transaction sees it (read-your-own-writes)."""
-        return self.table(table).view()
+    def snapshot(self, table: Any, name: Optional[str] = None) -> Snapshot:
+        """The table as this transaction sees it (read-your-own-writes), for a query: the read
+        is checked at COMMIT, whether or not the transaction writes the table."""
+        part = self.table(table, name)
+        part.queried = True
+        return part.view()
 
     def read(self, table: Any, columns: Optional[list[str]] = None) -> pa.Table:
-        """The table's rows as this transaction sees them."""
-        part = self.table(table)
-        return datafiles.read_snapshot(part.view(), columns, storage=part.log.storage)
+        """The table's rows as this transaction sees them (a query: see `snapshot`)."""
+        snapshot = self.snapshot(table)
+        return datafiles.read_snapshot(snapshot, columns, storage=self.table(table).log.storage)
 
     def begin(self, table: Any) -> OptimisticTransaction:
         """A transaction for one statement on `table`, reading the table as this transaction
@@ -224,23 +236,30 @@ class MultiTableTransaction:
         if not written:
             return {}
         catalog = self._catalog(written)
+        for part in self.parts.values():
+            _record_query_reads(part)
         plans = [_Plan.of(p, catalog) for p in written]
+        reads = [_ReadCheck.of(p, catalog) for p in self.parts.values() if p.queried and not p.writes]
         started = int(time.time() * 1000)
         retries = 0
         while True:
             attempt = max(started, int(time.time() * 1000))
-            proposals = [plan.stage(attempt, retries) for plan in plans]
-            fault("catalog.before-ratify")
-            answer = catalog.ratify(proposals)
+            fences = [fence for r in reads if (fence := r.catch_up()) is not None]  # raises on a conflict
+            proposals = _stage_all(plans, attempt, retries)
+            answer = catalog.ratify(proposals, fences)  # raising, it leaves the staged files: it may have ratified
             if answer.ratified:
                 break
+            for plan, proposal in zip(plans, proposals):
+                plan.target.discard(proposal)
             retries += 1
             if retries > self.max_retries:
                 raise MaxCommitRetriesExceeded(", ".join(p.name for p in written), retries,
                                                max(plan.version for plan in plans))
             by_location = {plan.part.log.location: plan for plan in plans}
             for location, latest in answer.lost:
-                by_location[location].follow(latest)
+                if location in by_location:
+                    by_location[location].follow(latest)
+                # a fenced table that moved is checked up to its new commits by the next catch_up
         fault("catalog.ratified")
         results = {}
         for plan in plans:
@@ -256,6 +275,34 @@ class MultiTableTransaction:
         if len(dsns) != 1:
             raise TransactionError(f"the tables of one transaction must share a catalog; these use {sorted(dsns)}")
         return catalogs[0]
+
+
+def _stage_all(plans: Sequence["_Plan"], attempt_ms: int, retries: int) -> list[Proposal]:
+    """Every table's attempt staged; if staging one fails, or the process is stopped before
+    asking the catalog, the attempts staged so far are deleted (none was proposed)."""
+    proposals: list[Proposal] = []
+    try:
+        for plan in plans:
+            proposals.append(plan.stage(attempt_ms, retries))
+        fault("catalog.before-ratify")
+    except BaseException:
+        for plan, proposal in zip(plans, proposals):
+            plan.target.discard(proposal)
+        raise
+    return proposals
+
+
+def _record_query_reads(part: TablePart) -> None:
+    """A table the transaction read in a query: its whole snapshot, as Delta records a read
+    without predicates (which files and rows the query kept is Spark's business, unseen). The
+    rows a write's condition selected are then not all it read: conflicts on the table are
+    decided on files."""
+    if not part.queried:
+        return
+    txn = part.txn
+    txn.record_read_whole_table()
+    txn.record_read_files(part.base.files.values())
+    txn.add_rlc_fallback("the transaction also read the whole table in a query")
 
 
 def _check_catalog_owned(part: TablePart) -> None:
@@ -312,6 +359,34 @@ class _Plan:
         result = replace(result, hooks=hooks)
         txn.result = result
         return result
+
+
+@dataclass
+class _ReadCheck:
+    """A table the transaction only read, within `commit`: the commits since its snapshot,
+    checked as `OpKind.READ` at the table's isolation level (`acidsql.conflict` decides), up to
+    the table's latest version before each attempt; and, when the transaction's catalog manages
+    the table, a fence that fails the ratification if anything committed to it since. A table
+    no catalog of the transaction manages has no fence: a commit to it between the last check
+    and the ratification is not seen (docs/catalog.md)."""
+
+    part: TablePart
+    check: WinnerCheck
+    checked: int  # the newest version checked
+    fenced: bool
+
+    @classmethod
+    def of(cls, part: TablePart, catalog: Catalog) -> "_ReadCheck":
+        check = WinnerCheck(part.txn, READ_OPERATION, OpKind.READ, f"the reads of {part.name}")
+        own = part.log.catalog if is_catalog_managed(part.base.protocol) else None
+        return cls(part, check, part.base.version, own is not None and own.dsn == catalog.dsn)
+
+    def catch_up(self) -> Optional[ReadFence]:
+        latest = self.part.log.latest_version()
+        if latest > self.checked:
+            self.check.check(range(self.checked + 1, latest + 1), self.part.log.read_commit)
+            self.checked = latest
+        return ReadFence(self.part.log.location, self.checked) if self.fenced else None
 
 
 def _merge(part: TablePart, stmt: OptimisticTransaction) -> None:

@@ -57,7 +57,7 @@ class Executor:
         reader = None
         if txn is not None:
             def reader(location: str, name: str) -> "Snapshot":
-                return txn.table(self.warehouse.log(location), name).view()
+                return txn.snapshot(self.warehouse.log(location), name)
         return TableViews(self.spark, self.warehouse, view_catalog=self.view_catalog, reader=reader)
 
     def location(self, ref: Optional[m.TableRef]) -> str:

@@ -3,7 +3,10 @@ could not run (StatementError)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 
 def conversion_notes(outcome: Any) -> tuple[str, ...]:
@@ -14,6 +17,17 @@ def conversion_notes(outcome: Any) -> tuple[str, ...]:
         return ()
     return (f"UniForm: the Iceberg metadata of version {conversion.delta_version} was not written "
             f"({conversion.error}); the next commit converts it",)
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """A query that ran inside a `BEGIN ATOMIC ... END` block: its rows as the transaction saw
+    them (its own writes included), computed inside the transaction, before its COMMIT (a
+    query that fails rolls the block back), and kept apart from the tables it read."""
+
+    statement: str
+    at: str  # file:line:col of the query in the script
+    frame: "DataFrame"
 
 
 @dataclass(frozen=True)
@@ -40,9 +54,13 @@ class StatementResult:
     # Where a DELETE, UPDATE or MERGE ran and why (acidsql.spark.dml.plan.DmlPlan: `plan.path`,
     # `plan.reason`); None for other statements.
     plan: Optional[Any] = None
+    # The queries of a BEGIN ATOMIC block, in order, with their rows (to_dict leaves them out:
+    # `acidsql run` prints their rows).
+    queries: tuple[QueryResult, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(replace(self, parts=(), plan=None))
+        d = asdict(replace(self, parts=(), plan=None, queries=()))
+        del d["queries"]
         d["notes"] = list(self.notes)
         d["parts"] = [p.to_dict() for p in self.parts]
         d["plan"] = self.plan.to_dict() if self.plan is not None else None

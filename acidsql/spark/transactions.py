@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Optional, Union
 
 from acidsql.delta.multi_table import MultiTableTransaction, TransactionError, TransactionState
-from acidsql.spark.results import StatementError, StatementResult
+from acidsql.spark.results import QueryResult, StatementError, StatementResult
 from acidsql.sql import model as m
 
 if TYPE_CHECKING:
@@ -142,17 +142,23 @@ class SessionTransaction:
 
     def atomic(self, block: m.AtomicBlock, run: Callable[[m.AnyStatement], Result]) -> StatementResult:
         """BEGIN ATOMIC ... END: every statement checked first, run in one transaction, committed
-        at END; any error rolls all of it back (and is raised)."""
+        at END; any error rolls all of it back (and is raised). Each query's rows are computed
+        before the COMMIT (`QueryResult`): what the transaction saw, its own writes included."""
         refused = block_refusals(block)
         if refused:
             raise StatementError("\n".join(f"{s.span}: {why}" for s, why in refused))
         txn = self.begin()
         parts: list[StatementResult] = []
+        queries: list[QueryResult] = []
         try:
             for statement in block.statements:
                 result = run(statement)
                 if isinstance(result, StatementResult):
                     parts.append(result)
+                else:
+                    # Computed now, inside the transaction: a query that fails fails the block,
+                    # and the rows no longer depend on the transaction's views of its tables.
+                    queries.append(QueryResult(statement.text, str(statement.span), result.localCheckpoint(eager=True)))
             committed = txn.commit()
         except BaseException as e:
             if txn.state is TransactionState.ACTIVE:
@@ -164,7 +170,8 @@ class SessionTransaction:
         versions = {txn.parts[location].name: r.version for location, r in committed.items()}
         parts = [_with_version(p, versions) for p in parts]
         return StatementResult(block.text, block.label, table=", ".join(versions) or None, parts=tuple(parts),
-                               notes=tuple(f"{name} committed at version {v}" for name, v in versions.items()))
+                               notes=tuple(f"{name} committed at version {v}" for name, v in versions.items()),
+                               queries=tuple(queries))
 
 
 def _with_version(result: StatementResult, versions: dict[str, int]) -> StatementResult:

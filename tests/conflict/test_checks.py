@@ -12,7 +12,7 @@ from acidsql.conflict import ConflictKind, Footprint, IsolationLevel, OpKind, Pr
 from acidsql.conflict.rules import (
     CHECKS, Check, RebaseKind, _Findings, check, check_added_files, check_app_ids, check_changed_rows,
     check_compaction_with_deletion_vectors, check_deleted_deleted, check_deleted_read, check_domains,
-    check_identity_columns, check_metadata, check_protocol, check_winner,
+    check_identity_columns, check_metadata, check_protocol, check_read_only, check_winner, effective_isolation,
 )
 from acidsql.delta.actions import AddFile
 from acidsql.delta.exceptions import _CLASSES, from_conflict
@@ -96,6 +96,14 @@ CASES = [
     ("identity table: a compaction current changes no data", check_identity_columns,
      fp(OpKind.COMPACTION, table=IDENTITY, changes_data=False), fp(table=IDENTITY, added_files=files(A2)), None),
     ("no identity columns: the rule does not apply", check_identity_columns, fp(), fp(added_files=files(A2)), None),
+    ("read only: a compaction winner changed no data", check_read_only,
+     fp(OpKind.READ, table=DV, read_whole_table=True, read_files=files(A1), changes_data=False),
+     fp(OpKind.COMPACTION, table=DV, removed_files=files(A1), added_files=files(A2), changes_data=False), "decides"),
+    ("read only: a data change is left to the read checks", check_read_only,
+     fp(OpKind.READ, read_whole_table=True, read_files=files(A1), changes_data=False),
+     fp(removed_files=files(A1), added_files=files(A2)), None),
+    ("a written table: the read-only rule does not apply", check_read_only, fp(read_files=files(A1)),
+     fp(OpKind.COMPACTION, removed_files=files(A1), changes_data=False), None),
     ("added in a partition it read", check_added_files, fp(read_filter=reads_date("1")), fp(added_files=files(A1)),
      (ConflictKind.CONCURRENT_APPEND, Check.ADDED_FILES, "WITH_PARTITION_HINT")),
     ("added in another partition", check_added_files, fp(read_filter=reads_date("1")), fp(added_files=files(A2)), None),
@@ -169,7 +177,7 @@ def test_each_check_alone(name, run, current, winner, expected):
 def test_checks_run_in_deltas_order():
     assert [c.__name__ for c in CHECKS] == [
         "check_protocol", "check_metadata", "check_domains", "check_app_ids", "check_identity_columns",
-        "check_compaction_with_deletion_vectors", "check_added_files", "check_changed_rows", "check_deleted_read", "check_deleted_deleted"]
+        "check_read_only", "check_compaction_with_deletion_vectors", "check_added_files", "check_changed_rows", "check_deleted_read", "check_deleted_deleted"]
 
 
 def test_why_a_blind_append_counts_says_why():
@@ -215,3 +223,40 @@ def test_each_kind_is_raised_as_the_exception_it_names(kind):
     findings.conflict(kind, Evidence(Overlap.CERTAIN), Check.METADATA, "why")
     raised = from_conflict(findings.conflicts[0], "t")
     assert type(raised).__name__ == kind.exception_name and kind.advice in str(raised)
+
+
+# A table a multi-table transaction only read (INSERT INTO b SELECT ... FROM a): the whole
+# table at its snapshot, checked at the table's isolation level.
+WHOLE = PartitionReadFilter(((None, "TRUE"),))
+
+
+def read_only(table: TableLayout) -> Footprint:
+    return fp(OpKind.READ, table=table, read_whole_table=True, read_filter=WHOLE, read_files=files(A1),
+              changes_data=False)
+
+
+@pytest.mark.parametrize("layout", [UNPARTITIONED, DV], ids=["files", "deletion vectors"])
+def test_a_table_only_read_at_each_isolation_level(layout):
+    """Serializable: any concurrent data change to what was read fails the transaction, a blind
+    INSERT too. WriteSerializable: a blind INSERT is ordered after the transaction (Databricks'
+    reordering), a rewrite of what it read is not. Neither level fails on a compaction."""
+    serializable = replace(layout, isolation=IsolationLevel.SERIALIZABLE)
+    blind = fp(OpKind.APPEND, table=layout, added_files=files(A2), is_blind_append=True, version=4)
+    update = fp(table=layout, removed_files=files(A1), added_files=files(add("c.parquet")), version=4)
+    delete = fp(table=layout, removed_files=files(A1), version=4)
+    compaction = fp(OpKind.COMPACTION, table=layout, removed_files=files(A1), added_files=files(A2),
+                    changes_data=False, version=4)
+    assert effective_isolation(read_only(layout)) is IsolationLevel.WRITE_SERIALIZABLE
+    assert effective_isolation(read_only(serializable)) is IsolationLevel.SERIALIZABLE
+    assert check_winner(read_only(layout), blind).conflict is None
+    v = check_winner(read_only(serializable), replace(blind, table=serializable))
+    assert v.conflict.kind is ConflictKind.CONCURRENT_APPEND and v.conflict.sub_class == "WHOLE_TABLE_READ"
+    for level in (layout, serializable):
+        v = check_winner(read_only(level), replace(update, table=level))
+        assert v.conflict.kind is ConflictKind.CONCURRENT_APPEND and v.conflict.sub_class == "WHOLE_TABLE_READ"
+        v = check_winner(read_only(level), replace(delete, table=level))
+        assert v.conflict.kind is ConflictKind.CONCURRENT_DELETE_READ
+        v = check_winner(read_only(level), replace(compaction, table=level))
+        assert v.conflict is None and not v.rebases
+        assert check_winner(read_only(level), fp(OpKind.METADATA, table=level, metadata_change="adds column c",
+                                                  changes_data=False)).conflict.kind is ConflictKind.METADATA_CHANGED

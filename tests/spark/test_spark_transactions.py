@@ -104,6 +104,64 @@ def test_interactive_read_your_own_writes_and_isolation_from_others(bank, spark,
     assert _rows(other, "SELECT * FROM audit_log") == [(3, 3, 6)]
 
 
+def test_queries_inside_an_atomic_block_return_their_rows(bank, spark, warehouse):
+    """Each SELECT of a BEGIN ATOMIC block returns the rows the transaction saw, its own writes
+    included, computed before the COMMIT: later writes do not change them."""
+    result = bank.sql("""
+    BEGIN ATOMIC
+      UPDATE accounts SET balance = balance - 30 WHERE id = 1;
+      SELECT id, balance FROM accounts ORDER BY id;
+      INSERT INTO audit_log VALUES (1, 2, 30);
+      SELECT count(*) AS n FROM audit_log;
+    END;""")
+    assert [q.statement.split()[0] for q in result.queries] == ["SELECT", "SELECT"]
+    assert [tuple(r) for r in result.queries[0].frame.collect()] == [(1, 70), (2, 50)]
+    assert [tuple(r) for r in result.queries[1].frame.collect()] == [(1,)]
+    assert {p.table for p in result.parts} == {"accounts", "audit_log"}
+    Session(spark, warehouse).sql("DELETE FROM accounts")
+    assert [tuple(r) for r in result.queries[0].frame.collect()] == [(1, 70), (2, 50)]
+
+
+def test_a_failing_query_rolls_the_atomic_block_back(bank):
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        bank.sql("""
+        BEGIN ATOMIC
+          UPDATE accounts SET balance = 0 WHERE id = 1;
+          SELECT 1 / (balance - balance) FROM accounts;
+        END;""")
+    assert _rows(bank, "SELECT id, balance FROM accounts") == [(1, 100), (2, 50)]
+    assert not bank.in_transaction
+
+
+def test_a_table_only_read_is_checked_at_commit(bank, spark, warehouse):
+    """`INSERT INTO audit_log SELECT ... FROM accounts` reads accounts and writes audit_log:
+    Serializable accounts: a concurrent INSERT into it fails the COMMIT; WriteSerializable: the
+    INSERT is ordered after the transaction, but an UPDATE of what was read fails it."""
+    other = Session(spark, warehouse)
+    copy = "INSERT INTO audit_log SELECT id, id, balance FROM accounts"
+    bank.sql("ALTER TABLE accounts SET TBLPROPERTIES ('delta.isolationLevel' = 'Serializable')")
+    bank.sql("BEGIN TRANSACTION")
+    bank.sql(copy)
+    other.sql("INSERT INTO accounts VALUES (3, 1)")
+    with pytest.raises(DeltaConcurrentModificationException, match="accounts"):
+        bank.sql("COMMIT")
+    bank.sql("ROLLBACK")
+    assert _rows(bank, "SELECT * FROM audit_log") == []
+    bank.sql("ALTER TABLE accounts SET TBLPROPERTIES ('delta.isolationLevel' = 'WriteSerializable')")
+    bank.sql("BEGIN TRANSACTION")
+    bank.sql(copy)
+    other.sql("INSERT INTO accounts VALUES (4, 1)")
+    bank.sql("COMMIT")
+    assert _rows(bank, "SELECT * FROM audit_log") == [(1, 1, 100), (2, 2, 50), (3, 3, 1)]
+    bank.sql("BEGIN TRANSACTION")
+    bank.sql(copy)
+    other.sql("UPDATE accounts SET balance = 0 WHERE id = 2")
+    with pytest.raises(DeltaConcurrentModificationException, match="accounts"):
+        bank.sql("COMMIT")
+    bank.sql("ROLLBACK")
+    assert len(_rows(bank, "SELECT * FROM audit_log")) == 3
+
+
 def test_rollback_leaves_nothing(bank):
     before = _version(bank, "accounts")
     bank.sql("BEGIN WORK")
@@ -196,6 +254,10 @@ INSERT INTO audit_log VALUES (9, 9, 9);
 SELECT count(*) AS n FROM audit_log;
 COMMIT;
 SELECT id, balance FROM accounts ORDER BY id;
+BEGIN ATOMIC
+  UPDATE accounts SET balance = balance + 1 WHERE id = 2;
+  SELECT id, balance FROM accounts WHERE id = 2;
+END;
 """)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("ACIDSQL_CATALOG", None)
@@ -205,3 +267,6 @@ SELECT id, balance FROM accounts ORDER BY id;
     out = json.loads(done.stdout)
     selects = [e["rows"] for e in out if "rows" in e]
     assert selects == [[[2]], [[1, 70], [2, 80]]]
+    block = out[-1]  # the SELECT inside BEGIN ATOMIC: the transaction's rows, its own write included
+    assert [q["rows"] for q in block["queries"]] == [[[2, 81]]]
+    assert block["queries"][0]["columns"] == ["id", "balance"]

@@ -98,6 +98,7 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
             result = db.execute(statement)
             # A query runs when its rows are collected: its runtime errors are this statement's.
             rows = None if isinstance(result, StatementResult) else rows_of(result, args.max_rows)
+            queries = [(q, rows_of(q.frame, args.max_rows)) for q in getattr(result, "queries", ())]
     except DeltaConcurrentModificationException as e:
         _debug_trace(args)
         if text:
@@ -118,13 +119,21 @@ def _run_one(db, statement, args) -> tuple[dict, bool]:
     if isinstance(result, StatementResult):
         if text:
             print(f"{where}: {result.summary()}")
-        return {"at": where, **result.to_dict()}, True
+        entry = {"at": where, **result.to_dict()}
+        if queries:  # the queries of a BEGIN ATOMIC block, as the transaction saw them
+            entry["queries"] = [_query_rows(q.statement, q.at, "SELECT", columns, rows, args)
+                                for q, (columns, rows) in queries]
+        return entry, True
     columns, rows = rows
-    if text:
-        print(f"{where}: {statement.label}: {len(rows)} row(s){' (first ' + str(args.max_rows) + ')' if len(rows) == args.max_rows else ''}")
+    return _query_rows(statement.text, where, statement.label, columns, rows, args), True
+
+
+def _query_rows(text: str, where: str, label: str, columns: list, rows: list, args) -> dict:
+    """A query's rows: printed (text) and as its JSON entry."""
+    if args.format == "text":
+        print(f"{where}: {label}: {len(rows)} row(s){' (first ' + str(args.max_rows) + ')' if len(rows) == args.max_rows else ''}")
         print_rows(columns, rows)
-    return {"statement": statement.text, "at": where, "operation": statement.label, "columns": columns,
-            "rows": rows}, True
+    return {"statement": text, "at": where, "operation": label, "columns": columns, "rows": rows}
 
 
 def spark_error_line(error: BaseException) -> str:

@@ -3,7 +3,8 @@
 machines), `resolve` (which catalog manages a table). The commit target that speaks to it and
 the publication hook are `acidsql.delta.catalog.target`; see docs/catalog.md."""
 from acidsql.delta.catalog.base import (
-    STAGED_DIR, CatalogError, Proposal, Ratification, RatifiedCommit, SqlCatalog, TableCommits, staged_commit_name,
+    STAGED_DIR, CatalogError, Proposal, Ratification, RatifiedCommit, ReadFence, SqlCatalog, TableCommits,
+    staged_commit_name,
 )
 from acidsql.delta.catalog.postgres import PostgresCatalog
 from acidsql.delta.catalog.resolve import (
@@ -13,6 +14,6 @@ from acidsql.delta.catalog.sqlite import SqliteCatalog
 
 __all__ = [
     "CATALOG_ENV", "SQLITE_FILE", "STAGED_DIR", "Catalog", "CatalogError", "PostgresCatalog", "Proposal",
-    "Ratification", "RatifiedCommit", "SqlCatalog", "SqliteCatalog", "TableCommits", "catalog_for",
+    "Ratification", "ReadFence", "RatifiedCommit", "SqlCatalog", "SqliteCatalog", "TableCommits", "catalog_for",
     "default_catalog_dsn", "open_catalog", "staged_commit_name", "table_location",
 ]

@@ -93,6 +93,16 @@ class Proposal:
 
 
 @dataclass(frozen=True)
+class ReadFence:
+    """A table a multi-table transaction only read, checked up to version `version`: the
+    ratification holds only if that is still the table's latest ratified version (nothing
+    committed to it between the transaction's last check and the ratification)."""
+
+    location: str
+    version: int
+
+
+@dataclass(frozen=True)
 class Ratification:
     """The catalog's answer to a set of proposals: all ratified, or none (`lost`: each table
     whose latest ratified version was not the one before the proposal, with that version)."""
@@ -221,28 +231,55 @@ class SqlCatalog:
         return TableCommits(location, str(row[0]), int(row[1]), int(row[2]),
                             tuple(RatifiedCommit(int(v), str(f), str(t)) for v, f, t in commits))
 
+    def latest_versions(self, locations: Sequence[str]) -> tuple[int, ...]:
+        """The latest ratified version of each table (-1: not managed here), read in ONE
+        statement: a consistent cut across the tables. A multi-table ratification moves all
+        its tables in one database transaction, so a cut never holds one table's half of it;
+        a reader that reads each table at its cut version sees every transaction whole."""
+        marks = ", ".join("?" for _ in locations)
+        with self._read() as cur:
+            rows = self._execute(cur, f"SELECT location, latest_version FROM acidsql_tables WHERE location IN ({marks})",
+                                 tuple(locations)).fetchall()
+        found = {str(location): int(version) for location, version in rows}
+        return tuple(found.get(location, -1) for location in locations)
+
     def locations(self) -> list[str]:
         with self._read() as cur:
             return [str(r[0]) for r in self._execute(cur, "SELECT location FROM acidsql_tables ORDER BY location")]
 
     # ---- writing -----------------------------------------------------------------------------------
-    def ratify(self, proposals: Sequence[Proposal]) -> Ratification:
+    # How a read fence locks the table's row until the ratification commits, so that no
+    # commit to the table lands between the check and the commit (SQLite: the write
+    # transaction already holds the database's write lock).
+    share_lock = ""
+
+    def ratify(self, proposals: Sequence[Proposal], fences: Sequence[ReadFence] = ()) -> Ratification:
         """Ratify every proposal in one database transaction, or none: each table's latest
         ratified version must be the one before its proposal (a registering proposal: the
-        table must be unknown). Tables are locked in location order, so two multi-table
-        transactions never wait on each other in a circle."""
-        if len({p.location for p in proposals}) != len(proposals):
-            raise CatalogError("one ratification holds at most one commit per table")
+        table must be unknown), and each fenced table's must still be the fence's. Tables are
+        locked in location order, so two multi-table transactions never wait on each other in
+        a circle."""
+        locations = [p.location for p in proposals] + [f.location for f in fences]
+        if len(set(locations)) != len(locations):
+            raise CatalogError("one ratification holds at most one commit or fence per table")
         try:
-            self._ratify(proposals)
+            self._ratify(proposals, fences)
         except _Lost as lost:
             return Ratification(lost.lost)
         return Ratification()
 
-    def _ratify(self, proposals: Sequence[Proposal]) -> None:
+    def _ratify(self, proposals: Sequence[Proposal], fences: Sequence[ReadFence] = ()) -> None:
         lost: list[tuple[str, int]] = []
         with self._write() as cur:
-            for p in sorted(proposals, key=lambda p: p.location):
+            for p in sorted([*proposals, *fences], key=lambda p: p.location):
+                if isinstance(p, ReadFence):
+                    row = self._execute(cur, "SELECT latest_version FROM acidsql_tables WHERE location = ?"
+                                        + self.share_lock, (p.location,)).fetchone()
+                    if row is None:
+                        raise CatalogError(f"{self} does not manage the table at {p.location}")
+                    if int(row[0]) != p.version:
+                        lost.append((p.location, int(row[0])))
+                    continue
                 if p.register:
                     row = self._execute(cur, "SELECT latest_version FROM acidsql_tables WHERE location = ?",
                                         (p.location,)).fetchone()

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from acidsql.delta.catalog.base import CatalogError, Proposal, Ratification, SqlCatalog
+from acidsql.delta.catalog.base import CatalogError, Proposal, Ratification, ReadFence, SqlCatalog
 
 
 def _psycopg() -> Any:
@@ -71,9 +71,11 @@ class PostgresCatalog(SqlCatalog):
         # unique violation in pg_type): a transaction-scoped advisory lock serializes them.
         cur.execute("SELECT pg_advisory_xact_lock(727271)")
 
-    def ratify(self, proposals: Sequence[Proposal]) -> Ratification:
+    share_lock = " FOR SHARE"
+
+    def ratify(self, proposals: Sequence[Proposal], fences: Sequence[ReadFence] = ()) -> Ratification:
         try:
-            return super().ratify(proposals)
+            return super().ratify(proposals, fences)
         except self._psycopg.OperationalError as e:
             if self._all_ratified(proposals):
                 return Ratification()

@@ -13,7 +13,7 @@ import json
 import typing
 from typing import Optional
 
-from acidsql.delta.catalog.base import CatalogError, TableCommits
+from acidsql.delta.catalog.base import STAGED_DIR, CatalogError, TableCommits
 from acidsql.delta.errors import CommitFileExists
 
 if typing.TYPE_CHECKING:
@@ -40,6 +40,7 @@ def publish(storage: "Storage", catalog: "Catalog", commits: TableCommits, upto:
     """Publish the ratified commits of `commits` up to version `upto` (default: all), in
     version order, then tell the catalog. Returns the newest version published."""
     done = commits.published_version
+    names: dict[int, str] = {}
     for commit in commits.unpublished:
         if upto is not None and commit.version > upto:
             break
@@ -56,6 +57,30 @@ def publish(storage: "Storage", catalog: "Catalog", commits: TableCommits, upto:
                     f"{storage.uri(_published_path(commit.version))} is not the commit {catalog} ratified "
                     f"(txnId {commit.txn_id}): the table was written around its catalog") from None
         done = commit.version
+        names[commit.version] = commit.file_name
     if done > commits.published_version:
         catalog.mark_published(commits.location, done)
+        discard_rejected(storage, names)
     return done
+
+
+def discard_rejected(storage: "Storage", ratified: dict[int, str]) -> int:
+    """Delete the staged files of the versions in `ratified` other than the ratified one (a
+    version is ratified once, so the others are lost attempts, of writers that failed, were
+    killed before deleting their own, or are about to learn that they lost). The ratified
+    files stay: the catalog named them to readers that may still read them. Returns how many
+    were deleted."""
+    if not ratified:
+        return 0
+    deleted = 0
+    for name in storage.list_dir_from(STAGED_DIR, f"{min(ratified):020d}"):
+        version = _staged_version(name)
+        if version in ratified and name != ratified[version]:
+            storage.delete(f"{STAGED_DIR}/{name}")
+            deleted += 1
+    return deleted
+
+
+def _staged_version(name: str) -> Optional[int]:
+    head = name.split(".", 1)[0]
+    return int(head) if len(head) == 20 and head.isdigit() and name.endswith(".json") else None

@@ -127,14 +127,30 @@ class CatalogCommitTarget:
         return Proposal(self.log.location, version, name, self.txn_id,
                         table_id=metadata.id if metadata is not None else "", register=version == 0)
 
+    def discard(self, proposal: Proposal) -> None:
+        """Delete the staged file of a proposal the catalog did not ratify (it answered that
+        another commit took the version, or the proposal never reached it). Such a file is no
+        commit (the RFC: the catalog alone says which staged files are ratified) and can never
+        become one, so nothing reads it; deleting it keeps `_staged_commits/` from filling
+        with lost attempts. Never called when the catalog's answer is unknown (an error while
+        ratifying): that file may be ratified."""
+        self.log.storage.delete(f"{STAGED_DIR}/{proposal.file_name}")
+
     def write(self, version: int, actions: Sequence[Action]) -> bool:
-        """Stage the attempt and ask the catalog to ratify it: True when it is version `version`."""
+        """Stage the attempt and ask the catalog to ratify it: True when it is version `version`
+        (a lost attempt's staged file is deleted)."""
         proposal = self.stage(version, actions)
-        fault("catalog.before-ratify")
+        try:
+            fault("catalog.before-ratify")
+        except BaseException:
+            self.discard(proposal)
+            raise
         ratified = self.catalog.ratify([proposal]).ratified
-        if ratified:
-            fault("catalog.ratified")
-        return ratified
+        if not ratified:
+            self.discard(proposal)
+            return False
+        fault("catalog.ratified")
+        return True
 
 
 def catalog_obligations(txn: "Transaction", catalog: Optional[Catalog]) -> None:
