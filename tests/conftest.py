@@ -28,6 +28,11 @@ def spark():
     from tests.s3a import jars as s3a
 
     conf, problem = session_conf()
+    # The test JVM runs thousands of small, different queries, each a little while: C2's
+    # optimizing compiles of code that never gets hot were a third of its CPU (one shape of
+    # test_acidsql_tables_in_delta_spark.py: 91 CPU s with C2, 55 with C1 only).
+    # defaultJavaOptions goes before acidsql's own spark.driver.extraJavaOptions, so both apply.
+    conf = {**conf, "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1"}
     session = local_session(app_name="acidsql-tests", conf=s3a.session_conf(conf))
     session._acidsql_delta_spark_problem = problem  # read by the delta_spark fixture
     yield session
