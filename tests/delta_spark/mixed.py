@@ -138,7 +138,9 @@ def delta_worker(root: str, worker: int, config: MixedConfig, out: str, ready: s
         return
     conf, _ = session_conf()
     spark = local_session(app_name=f"mixed-delta-{worker}", master="local[1]",
-                          conf={**conf, "spark.driver.memory": "768m"})
+                          # C1 only: a writer runs a handful of statements, never hot code (tests/conftest.py)
+                          conf={**conf, "spark.driver.memory": "768m",
+                                "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1"})
     ref = "delta.`" + root + "`"
     spark.sql(f"SELECT count(*) FROM {ref}").collect()  # JVM up, Delta loaded
     Path(ready).touch()
