@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 import yaml
 
 from acidsql.sql import parse_statement
 from acidsql.analysis.analyze import IDENTITY_HIGH_WATER_MARK, Analysis, analyze
+from acidsql.analysis.blocks import BlockVerdict, check_block, is_block, play_block
 from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.effects import Effects, effects_of
@@ -59,6 +60,7 @@ class Prediction:
     notes: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
     advice: Optional[str] = None
+    tables: tuple[str, ...] = ()  # a transaction block's: one line per table, with its isolation level
 
     def to_dict(self) -> dict:
         return {
@@ -76,6 +78,7 @@ class Prediction:
             "notes": list(self.notes),
             "assumptions": list(self.assumptions),
             "advice": self.advice,
+            "tables": list(self.tables),
         }
 
 
@@ -113,13 +116,26 @@ def load_scenarios(path_or_text: Union[str, Path]) -> list[Scenario]:
         out.append(Scenario(
             name=name,
             setup=tuple(str(s) for s in item.get("setup") or ()),
-            current=str(item["current"]),
-            winners=tuple(str(s) for s in item.get("winners") or ()),
+            current=_side(item["current"], source, name, "current"),
+            winners=tuple(_side(s, source, name, "winner") for s in item.get("winners") or ()),
             expect=expect,
             after=item.get("after"),
             rows=tuple(tuple(r) for r in item["rows"]) if item.get("rows") is not None else None,
         ))
     return out
+
+
+def _side(value: object, source: str, name: str, role: str) -> str:
+    """A side of a race as SQL text: a statement, or a transaction block written as a list of
+    statements (the text `BEGIN ATOMIC <s1>; <s2>; ... END`, as a block written out is read)."""
+    if isinstance(value, list):
+        if not value or not all(isinstance(s, str) and s.strip() for s in value):
+            raise ScenarioError(f"{source}: scenario {name!r}: a {role} written as a list is a transaction block: "
+                                "a non-empty list of statements")
+        return "BEGIN ATOMIC\n" + "".join(f"  {s.strip().rstrip(';')};\n" for s in value) + "END"
+    if not isinstance(value, str):
+        raise ScenarioError(f"{source}: scenario {name!r}: {role} must be a statement or a list of statements")
+    return value
 
 
 @dataclass
@@ -136,6 +152,12 @@ class _World:
     # and how many commits changed its metadata up to each version (RESTORE brings that back too).
     history: dict[str, dict[int, TableState]] = field(default_factory=dict)
     metadata_epochs: dict[str, dict[int, int]] = field(default_factory=dict)
+
+    def copy(self) -> "_World":
+        """The world as it is now, for a transaction that must not change it (the race's current)."""
+        return _World(self.catalog.copy(), dict(self.states), dict(self.version), self.contents_known,
+                      {k: dict(v) for k, v in self.history.items()},
+                      {k: dict(v) for k, v in self.metadata_epochs.items()})
 
     def run_all(self, statement: m.AnyStatement) -> list[tuple[m.AnyStatement, Analysis, Optional[Effects], int]]:
         """Commit every write of a statement (one per INSERT of a multi-insert), in order."""
@@ -213,35 +235,69 @@ def _key(statement: m.AnyStatement) -> str:
     return statement.target.key.lower() if statement.target is not None else ""
 
 
-def predict_race(world: _World, current: m.AnyStatement, winners: Sequence[m.AnyStatement]) -> tuple[Verdict, Analysis, list[str]]:
-    """The one prediction path of scenario files and of `--jobs`: `current` reads its snapshot
-    of `world`, each of `winners` (whole statements: a multi-insert is one commit per INSERT)
-    commits on it in order, then `current` is checked against the winners of its table.
-    Returns the verdict, the current's analysis and notes on winners that cannot conflict."""
-    cur = analyze(current, world.catalog)
-    key = _key(current)
-    # Versions name commits of a known history (a scenario's); jobs have none.
-    at = (lambda v: v) if world.contents_known else (lambda v: None)
-    cur_fp, cur_eff = world.footprint(cur, key, at(world.version.get(key, -1)))
-    found: list[Footprint] = []
+def _winner_footprints(world: _World, winners: Sequence[m.AnyStatement], keys: set[str],
+                       at: Callable[[int], Optional[int]]) -> tuple[dict[str, list[Footprint]], list[str]]:
+    """Commit each winner on `world`, in order (a transaction block as one commit per table it
+    writes), and return the footprints of those that wrote a table of `keys`, by table, with notes
+    on the winners that cannot conflict."""
+    found: dict[str, list[Footprint]] = {k: [] for k in keys}
     notes: list[str] = []
+    where = ", ".join(sorted(keys))
     for whole in winners:
+        short = " ".join(whole.text.split())[:60]
+        if is_block(whole):
+            wrote = [t for t in play_block(world, whole, at) if t.writes]
+            for t in wrote:
+                if t.key.lower() in keys and t.footprint is not None:
+                    found[t.key.lower()].append(t.footprint)
+            if not any(t.key.lower() in keys for t in wrote):
+                notes.append(f"winner {short!r} does not write {where}: it cannot conflict")
+            continue
         states = dict(world.states)
         for stmt, a, eff, version in world.run_all(whole):
-            if _key(stmt) != key or not a.is_write:
-                notes.append(f"winner {' '.join(whole.text.split())[:60]!r} does not write {key}: it cannot conflict")
-                continue
-            if eff is not None and not eff.commits:
+            key = _key(stmt)
+            if key not in keys or not a.is_write:
+                notes.append(f"winner {short!r} does not write {where}: it cannot conflict")
+            elif eff is not None and not eff.commits:
                 notes.append(f"winner {' '.join(stmt.text.split())[:60]!r} has nothing to commit: it cannot conflict")
-                continue
-            found.append(footprint_of(a, world.catalog, states.get(key), version=at(version), effects=eff))
+            else:
+                found[key].append(footprint_of(a, world.catalog, states.get(key), version=at(version), effects=eff))
             states = dict(world.states)
+    return found, notes
+
+
+def _versions(world: _World) -> Callable[[int], Optional[int]]:
+    # Versions name commits of a known history (a scenario's); jobs have none.
+    return (lambda v: v) if world.contents_known else (lambda v: None)
+
+
+def predict_race(world: _World, current: m.AnyStatement, winners: Sequence[m.AnyStatement]) -> tuple[Verdict, Analysis, list[str]]:
+    """The one prediction path of scenario files and of `--jobs`: `current` reads its snapshot
+    of `world`, each of `winners` (whole statements: a multi-insert is one commit per INSERT, a
+    transaction block one commit per table) commits on it in order, then `current` is checked
+    against the winners of its table. Returns the verdict, the current's analysis and notes on
+    winners that cannot conflict. A block as `current`: `predict_block_race`."""
+    cur = analyze(current, world.catalog)
+    key = _key(current)
+    at = _versions(world)
+    cur_fp, cur_eff = world.footprint(cur, key, at(world.version.get(key, -1)))
+    found, notes = _winner_footprints(world, winners, {key}, at)
     if not cur.is_write:
         return Verdict(None, cur.layout.isolation, False, notes=("the current statement does not write a table",)), cur, notes
     if cur_eff is not None and not cur_eff.commits:
         why = "the current statement has nothing to commit (nothing to compact, no file to remove): it cannot conflict"
         return Verdict(None, cur.layout.isolation, False, notes=(why,)), cur, notes
-    return check(cur_fp, found), cur, notes
+    return check(cur_fp, found[key]), cur, notes
+
+
+def predict_block_race(world: _World, block: m.AtomicBlock, winners: Sequence[m.AnyStatement]) -> tuple[BlockVerdict, list[str]]:
+    """A transaction block as `current`: it plays on its snapshot of `world` (read-your-own-writes,
+    without changing `world`), the winners commit, then each table of the block is checked against
+    that table's winners at the table's isolation level (`blocks.check_block`)."""
+    at = _versions(world)
+    tables = play_block(world.copy(), block, at, current=True)
+    found, notes = _winner_footprints(world, winners, {t.key.lower() for t in tables}, at)
+    return check_block(tables, found), notes
 
 
 def _parse(scenario: Scenario, role: str, text: str) -> m.AnyStatement:
@@ -257,10 +313,13 @@ def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> P
     for text in scenario.setup:
         world.run_all(_parse(scenario, "setup", text))
     current_stmt = _parse(scenario, "current", scenario.current)
+    winners = [_parse(scenario, "winner", text) for text in scenario.winners]
+    if is_block(current_stmt):
+        verdict, notes = predict_block_race(world, current_stmt, winners)
+        return _block_prediction(scenario.name, scenario.expect, verdict, notes)
     if len(current_stmt.writes) != 1:
         raise ScenarioError(f"scenario {scenario.name!r}: the current statement must be one transaction, not a "
                             f"multi-insert of {len(current_stmt.writes)} writes")
-    winners = [_parse(scenario, "winner", text) for text in scenario.winners]
     verdict, cur, notes = predict_race(world, current_stmt.writes[0], winners)
     return _prediction(scenario.name, scenario.expect, verdict, cur, notes)
 
@@ -301,6 +360,37 @@ def _prediction(name: str, expected: Optional[str], verdict: Verdict, cur: Analy
         assumptions=cur.assumptions,
         advice=c.advice if c else None,
     )
+
+
+def _block_prediction(name: str, expected: Optional[str], verdict: BlockVerdict, extra_notes: Sequence[str]) -> Prediction:
+    """A block's prediction: the deciding table's verdict, and one line per table of the block."""
+    lines, notes = [], list(extra_notes)
+    for t, v in verdict.tables:
+        level = t.isolation.value
+        if v is None:
+            lines.append(f"{t.key} ({level}, read only): not checked")
+            notes.append(t.note)
+            continue
+        c = v.conflict
+        said = "committed" if c is None else f"{'conflict' if v.certain else 'possible'}: {c.exception}"
+        role = "writes" if t.writes else "read only"
+        lines.append(f"{t.key} ({level}, {role}): {said}")
+        if t.note:
+            notes.append(t.note)
+        notes.extend(f"{t.key}: {n}" for n in v.notes)
+    analyses = [a for t, _v in verdict.tables for a in t.analyses]
+    if verdict.deciding is not None:
+        table, v = verdict.deciding
+        deciding = replace(v, conflict=replace(v.conflict, reason=f"on {table.key}: {v.conflict.reason}"))
+        cur = table.analyses[0] if table.analyses else (analyses[0] if analyses else None)
+    else:
+        levels = {t.isolation for t, _v in verdict.tables}
+        deciding = Verdict(None, next(iter(levels)) if len(levels) == 1 else IsolationLevel.WRITE_SERIALIZABLE, False,
+                           notes=tuple(dict.fromkeys(notes)) or ("the block writes no table",))
+        cur = analyses[0] if analyses else None
+    if cur is None:
+        raise ScenarioError(f"scenario {name!r}: the current block writes no table")
+    return replace(_prediction(name, expected, deciding, cur, notes), tables=tuple(lines))
 
 
 def predict_scenarios(path_or_text: Union[str, Path], catalog: Optional[Catalog] = None) -> list[Prediction]:
