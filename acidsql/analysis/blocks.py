@@ -29,7 +29,7 @@ from acidsql.analysis.readsets import _roots
 from acidsql.analysis.region import Region
 from acidsql.analysis.result import Analysis
 from acidsql.analysis.symbolic import (
-    SymbolicFileFilter, SymbolicFileFilters, SymbolicFiles, SymbolicRowFilter, SymbolicRows, TableState,
+    SymbolicFileFilter, SymbolicFileFilters, SymbolicFiles, SymbolicRows, TableState,
 )
 from acidsql.conflict import FileFilter, Footprint, IsolationLevel, OpKind, Verdict, check
 from acidsql.sql import model as m
@@ -224,7 +224,7 @@ def read_only_footprint(analysis_layout: Any, name: str, state: Optional[TableSt
 
 
 # ---------------------------------------------------------------------------------------------
-# Playing a block on a world (acidsql.analysis.predict._World)
+# Playing a block on a world (acidsql.analysis.world.World)
 # ---------------------------------------------------------------------------------------------
 
 

@@ -5,22 +5,22 @@ rule implementation, `acidsql.conflict.check`, what happens.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 import yaml
 
 from acidsql.sql import parse_statement
-from acidsql.analysis.analyze import IDENTITY_HIGH_WATER_MARK, Analysis, analyze
+from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.blocks import BlockVerdict, check_block, is_block, play_block
+from acidsql.analysis.world import World, commit_winners, key_of, versions
 from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
 from acidsql.analysis.catalog import Catalog
-from acidsql.analysis.effects import Effects, effects_of
 from acidsql.analysis.footprints import footprint_of
-from acidsql.analysis.symbolic import SymbolicRows, TableState
+from acidsql.analysis.symbolic import SymbolicRows
 from acidsql.analysis.region import Region
-from acidsql.conflict import Footprint, IsolationLevel, Overlap, Verdict, check
+from acidsql.conflict import IsolationLevel, Overlap, Verdict, check
 from acidsql.sql import model as m
 
 EXCEPTIONS = (
@@ -63,6 +63,7 @@ class Prediction:
     tables: tuple[str, ...] = ()  # a transaction block's: one line per table, with its isolation level
 
     def to_dict(self) -> dict:
+        block = {"tables": list(self.tables)} if self.tables else {}  # a transaction block's only
         return {
             "name": self.name,
             "outcome": self.outcome,
@@ -78,7 +79,7 @@ class Prediction:
             "notes": list(self.notes),
             "assumptions": list(self.assumptions),
             "advice": self.advice,
-            "tables": list(self.tables),
+            **block,
         }
 
 
@@ -138,150 +139,17 @@ def _side(value: object, source: str, name: str, role: str) -> str:
     return value
 
 
-@dataclass
-class _World:
-    """The catalog and the known state of every table, as the setup leaves them.
-    `contents_known` is False for jobs (`predict_jobs`): their tables exist with data nobody
-    described, so no statement's effects are played on known files."""
-
-    catalog: Catalog
-    states: dict[str, TableState] = field(default_factory=dict)
-    version: dict[str, int] = field(default_factory=dict)
-    contents_known: bool = True
-    # Each table's known state at each version (what RESTORE ... TO VERSION AS OF brings back),
-    # and how many commits changed its metadata up to each version (RESTORE brings that back too).
-    history: dict[str, dict[int, TableState]] = field(default_factory=dict)
-    metadata_epochs: dict[str, dict[int, int]] = field(default_factory=dict)
-
-    def copy(self) -> "_World":
-        """The world as it is now, for a transaction that must not change it (the race's current)."""
-        return _World(self.catalog.copy(), dict(self.states), dict(self.version), self.contents_known,
-                      {k: dict(v) for k, v in self.history.items()},
-                      {k: dict(v) for k, v in self.metadata_epochs.items()})
-
-    def run_all(self, statement: m.AnyStatement) -> list[tuple[m.AnyStatement, Analysis, Optional[Effects], int]]:
-        """Commit every write of a statement (one per INSERT of a multi-insert), in order."""
-        out = []
-        for part in statement.writes:
-            out.append((part, *self.run(part)))
-        return out
-
-    def run(self, statement: m.AnyStatement) -> tuple[Analysis, Optional[Effects], int]:
-        """Analyze and commit one write; return its analysis, effects and version."""
-        a = analyze(statement, self.catalog)
-        key = statement.target.key.lower() if statement.target is not None else ""
-        eff = None
-        if a.is_write and statement.target is not None:
-            state = self.states.get(key)
-            if self.contents_known and (isinstance(statement, m.CreateTable) or state is not None):
-                a = self._restored(a, key)
-                eff = effects_of(a, state if state is not None else TableState(a.table_info), self.states,
-                                 self.history.get(key))
-                a = _settled(a, eff)
-                if not eff.commits:  # nothing to commit: no version
-                    return a, eff, self.version.get(key, -1)
-            self.catalog.apply(statement)
-            if eff is not None and eff.after is not None:
-                self.states[key] = replace(eff.after, info=self.catalog.lookup(statement.target))
-            elif key in self.states:
-                self.states[key] = replace(self.states[key], info=self.catalog.lookup(statement.target))
-            self.version[key] = self.version.get(key, -1) + 1
-            if key in self.states:
-                self.history.setdefault(key, {})[self.version[key]] = self.states[key]
-            epochs = self.metadata_epochs.setdefault(key, {})
-            epoch = epochs.get(self.version[key] - 1, 0)
-            if a.metadata_change is not None or isinstance(statement, m.CreateTable):
-                epoch += 1  # (an uncertain change counts: RESTORE then may restore old metadata)
-            epochs[self.version[key]] = epoch
-        else:
-            self.catalog.apply(statement)
-        return a, eff, self.version.get(key, -1)
-
-
-    def _restored(self, a: Analysis, key: str) -> Analysis:
-        """A RESTORE to a version of the known history also restores that version's metadata:
-        a metadata change when it differs from the table's now (`delta/operations/restore.py`)."""
-        s = a.statement
-        if not isinstance(s, m.Restore) or s.version is None:
-            return a
-        epochs = self.metadata_epochs.get(key, {})
-        then, now = epochs.get(s.version), epochs.get(self.version.get(key, -1))
-        if then is None or now is None or then == now:
-            return a
-        return replace(a, metadata_change=f"restores the metadata of version {s.version}")
-
-    def footprint(self, a: Analysis, key: str, version: Optional[int]) -> tuple[Footprint, Optional[Effects]]:
-        """The footprint of `a` (the transaction under test) on the table as it is now, and its
-        effects there when the table's contents are known."""
-        a = self._restored(a, key)
-        state = self.states.get(key)
-        eff = effects_of(a, state, self.states, self.history.get(key)) if state is not None else None
-        if eff is not None:
-            a = _settled(a, eff)
-        return footprint_of(a, self.catalog, state, version=version, effects=eff), eff
-
-
-def _settled(a: Analysis, eff: Effects) -> Analysis:
-    """What the known rows settle of the analysis: an INSERT into a table with identity columns
-    that certainly writes no row numbers none, so it moves no high-water mark (the engine
-    commits no metadata for it)."""
-    if (a.metadata_change or "").startswith(IDENTITY_HIGH_WATER_MARK) and eff.added.emptiness() is Overlap.NONE \
-            and eff.new_rows.emptiness() is Overlap.NONE:
-        return replace(a, metadata_change=None)
-    return a
-
-
-def _key(statement: m.AnyStatement) -> str:
-    return statement.target.key.lower() if statement.target is not None else ""
-
-
-def _winner_footprints(world: _World, winners: Sequence[m.AnyStatement], keys: set[str],
-                       at: Callable[[int], Optional[int]]) -> tuple[dict[str, list[Footprint]], list[str]]:
-    """Commit each winner on `world`, in order (a transaction block as one commit per table it
-    writes), and return the footprints of those that wrote a table of `keys`, by table, with notes
-    on the winners that cannot conflict."""
-    found: dict[str, list[Footprint]] = {k: [] for k in keys}
-    notes: list[str] = []
-    where = ", ".join(sorted(keys))
-    for whole in winners:
-        short = " ".join(whole.text.split())[:60]
-        if is_block(whole):
-            wrote = [t for t in play_block(world, whole, at) if t.writes]
-            for t in wrote:
-                if t.key.lower() in keys and t.footprint is not None:
-                    found[t.key.lower()].append(t.footprint)
-            if not any(t.key.lower() in keys for t in wrote):
-                notes.append(f"winner {short!r} does not write {where}: it cannot conflict")
-            continue
-        states = dict(world.states)
-        for stmt, a, eff, version in world.run_all(whole):
-            key = _key(stmt)
-            if key not in keys or not a.is_write:
-                notes.append(f"winner {short!r} does not write {where}: it cannot conflict")
-            elif eff is not None and not eff.commits:
-                notes.append(f"winner {' '.join(stmt.text.split())[:60]!r} has nothing to commit: it cannot conflict")
-            else:
-                found[key].append(footprint_of(a, world.catalog, states.get(key), version=at(version), effects=eff))
-            states = dict(world.states)
-    return found, notes
-
-
-def _versions(world: _World) -> Callable[[int], Optional[int]]:
-    # Versions name commits of a known history (a scenario's); jobs have none.
-    return (lambda v: v) if world.contents_known else (lambda v: None)
-
-
-def predict_race(world: _World, current: m.AnyStatement, winners: Sequence[m.AnyStatement]) -> tuple[Verdict, Analysis, list[str]]:
+def predict_race(world: World, current: m.AnyStatement, winners: Sequence[m.AnyStatement]) -> tuple[Verdict, Analysis, list[str]]:
     """The one prediction path of scenario files and of `--jobs`: `current` reads its snapshot
     of `world`, each of `winners` (whole statements: a multi-insert is one commit per INSERT, a
     transaction block one commit per table) commits on it in order, then `current` is checked
     against the winners of its table. Returns the verdict, the current's analysis and notes on
     winners that cannot conflict. A block as `current`: `predict_block_race`."""
     cur = analyze(current, world.catalog)
-    key = _key(current)
-    at = _versions(world)
+    key = key_of(current)
+    at = versions(world)
     cur_fp, cur_eff = world.footprint(cur, key, at(world.version.get(key, -1)))
-    found, notes = _winner_footprints(world, winners, {key}, at)
+    found, notes = commit_winners(world, winners, {key}, at)
     if not cur.is_write:
         return Verdict(None, cur.layout.isolation, False, notes=("the current statement does not write a table",)), cur, notes
     if cur_eff is not None and not cur_eff.commits:
@@ -290,13 +158,13 @@ def predict_race(world: _World, current: m.AnyStatement, winners: Sequence[m.Any
     return check(cur_fp, found[key]), cur, notes
 
 
-def predict_block_race(world: _World, block: m.AtomicBlock, winners: Sequence[m.AnyStatement]) -> tuple[BlockVerdict, list[str]]:
+def predict_block_race(world: World, block: m.AtomicBlock, winners: Sequence[m.AnyStatement]) -> tuple[BlockVerdict, list[str]]:
     """A transaction block as `current`: it plays on its snapshot of `world` (read-your-own-writes,
     without changing `world`), the winners commit, then each table of the block is checked against
     that table's winners at the table's isolation level (`blocks.check_block`)."""
-    at = _versions(world)
+    at = versions(world)
     tables = play_block(world.copy(), block, at, current=True)
-    found, notes = _winner_footprints(world, winners, {t.key.lower() for t in tables}, at)
+    found, notes = commit_winners(world, winners, {t.key.lower() for t in tables}, at)
     return check_block(tables, found), notes
 
 
@@ -309,7 +177,7 @@ def _parse(scenario: Scenario, role: str, text: str) -> m.AnyStatement:
 
 
 def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> Prediction:
-    world = _World((catalog or Catalog()).copy())
+    world = World((catalog or Catalog()).copy())
     for text in scenario.setup:
         world.run_all(_parse(scenario, "setup", text))
     current_stmt = _parse(scenario, "current", scenario.current)
@@ -519,11 +387,11 @@ def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None)
             found = i in failed_jobs or j in failed_jobs
             for a in writes[i]:
                 for b in writes[j]:
-                    if _key(a.statement) != _key(b.statement):
+                    if key_of(a.statement) != key_of(b.statement):
                         continue
                     for (ln, loser), (wn, winner) in (((names[i], a), (names[j], b)), ((names[j], b), (names[i], a))):
                         try:
-                            world = _World(loser.catalog.copy(), contents_known=False)
+                            world = World(loser.catalog.copy(), contents_known=False)
                             v, _cur, _notes = predict_race(world, loser.statement, [winner.statement])
                         except Exception as bug:  # this pair only
                             found = True
