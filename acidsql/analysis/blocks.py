@@ -31,7 +31,7 @@ from acidsql.analysis.result import Analysis
 from acidsql.analysis.symbolic import (
     SymbolicFileFilter, SymbolicFileFilters, SymbolicFiles, SymbolicRows, TableState,
 )
-from acidsql.conflict import FileFilter, Footprint, IsolationLevel, OpKind, Verdict, check
+from acidsql.conflict import FileFilter, Footprint, IsolationLevel, OpKind, Overlap, Verdict, check
 from acidsql.sql import model as m
 from acidsql.sql.build import table_ref, tree_nodes
 
@@ -312,3 +312,128 @@ def check_block(tables: Sequence[BlockTable], winners: dict[str, list[Footprint]
             elif possible is None:
                 possible = (t, v)
     return BlockVerdict(tuple(checked), certain or possible)
+
+
+# ---------------------------------------------------------------------------------------------
+# A script's units of commit
+# ---------------------------------------------------------------------------------------------
+
+
+def transaction_units(statements: Sequence[m.AnyStatement]) -> list[m.AnyStatement]:
+    """A script's statements as the units they commit in: a statement on its own, a BEGIN ATOMIC
+    block, or the statements between BEGIN TRANSACTION and COMMIT as one block. A transaction that
+    ends in ROLLBACK, or with the script (which `acidsql run` rolls back), commits nothing and is
+    left out; so are the transaction statements themselves."""
+    out: list[m.AnyStatement] = []
+    begin: Optional[m.BeginTransaction] = None
+    inside: list[m.AnyStatement] = []
+    for s in statements:
+        if isinstance(s, m.BeginTransaction):
+            begin, inside = s, []
+        elif isinstance(s, m.CommitTransaction):
+            if begin is not None and inside:
+                out.append(_as_block(begin, inside, s))
+            begin, inside = None, []
+        elif isinstance(s, m.RollbackTransaction):
+            begin, inside = None, []
+        elif begin is not None:
+            inside.append(s)
+        else:
+            out.append(s)
+    return out
+
+
+def _as_block(begin: m.BeginTransaction, inside: list[m.AnyStatement], commit: m.CommitTransaction) -> m.AtomicBlock:
+    first, last = begin.span, commit.span
+    span = m.Span(first.file, first.line, first.col, last.end_line, last.end_col, first.start, last.end)
+    text = "\n".join(s.text for s in [begin, *inside, commit])
+    return m.AtomicBlock(text=text, span=span, target=None, statements=tuple(inside))
+
+
+# ---------------------------------------------------------------------------------------------
+# What explain says of a block
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatrixCell:
+    """One archetype of concurrent commit against one table of the block: the outcome the rules
+    give (committed / conflict: X / possible: X) and why."""
+
+    archetype: str
+    outcome: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class BlockTableReport:
+    """One table of a block as `acidsql explain` shows it: what the block reads and writes there
+    (the union of its statements'), at which isolation level, and what the rules say against each
+    archetype of concurrent commit: `failed_by` when the other commits first, `fails` when the
+    block commits first and the other (reading anywhere in the table) was in flight."""
+
+    table: str
+    isolation: str
+    role: str  # "writes" or "read only"
+    operation: str
+    statements: tuple[str, ...]
+    reads: str
+    writes: str
+    blind_append: bool
+    row_level: str
+    failed_by: tuple[MatrixCell, ...]
+    fails: tuple[MatrixCell, ...]
+    note: str = ""
+
+
+def _cell(archetype: str, v: Verdict) -> MatrixCell:
+    c = v.conflict
+    if c is None:
+        return MatrixCell(archetype, "committed", "; ".join(v.notes) or "cannot conflict")
+    return MatrixCell(archetype, f"{'conflict' if v.certain else 'possible'}: {c.exception}", c.reason)
+
+
+def _regions(f: Optional[FileFilter]) -> list[str]:
+    if isinstance(f, SymbolicFileFilters):
+        return [x.region.describe() for x in f.filters]
+    return [f.region.describe()] if isinstance(f, SymbolicFileFilter) else []
+
+
+def _reads(fp: Footprint) -> str:
+    if fp.is_blind_append:
+        return "nothing (a blind append)"
+    if fp.read_whole_table:
+        return "the whole table"
+    where = list(dict.fromkeys(_regions(fp.read_filter)))
+    return "files where " + " OR ".join(f"({w})" if len(where) > 1 else w for w in where) if where else "nothing"
+
+
+def _writes(fp: Footprint) -> str:
+    parts = []
+    if isinstance(fp.removed_files, SymbolicFiles) and fp.removed_files.emptiness() is not Overlap.NONE:
+        parts.append("removes or rewrites " + fp.removed_files.describe())
+    if fp.added_files is not None and fp.added_files.emptiness() is not Overlap.NONE:
+        parts.append("adds new files")
+    return "; ".join(parts) or "nothing"
+
+
+def block_report(tables: Sequence[BlockTable]) -> tuple[BlockTableReport, ...]:
+    """Each table of a played block (`play_block`) against the archetype commits, both ways."""
+    from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype  # noqa: PLC0415 - explain only
+
+    out = []
+    for t in tables:
+        fp = t.footprint
+        if fp is None:
+            out.append(BlockTableReport(t.key, t.isolation.value, "read only", "READ", (), "the tables' snapshot",
+                                        "nothing", False, "", (), (), t.note))
+            continue
+        from acidsql.conflict import row_level_applies  # noqa: PLC0415
+
+        failed_by = tuple(_cell(col, check(fp, [archetype(col, fp.table)])) for col in MATRIX_COLUMNS)
+        fails = tuple(_cell(col, check(archetype(col, fp.table), [fp])) for col in MATRIX_COLUMNS) if t.writes else ()
+        out.append(BlockTableReport(
+            t.key, t.isolation.value, "writes" if t.writes else "read only", fp.operation,
+            tuple(" ".join(a.statement.text.split()) for a in t.analyses), _reads(fp), _writes(fp) if t.writes else "nothing",
+            fp.is_blind_append, row_level_applies(fp)[1], failed_by, fails, t.note))
+    return tuple(out)

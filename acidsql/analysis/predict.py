@@ -13,7 +13,7 @@ import yaml
 
 from acidsql.sql import parse_statement
 from acidsql.analysis.analyze import Analysis, analyze
-from acidsql.analysis.blocks import BlockVerdict, check_block, is_block, play_block
+from acidsql.analysis.blocks import BlockTableReport, BlockVerdict, block_report, check_block, is_block, play_block, tables_read, transaction_units
 from acidsql.analysis.world import World, commit_winners, key_of, versions
 from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
 from acidsql.analysis.catalog import Catalog
@@ -261,6 +261,13 @@ def _block_prediction(name: str, expected: Optional[str], verdict: BlockVerdict,
     return replace(_prediction(name, expected, deciding, cur, notes), tables=tuple(lines))
 
 
+def explain_block(block: m.AtomicBlock, catalog: Optional[Catalog] = None) -> tuple[BlockTableReport, ...]:
+    """A transaction block as one unit, on tables whose contents nobody described: per table, what
+    it reads and writes and what it meets against each archetype of concurrent commit."""
+    world = World((catalog or Catalog()).copy(), contents_known=False)
+    return block_report(play_block(world, block, versions(world), current=True))
+
+
 def predict_scenarios(path_or_text: Union[str, Path], catalog: Optional[Catalog] = None) -> list[Prediction]:
     """Predict every scenario of a file (or YAML text)."""
     return [predict_scenario(s, catalog) for s in load_scenarios(path_or_text)]
@@ -348,22 +355,44 @@ class _JobWrite:
     statement: m.AnyStatement
     catalog: Catalog  # what the job knows when it runs the statement (its script so far)
     assumptions: tuple[str, ...]
+    tables: frozenset[str]  # the tables it writes (a block: and reads), by key
 
 
 def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> list[_JobWrite]:
     cat = catalog.copy()
     out = []
-    for whole in script.statements:
+    for whole in transaction_units(script.statements):
         try:
-            for st in whole.writes:  # each INSERT of a multi-insert is its own transaction
+            if is_block(whole):  # one unit: every table it writes commits together
+                writes = [st for st in whole.writes if st.target is not None and analyze(st, cat).is_write]
+                if writes:
+                    infos = [cat.target_info(st) for st in writes]
+                    assumed = tuple(dict.fromkeys(f"{i.name}: {a}" for i in infos for a in i.assumptions))
+                    touched = {key_of(st) for st in writes} | {t.key.lower() for st in whole.statements for t in tables_read(st)}
+                    out.append(_JobWrite(whole, cat.copy(), assumed, frozenset(touched)))
+            for st in () if is_block(whole) else whole.writes:  # each INSERT of a multi-insert is its own transaction
                 if st.target is not None and not _defines_table(st) and analyze(st, cat).is_write:
                     info = cat.target_info(st)
                     assumed = tuple(f"{info.name}: {a}" for a in info.assumptions)
-                    out.append(_JobWrite(st, cat.copy(), assumed))
+                    out.append(_JobWrite(st, cat.copy(), assumed, frozenset({key_of(st)})))
             cat.apply(whole)
         except Exception as bug:  # a defect of acidsql on one statement: the others are predicted
             errors.append(f"{whole.span}: internal error: {type(bug).__name__}: {bug} (this statement is left out)")
     return out
+
+
+def _job_race(loser: _JobWrite, winner: _JobWrite) -> tuple[Optional[str], Verdict]:
+    """`loser` (a statement or a block) in flight while `winner` commits: the table that decides
+    and the verdict there (a block: its deciding table's, or a committed verdict)."""
+    world = World(loser.catalog.copy(), contents_known=False)
+    if is_block(loser.statement):
+        verdict, _notes = predict_block_race(world, loser.statement, [winner.statement])
+        if verdict.deciding is None:
+            return None, Verdict(None, IsolationLevel.WRITE_SERIALIZABLE, False)
+        table, v = verdict.deciding
+        return table.key, v
+    v, _cur, _notes = predict_race(world, loser.statement, [winner.statement])
+    return loser.statement.target.key, v
 
 
 def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None) -> JobMatrix:
@@ -387,12 +416,11 @@ def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None)
             found = i in failed_jobs or j in failed_jobs
             for a in writes[i]:
                 for b in writes[j]:
-                    if key_of(a.statement) != key_of(b.statement):
+                    if not a.tables & b.tables:
                         continue
                     for (ln, loser), (wn, winner) in (((names[i], a), (names[j], b)), ((names[j], b), (names[i], a))):
                         try:
-                            world = World(loser.catalog.copy(), contents_known=False)
-                            v, _cur, _notes = predict_race(world, loser.statement, [winner.statement])
+                            table, v = _job_race(loser, winner)
                         except Exception as bug:  # this pair only
                             found = True
                             errors.append(f"{loser.statement.span} against {winner.statement.span}: internal error: "
@@ -404,7 +432,7 @@ def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None)
                         c = v.conflict
                         certain = c.certainty is Overlap.CERTAIN
                         conflicts.append(PairConflict(
-                            loser=ln, winner=wn, table=loser.statement.target.key,
+                            loser=ln, winner=wn, table=table or "",
                             loser_statement=" ".join(loser.statement.text.split()),
                             winner_statement=" ".join(winner.statement.text.split()),
                             outcome=f"{'conflict' if certain else 'possible'}: {c.exception}",
