@@ -399,13 +399,19 @@ def _regions(f: Optional[FileFilter]) -> list[str]:
     return [f.region.describe()] if isinstance(f, SymbolicFileFilter) else []
 
 
-def _reads(fp: Footprint) -> str:
+def _reads(fp: Footprint, analyses: Sequence[Analysis]) -> str:
+    """What the block reads of the table: its statements' row conditions (and, on a partitioned
+    table, the partitions they select, which is what the file-level checks compare)."""
     if fp.is_blind_append:
         return "nothing (a blind append)"
     if fp.read_whole_table:
         return "the whole table"
-    where = list(dict.fromkeys(_regions(fp.read_filter)))
-    return "files where " + " OR ".join(f"({w})" if len(where) > 1 else w for w in where) if where else "nothing"
+    rows = list(dict.fromkeys(r.rows.describe() for a in analyses if a.read.reads for r in a.read.each()))
+    said = "rows where " + " OR ".join(f"({w})" if len(rows) > 1 else w for w in rows) if rows else "nothing"
+    if fp.table.partitioned:
+        where = list(dict.fromkeys(_regions(fp.read_filter)))
+        said += "; partitions where " + " OR ".join(f"({w})" if len(where) > 1 else w for w in where)
+    return said
 
 
 def _writes(fp: Footprint) -> str:
@@ -434,6 +440,6 @@ def block_report(tables: Sequence[BlockTable]) -> tuple[BlockTableReport, ...]:
         fails = tuple(_cell(col, check(archetype(col, fp.table), [fp])) for col in MATRIX_COLUMNS) if t.writes else ()
         out.append(BlockTableReport(
             t.key, t.isolation.value, "writes" if t.writes else "read only", fp.operation,
-            tuple(" ".join(a.statement.text.split()) for a in t.analyses), _reads(fp), _writes(fp) if t.writes else "nothing",
+            tuple(" ".join(a.statement.text.split()) for a in t.analyses), _reads(fp, t.analyses), _writes(fp) if t.writes else "nothing",
             fp.is_blind_append, row_level_applies(fp)[1], failed_by, fails, t.note))
     return tuple(out)

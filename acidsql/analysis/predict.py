@@ -253,7 +253,8 @@ def _block_prediction(name: str, expected: Optional[str], verdict: BlockVerdict,
         cur = table.analyses[0] if table.analyses else (analyses[0] if analyses else None)
     else:
         levels = {t.isolation for t, _v in verdict.tables}
-        deciding = Verdict(None, next(iter(levels)) if len(levels) == 1 else IsolationLevel.WRITE_SERIALIZABLE, False,
+        deciding = Verdict(None, next(iter(levels)) if len(levels) == 1 else IsolationLevel.WRITE_SERIALIZABLE,
+                           any(v.row_level for _t, v in verdict.tables if v is not None),
                            notes=tuple(dict.fromkeys(notes)) or ("the block writes no table",))
         cur = analyses[0] if analyses else None
     if cur is None:
