@@ -144,6 +144,8 @@ def lint_text(
     errors: list[LintError] = list(_suppression_errors(suppressions, file))
     unseen: dict[str, None] = {}
     unseen_statements = 0
+    interactive: Optional[list[m.AnyStatement]] = None  # BEGIN TRANSACTION and the statements since
+    block_rules = [r for r in rules if hasattr(r, "check_block")]
     for statement in parse_statements(text, file, params=params or None, model_queries=model_queries,
                                       templater=config.templater):
         if type(statement) is ParseError:
@@ -157,10 +159,18 @@ def lint_text(
                         found.append(finding)
             continue
         statements += 1
+        unit = statement if isinstance(statement, m.AtomicBlock) else None  # a block judged as one
         if isinstance(statement, m.BeginTransaction):
-            context.transaction = statement
+            context.transaction, interactive = statement, [statement]
         elif isinstance(statement, (m.CommitTransaction, m.RollbackTransaction)):
             context.transaction = None
+            if isinstance(statement, m.CommitTransaction) and interactive is not None and block_rules:
+                from acidsql.analysis.blocks import transaction_units
+
+                unit = next(iter(transaction_units([*interactive, statement])), None)
+            interactive = None
+        elif interactive is not None:
+            interactive.append(statement)
         opened = context.transaction
         if isinstance(statement, m.AtomicBlock):
             context.transaction = statement
@@ -193,6 +203,18 @@ def lint_text(
                     unseen[part.target.key] = None
             context.end()
         context.transaction = opened
+        if unit is not None:
+            for rule in block_rules:
+                try:
+                    findings = rule.check_block(unit, context)
+                except Exception as bug:  # a defect of one rule on one block: say so, go on
+                    errors.append(_internal(file, unit, rule.CODE, bug))
+                    continue
+                for finding in findings:
+                    if suppressions.silences(finding.code, unit.span.line, unit.span.end_line):
+                        suppressed += 1
+                    else:
+                        found.append(finding)
         try:
             catalog.apply(statement)
         except Exception as bug:
