@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 from sqlglot import exp
 
 from acidsql.analysis.footprints import footprint_of
-from acidsql.analysis.readsets import _roots
+from acidsql.analysis.readsets import query_roots
 from acidsql.analysis.region import Region
 from acidsql.analysis.result import Analysis
 from acidsql.analysis.symbolic import (
@@ -78,7 +78,7 @@ def tables_read(statement: m.AnyStatement) -> tuple[m.TableRef, ...]:
     CTE bodies), not counting names a CTE of the statement defines, nor time-travelled reads."""
     if isinstance(statement, m.Select):
         return tuple(t for t in statement.tables if t.version_as_of is None and t.timestamp_as_of is None)
-    roots = [e for e, _where in _roots(statement) if e is not None]
+    roots = [e for e, _where in query_roots(statement) if e is not None]
     ctes = tuple(getattr(statement, "ctes", ()) or ())
     defined = {c.alias_or_name.lower() for c in ctes}
     out: list[m.TableRef] = []

@@ -183,16 +183,8 @@ def lint_text(
                 context.end()
                 continue
             for rule in rules:
-                try:
-                    findings = rule.check(part, context)
-                except Exception as bug:  # a defect of one rule on one statement: say so, go on
-                    errors.append(_internal(file, part, rule.CODE, bug))
-                    continue
-                for finding in findings:
-                    if suppressions.silences(finding.code, statement.span.line, statement.span.end_line):
-                        suppressed += 1
-                    else:
-                        found.append(finding)
+                suppressed += _judge(rule.CODE, lambda: rule.check(part, context), part, statement.span,
+                                     suppressions, found, errors, file)
             if isinstance(part, _WRITES) and part.target is not None:
                 try:
                     known = context.table(part).known
@@ -205,22 +197,33 @@ def lint_text(
         context.transaction = opened
         if unit is not None:
             for rule in block_rules:
-                try:
-                    findings = rule.check_block(unit, context)
-                except Exception as bug:  # a defect of one rule on one block: say so, go on
-                    errors.append(_internal(file, unit, rule.CODE, bug))
-                    continue
-                for finding in findings:
-                    if suppressions.silences(finding.code, unit.span.line, unit.span.end_line):
-                        suppressed += 1
-                    else:
-                        found.append(finding)
+                suppressed += _judge(rule.CODE, lambda: rule.check_block(unit, context), unit, unit.span,
+                                     suppressions, found, errors, file)
         try:
             catalog.apply(statement)
         except Exception as bug:
             errors.append(_internal(file, statement, "catalog", bug))
     return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), statements, suppressed, tuple(errors),
                       unseen_statements, tuple(sorted(unseen)), unparsed)
+
+
+def _judge(code: str, check, subject: m.Statement, span: m.Span, suppressions: Suppressions,
+           found: list[Finding], errors: list[LintError], file: str) -> int:
+    """Run one rule's `check` on `subject` (a statement, or a block as one unit): its findings
+    into `found` unless a suppression comment within `span` silences them (how many it
+    silenced is returned); a defect of the rule there is an error, and linting goes on."""
+    try:
+        findings = check()
+    except Exception as bug:  # a defect of one rule on one statement: say so, go on
+        errors.append(_internal(file, subject, code, bug))
+        return 0
+    silenced = 0
+    for finding in findings:
+        if suppressions.silences(finding.code, span.line, span.end_line):
+            silenced += 1
+        else:
+            found.append(finding)
+    return silenced
 
 
 def _suppression_errors(suppressions: Suppressions, file: str) -> Iterable[LintError]:
