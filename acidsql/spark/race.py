@@ -4,6 +4,10 @@
 2. `current` does its read and write phases (snapshot read, data files written), not its commit;
 3. each winner runs and commits;
 4. `current` commits: the engine checks it against every winner with the shared rules.
+
+A transaction block as `current` (docs/scenarios.md) runs its statements in a transaction held
+open on the race's session and commits it, every table or none, after the winners, which run in
+a second session of the warehouse; a block as a winner runs as `acidsql run` runs one.
 """
 from __future__ import annotations
 

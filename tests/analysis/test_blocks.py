@@ -218,3 +218,13 @@ def test_explain_cli_prints_the_block_as_one_unit(tmp_path):
                           capture_output=True, text=True, check=True).stdout
     assert "a transaction block: one commit per table it writes, all or none" in text
     assert "audit_log (Serializable, writes): WRITE" in text
+
+
+def test_conflicts_cli_prints_each_table_of_a_block():
+    import os
+
+    run = subprocess.run([sys.executable, "-m", "acidsql", "conflicts", str(BLOCKS)], capture_output=True, text=True,
+                         env={**os.environ, "COLUMNS": "400"})
+    assert run.returncode == 0, run.stdout + run.stderr  # every race as expected
+    assert "accounts (WriteSerializable, writes): conflict: ConcurrentAppendException" in run.stdout
+    assert "accounts (WriteSerializable, read only): not checked" in run.stdout
