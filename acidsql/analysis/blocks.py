@@ -41,6 +41,19 @@ MULTI_STATEMENT_OPERATION = "TRANSACTION"
 SEVERAL_STATEMENTS = "several statements on the table in one transaction"
 
 
+class BlockRefused(ValueError):
+    """A block holding a statement a transaction refuses: it never runs, so nothing is predicted
+    (the message carries Databricks' error class)."""
+
+
+def check_allowed(block: m.AtomicBlock) -> None:
+    """Raise BlockRefused when the block holds a statement a transaction cannot run."""
+    refused = [s for s in block.statements if not isinstance(s, m.TRANSACTION_STATEMENTS)]
+    if refused:
+        raise BlockRefused("; ".join(f"{s.span}: [TRANSACTION_NOT_SUPPORTED.COMMAND] {s.label} is not supported in a "
+                                     "transaction (only SELECT / INSERT / MERGE / UPDATE / DELETE)" for s in refused))
+
+
 @dataclass(frozen=True)
 class BlockTable:
     """One table of a block: its key and name, its footprint (None for a table only read and not
@@ -237,6 +250,7 @@ def play_block(world: Any, block: m.AtomicBlock, at: Any = lambda v: v, current:
     own-writes), one version per table written. Returns each table the block touches, in first-
     access order, with its footprint (versions through `at`: None for jobs): as a winner, the
     version it committed; as the race's `current`, the version it read."""
+    check_allowed(block)
     base_states = dict(world.states)
     base_versions = dict(world.version)
     order: list[str] = []

@@ -13,7 +13,7 @@ import yaml
 
 from acidsql.sql import parse_statement
 from acidsql.analysis.analyze import Analysis, analyze
-from acidsql.analysis.blocks import BlockTableReport, BlockVerdict, block_report, check_block, is_block, play_block, tables_read, transaction_units
+from acidsql.analysis.blocks import BlockRefused, BlockTableReport, BlockVerdict, block_report, check_allowed, check_block, is_block, play_block, tables_read, transaction_units
 from acidsql.analysis.world import World, commit_winners, key_of, versions
 from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
 from acidsql.analysis.catalog import Catalog
@@ -182,6 +182,11 @@ def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> P
         world.run_all(_parse(scenario, "setup", text))
     current_stmt = _parse(scenario, "current", scenario.current)
     winners = [_parse(scenario, "winner", text) for text in scenario.winners]
+    for block in [w for w in [current_stmt, *winners] if is_block(w)]:
+        try:
+            check_allowed(block)
+        except BlockRefused as refused:  # it never runs: nothing to predict
+            raise ScenarioError(f"scenario {scenario.name!r}: {refused}") from None
     if is_block(current_stmt):
         verdict, notes = predict_block_race(world, current_stmt, winners)
         return _block_prediction(scenario.name, scenario.expect, verdict, notes)
@@ -365,6 +370,7 @@ def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> lis
     for whole in transaction_units(script.statements):
         try:
             if is_block(whole):  # one unit: every table it writes commits together
+                check_allowed(whole)
                 writes = [st for st in whole.writes if st.target is not None and analyze(st, cat).is_write]
                 if writes:
                     infos = [cat.target_info(st) for st in writes]
@@ -377,6 +383,8 @@ def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> lis
                     assumed = tuple(f"{info.name}: {a}" for a in info.assumptions)
                     out.append(_JobWrite(st, cat.copy(), assumed, frozenset({key_of(st)})))
             cat.apply(whole)
+        except BlockRefused as refused:  # a transaction refuses it: it never commits
+            errors.append(f"{refused} (this block is left out: it would be refused)")
         except Exception as bug:  # a defect of acidsql on one statement: the others are predicted
             errors.append(f"{whole.span}: internal error: {type(bug).__name__}: {bug} (this statement is left out)")
     return out

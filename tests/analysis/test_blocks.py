@@ -231,3 +231,15 @@ def test_conflicts_cli_gives_each_table_of_a_block():
     assert "accounts (WriteSerializable, read only): not checked" in \
         rows["block-reading-a-writeserializable-table-another-job-wrote"]["tables"]
     assert "tables" not in rows["update-vs-winning-block-on-its-partition"]  # a statement as current
+
+
+def test_a_block_with_a_statement_a_transaction_refuses_is_not_predicted():
+    refused = "    - UPDATE accounts SET balance = 0 WHERE id = 1\n    - OPTIMIZE accounts\n"
+    with pytest.raises(ScenarioError, match=r"TRANSACTION_NOT_SUPPORTED.COMMAND\] OPTIMIZE"):
+        predict_scenarios(_race(refused, "    - INSERT INTO audit_log VALUES (1, 0, 0)\n"))
+    with pytest.raises(ScenarioError, match=r"TRANSACTION_NOT_SUPPORTED.COMMAND\] OPTIMIZE"):
+        predict_scenarios(_race("    UPDATE accounts SET balance = 0 WHERE id = 1\n", "    -" + refused.replace("    -", "      -")[5:]))
+    script = parse_script("BEGIN ATOMIC UPDATE accounts SET balance = 1 WHERE branch = 'a'; OPTIMIZE accounts; END;", "a.sql")
+    matrix = predict_jobs([script, parse_script("UPDATE accounts SET balance = 0 WHERE branch = 'a'", "b.sql")], _catalog())
+    assert matrix.conflicts == () and matrix.safe_pairs == ()
+    assert len(matrix.errors) == 1 and "it would be refused" in matrix.errors[0]

@@ -76,11 +76,14 @@ def _block_entries(block, file: str, catalog, before: bool) -> list[dict]:
     entry = {"file": file, "line": block.span.line, "col": block.span.col,
              "statement": block.text.strip().splitlines()[0] if block.text.strip() else "BEGIN ATOMIC"}
     try:
+        from acidsql.analysis.blocks import BlockRefused
         from acidsql.analysis.predict import explain_block
-
-        entry["block"] = to_plain(explain_block(block, catalog))
     except ImportError:  # the predictor needs PyYAML, as conflict_row does
         return []
+    try:
+        entry["block"] = to_plain(explain_block(block, catalog))
+    except BlockRefused as refused:  # a transaction refuses it: nothing of it would commit
+        entry["error"] = str(refused)
     except Exception as bug:  # a defect of acidsql on this block: say so, explain the rest
         entry["error"] = f"internal error: {type(bug).__name__}: {bug}"
     return [entry]

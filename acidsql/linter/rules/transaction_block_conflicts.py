@@ -37,14 +37,18 @@ def check_block(block, context) -> list[Finding]:
     """`block`: an AtomicBlock (a BEGIN TRANSACTION ... COMMIT as one), at its tables as the
     script left them."""
     from acidsql.analysis.archetypes import DML, INSERT, archetype
-    from acidsql.analysis.blocks import SEVERAL_STATEMENTS, play_block
+    from acidsql.analysis.blocks import SEVERAL_STATEMENTS, BlockRefused, play_block
     from acidsql.analysis.world import World, versions
     from acidsql.conflict import IsolationLevel, check
 
     world = World(context.catalog.copy(), contents_known=False)
+    try:
+        tables = play_block(world, block, versions(world), current=True)
+    except BlockRefused:  # a statement a transaction refuses: the block never runs
+        return []
     found = []
     module = sys.modules[__name__]
-    for table in play_block(world, block, versions(world), current=True):
+    for table in tables:
         fp = table.footprint
         if fp is None:
             continue
