@@ -271,6 +271,7 @@ def play_block(world: Any, block: m.AtomicBlock, at: Any = lambda v: v, current:
             if key not in order:
                 order.append(key)
             names.setdefault(key, write.target.key)
+            read_refs.setdefault(key, write.target)  # a write with nothing to stage still read the table
             before = dict(world.states)
             a, eff, _v = world.run(write)
             if not a.is_write or (eff is not None and not eff.commits):

@@ -116,7 +116,7 @@ def key_of(statement: m.AnyStatement) -> str:
 
 
 def commit_winners(world: World, winners: Sequence[m.AnyStatement], keys: set[str],
-                       at: Callable[[int], Optional[int]]) -> tuple[dict[str, list[Footprint]], list[str]]:
+                   at: Callable[[int], Optional[int]]) -> tuple[dict[str, list[Footprint]], list[str]]:
     """Commit each winner on `world`, in order (a transaction block as one commit per table it
     writes), and return the footprints of those that wrote a table of `keys`, by table, with notes
     on the winners that cannot conflict."""

@@ -243,3 +243,4 @@ def test_a_block_with_a_statement_a_transaction_refuses_is_not_predicted():
     matrix = predict_jobs([script, parse_script("UPDATE accounts SET balance = 0 WHERE branch = 'a'", "b.sql")], _catalog())
     assert matrix.conflicts == () and matrix.safe_pairs == ()
     assert len(matrix.errors) == 1 and "it would be refused" in matrix.errors[0]
+
