@@ -10,10 +10,11 @@ read or removed (a file the block added itself is no other writer's data, and on
 removed never reaches the log). Row-level detection stays with one statement on the table; a
 second statement that reads rows there falls back to file level, as the engine does.
 
-A table the block only reads commits nothing. Under Serializable its reads must still be
-serializable, so it is checked as a reader of its snapshot (the whole table: acidsql does not
-yet narrow a query's read of a table that is not written); under WriteSerializable only writes
-are serializable and it is not checked.
+A table the block only reads commits nothing, but what the block writes elsewhere depends on it,
+so it is checked as a reader of its snapshot (the whole table: acidsql does not yet narrow a
+query's read of a table that is not written) at that table's isolation level, as Databricks
+documents and the engine does at COMMIT: under Serializable any concurrent append to it fails
+the block, under WriteSerializable a blind INSERT does not, an UPDATE/DELETE/MERGE does.
 
 Nothing here decides a conflict: `acidsql.conflict.check` does, on these footprints.
 """
@@ -226,7 +227,10 @@ def combine(parts: Sequence[Footprint], base: Optional[TableState] = None) -> Fo
 
 def read_only_footprint(analysis_layout: Any, name: str, state: Optional[TableState], version: Optional[int]) -> Footprint:
     """A table the block only reads, validated as a reader of its whole snapshot (see the module's
-    docstring): it commits nothing, so only its reads can meet a winner."""
+    docstring): it commits nothing, so only its reads can meet a winner. Its kind is DML: a
+    transaction that reads and changes data, at the table's isolation level (main's conflict
+    rules have a read-only kind for it, OpKind.READ, under which a winner that changed no data,
+    a compaction, passes: use it once both meet)."""
     files = (SymbolicFiles(certain=frozenset(state.files)) if state is not None and state.exact
              else SymbolicFiles(unknown=Region()))
     return Footprint(
@@ -298,13 +302,9 @@ def play_block(world: Any, block: m.AtomicBlock, at: Any = lambda v: v, current:
             continue
         ref = read_refs[key]
         layout = world.catalog.lookup(ref).layout
-        if layout.isolation is IsolationLevel.SERIALIZABLE:
-            fp = read_only_footprint(layout, ref.key, base_states.get(key), at(base_versions.get(key, -1)))
-            note = f"{ref.key} is only read, at Serializable: its reads must stay serializable, so it is checked"
-        else:
-            fp = None
-            note = (f"{ref.key} is only read, at {layout.isolation.value}: only writes are serializable there, "
-                    "so concurrent commits to it cannot fail the block")
+        fp = read_only_footprint(layout, ref.key, base_states.get(key), at(base_versions.get(key, -1)))
+        note = (f"{ref.key} is only read: what the block writes depends on it, so it is checked at its own "
+                f"isolation level ({layout.isolation.value})")
         out.append(BlockTable(ref.key, fp, (), False, layout.isolation, note))
     return tuple(out)
 

@@ -93,12 +93,13 @@ def test_read_your_own_writes_still_reads_the_snapshot():
     assert blind.outcome == "committed"
 
 
-def test_a_table_only_read_is_checked_at_serializable_only():
+def test_a_table_only_read_is_checked_at_its_isolation_level():
     current = "    - INSERT INTO audit_log SELECT id, 0, balance FROM accounts WHERE id = 1\n"
     winner = "    - DELETE FROM accounts WHERE id = 2\n"
     ws = _predict(current, winner)
-    assert ws.outcome == "committed" and any("only writes are serializable" in n for n in ws.notes)
-    assert "accounts (WriteSerializable, read only): not checked" in ws.tables
+    assert ws.outcome == "conflict: ConcurrentAppendException"  # the DELETE rewrote the file it read
+    assert "accounts (WriteSerializable, read only): conflict: ConcurrentAppendException" in ws.tables
+    assert _predict(current, "    - INSERT INTO accounts VALUES (4, 1)\n").outcome == "committed"  # blind
     s = _predict(current, winner, ", 'delta.isolationLevel' = 'Serializable'")
     assert s.outcome == "conflict: ConcurrentAppendException"
     assert "accounts (Serializable, read only): conflict: ConcurrentAppendException" in s.tables
@@ -228,8 +229,8 @@ def test_conflicts_cli_gives_each_table_of_a_block():
     assert rows["transfer-vs-concurrent-update-of-one-account"]["tables"] == [
         "accounts (WriteSerializable, writes): conflict: ConcurrentAppendException",
         "audit_log (WriteSerializable, writes): committed"]
-    assert "accounts (WriteSerializable, read only): not checked" in \
-        rows["block-reading-a-writeserializable-table-another-job-wrote"]["tables"]
+    assert "accounts (WriteSerializable, read only): committed" in \
+        rows["block-reading-a-writeserializable-table-another-job-appended-to"]["tables"]
     assert "tables" not in rows["update-vs-winning-block-on-its-partition"]  # a statement as current
 
 

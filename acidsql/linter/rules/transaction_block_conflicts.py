@@ -11,8 +11,8 @@ on the block's composed footprint, `acidsql.analysis.blocks`) decide both:
   row-level predicates, and acidsql's engine for a table written by several statements), so a
   concurrent change of other rows in the same files fails the block;
 - a Serializable table the block only reads: its reads must stay serializable, so a concurrent
-  write to it fails the whole block, every table rolled back (under WriteSerializable only
-  writes are serializable, and it is not checked).
+  write to it, even a blind INSERT, fails the whole block, every table rolled back (under
+  WriteSerializable a blind INSERT does not; an UPDATE/DELETE/MERGE does, as on any read).
 
 Reads of a table only through a plain SELECT inside the block are not seen here (lint does not
 model queries); `acidsql explain` and `conflicts` see them.
