@@ -5,21 +5,22 @@ rule implementation, `acidsql.conflict.check`, what happens.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
 import yaml
 
 from acidsql.sql import parse_statement
-from acidsql.analysis.analyze import IDENTITY_HIGH_WATER_MARK, Analysis, analyze
+from acidsql.analysis.analyze import Analysis, analyze
+from acidsql.analysis.blocks import BlockRefused, BlockTableReport, BlockVerdict, block_report, check_allowed, check_block, is_block, play_block, tables_read, transaction_units
+from acidsql.analysis.world import World, commit_winners, key_of, versions
 from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
 from acidsql.analysis.catalog import Catalog
-from acidsql.analysis.effects import Effects, effects_of
 from acidsql.analysis.footprints import footprint_of
-from acidsql.analysis.symbolic import SymbolicRows, TableState
+from acidsql.analysis.symbolic import SymbolicRows
 from acidsql.analysis.region import Region
-from acidsql.conflict import Footprint, IsolationLevel, Overlap, Verdict, check
+from acidsql.conflict import IsolationLevel, Overlap, Verdict, check
 from acidsql.sql import model as m
 
 EXCEPTIONS = (
@@ -59,8 +60,10 @@ class Prediction:
     notes: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
     advice: Optional[str] = None
+    tables: tuple[str, ...] = ()  # a transaction block's: one line per table, with its isolation level
 
     def to_dict(self) -> dict:
+        block = {"tables": list(self.tables)} if self.tables else {}  # a transaction block's only
         return {
             "name": self.name,
             "outcome": self.outcome,
@@ -76,6 +79,7 @@ class Prediction:
             "notes": list(self.notes),
             "assumptions": list(self.assumptions),
             "advice": self.advice,
+            **block,
         }
 
 
@@ -113,8 +117,8 @@ def load_scenarios(path_or_text: Union[str, Path]) -> list[Scenario]:
         out.append(Scenario(
             name=name,
             setup=tuple(str(s) for s in item.get("setup") or ()),
-            current=str(item["current"]),
-            winners=tuple(str(s) for s in item.get("winners") or ()),
+            current=_side(item["current"], source, name, "current"),
+            winners=tuple(_side(s, source, name, "winner") for s in item.get("winners") or ()),
             expect=expect,
             after=item.get("after"),
             rows=tuple(tuple(r) for r in item["rows"]) if item.get("rows") is not None else None,
@@ -122,126 +126,46 @@ def load_scenarios(path_or_text: Union[str, Path]) -> list[Scenario]:
     return out
 
 
-@dataclass
-class _World:
-    """The catalog and the known state of every table, as the setup leaves them.
-    `contents_known` is False for jobs (`predict_jobs`): their tables exist with data nobody
-    described, so no statement's effects are played on known files."""
-
-    catalog: Catalog
-    states: dict[str, TableState] = field(default_factory=dict)
-    version: dict[str, int] = field(default_factory=dict)
-    contents_known: bool = True
-    # Each table's known state at each version (what RESTORE ... TO VERSION AS OF brings back),
-    # and how many commits changed its metadata up to each version (RESTORE brings that back too).
-    history: dict[str, dict[int, TableState]] = field(default_factory=dict)
-    metadata_epochs: dict[str, dict[int, int]] = field(default_factory=dict)
-
-    def run_all(self, statement: m.AnyStatement) -> list[tuple[m.AnyStatement, Analysis, Optional[Effects], int]]:
-        """Commit every write of a statement (one per INSERT of a multi-insert), in order."""
-        out = []
-        for part in statement.writes:
-            out.append((part, *self.run(part)))
-        return out
-
-    def run(self, statement: m.AnyStatement) -> tuple[Analysis, Optional[Effects], int]:
-        """Analyze and commit one write; return its analysis, effects and version."""
-        a = analyze(statement, self.catalog)
-        key = statement.target.key.lower() if statement.target is not None else ""
-        eff = None
-        if a.is_write and statement.target is not None:
-            state = self.states.get(key)
-            if self.contents_known and (isinstance(statement, m.CreateTable) or state is not None):
-                a = self._restored(a, key)
-                eff = effects_of(a, state if state is not None else TableState(a.table_info), self.states,
-                                 self.history.get(key))
-                a = _settled(a, eff)
-                if not eff.commits:  # nothing to commit: no version
-                    return a, eff, self.version.get(key, -1)
-            self.catalog.apply(statement)
-            if eff is not None and eff.after is not None:
-                self.states[key] = replace(eff.after, info=self.catalog.lookup(statement.target))
-            elif key in self.states:
-                self.states[key] = replace(self.states[key], info=self.catalog.lookup(statement.target))
-            self.version[key] = self.version.get(key, -1) + 1
-            if key in self.states:
-                self.history.setdefault(key, {})[self.version[key]] = self.states[key]
-            epochs = self.metadata_epochs.setdefault(key, {})
-            epoch = epochs.get(self.version[key] - 1, 0)
-            if a.metadata_change is not None or isinstance(statement, m.CreateTable):
-                epoch += 1  # (an uncertain change counts: RESTORE then may restore old metadata)
-            epochs[self.version[key]] = epoch
-        else:
-            self.catalog.apply(statement)
-        return a, eff, self.version.get(key, -1)
+def _side(value: object, source: str, name: str, role: str) -> str:
+    """A side of a race as SQL text: a statement, or a transaction block written as a list of
+    statements (the text `BEGIN ATOMIC <s1>; <s2>; ... END`, as a block written out is read)."""
+    if isinstance(value, list):
+        if not value or not all(isinstance(s, str) and s.strip() for s in value):
+            raise ScenarioError(f"{source}: scenario {name!r}: a {role} written as a list is a transaction block: "
+                                "a non-empty list of statements")
+        return "BEGIN ATOMIC\n" + "".join(f"  {s.strip().rstrip(';')};\n" for s in value) + "END"
+    if not isinstance(value, str):
+        raise ScenarioError(f"{source}: scenario {name!r}: {role} must be a statement or a list of statements")
+    return value
 
 
-    def _restored(self, a: Analysis, key: str) -> Analysis:
-        """A RESTORE to a version of the known history also restores that version's metadata:
-        a metadata change when it differs from the table's now (`delta/operations/restore.py`)."""
-        s = a.statement
-        if not isinstance(s, m.Restore) or s.version is None:
-            return a
-        epochs = self.metadata_epochs.get(key, {})
-        then, now = epochs.get(s.version), epochs.get(self.version.get(key, -1))
-        if then is None or now is None or then == now:
-            return a
-        return replace(a, metadata_change=f"restores the metadata of version {s.version}")
-
-    def footprint(self, a: Analysis, key: str, version: Optional[int]) -> tuple[Footprint, Optional[Effects]]:
-        """The footprint of `a` (the transaction under test) on the table as it is now, and its
-        effects there when the table's contents are known."""
-        a = self._restored(a, key)
-        state = self.states.get(key)
-        eff = effects_of(a, state, self.states, self.history.get(key)) if state is not None else None
-        if eff is not None:
-            a = _settled(a, eff)
-        return footprint_of(a, self.catalog, state, version=version, effects=eff), eff
-
-
-def _settled(a: Analysis, eff: Effects) -> Analysis:
-    """What the known rows settle of the analysis: an INSERT into a table with identity columns
-    that certainly writes no row numbers none, so it moves no high-water mark (the engine
-    commits no metadata for it)."""
-    if (a.metadata_change or "").startswith(IDENTITY_HIGH_WATER_MARK) and eff.added.emptiness() is Overlap.NONE \
-            and eff.new_rows.emptiness() is Overlap.NONE:
-        return replace(a, metadata_change=None)
-    return a
-
-
-def _key(statement: m.AnyStatement) -> str:
-    return statement.target.key.lower() if statement.target is not None else ""
-
-
-def predict_race(world: _World, current: m.AnyStatement, winners: Sequence[m.AnyStatement]) -> tuple[Verdict, Analysis, list[str]]:
+def predict_race(world: World, current: m.AnyStatement, winners: Sequence[m.AnyStatement]) -> tuple[Verdict, Analysis, list[str]]:
     """The one prediction path of scenario files and of `--jobs`: `current` reads its snapshot
-    of `world`, each of `winners` (whole statements: a multi-insert is one commit per INSERT)
-    commits on it in order, then `current` is checked against the winners of its table.
-    Returns the verdict, the current's analysis and notes on winners that cannot conflict."""
+    of `world`, each of `winners` (whole statements: a multi-insert is one commit per INSERT, a
+    transaction block one commit per table) commits on it in order, then `current` is checked
+    against the winners of its table. Returns the verdict, the current's analysis and notes on
+    winners that cannot conflict. A block as `current`: `predict_block_race`."""
     cur = analyze(current, world.catalog)
-    key = _key(current)
-    # Versions name commits of a known history (a scenario's); jobs have none.
-    at = (lambda v: v) if world.contents_known else (lambda v: None)
+    key = key_of(current)
+    at = versions(world)
     cur_fp, cur_eff = world.footprint(cur, key, at(world.version.get(key, -1)))
-    found: list[Footprint] = []
-    notes: list[str] = []
-    for whole in winners:
-        states = dict(world.states)
-        for stmt, a, eff, version in world.run_all(whole):
-            if _key(stmt) != key or not a.is_write:
-                notes.append(f"winner {' '.join(whole.text.split())[:60]!r} does not write {key}: it cannot conflict")
-                continue
-            if eff is not None and not eff.commits:
-                notes.append(f"winner {' '.join(stmt.text.split())[:60]!r} has nothing to commit: it cannot conflict")
-                continue
-            found.append(footprint_of(a, world.catalog, states.get(key), version=at(version), effects=eff))
-            states = dict(world.states)
+    found, notes = commit_winners(world, winners, {key}, at)
     if not cur.is_write:
         return Verdict(None, cur.layout.isolation, False, notes=("the current statement does not write a table",)), cur, notes
     if cur_eff is not None and not cur_eff.commits:
         why = "the current statement has nothing to commit (nothing to compact, no file to remove): it cannot conflict"
         return Verdict(None, cur.layout.isolation, False, notes=(why,)), cur, notes
-    return check(cur_fp, found), cur, notes
+    return check(cur_fp, found[key]), cur, notes
+
+
+def predict_block_race(world: World, block: m.AtomicBlock, winners: Sequence[m.AnyStatement]) -> tuple[BlockVerdict, list[str]]:
+    """A transaction block as `current`: it plays on its snapshot of `world` (read-your-own-writes,
+    without changing `world`), the winners commit, then each table of the block is checked against
+    that table's winners at the table's isolation level (`blocks.check_block`)."""
+    at = versions(world)
+    tables = play_block(world.copy(), block, at, current=True)
+    found, notes = commit_winners(world, winners, {t.key.lower() for t in tables}, at)
+    return check_block(tables, found), notes
 
 
 def _parse(scenario: Scenario, role: str, text: str) -> m.AnyStatement:
@@ -253,14 +177,22 @@ def _parse(scenario: Scenario, role: str, text: str) -> m.AnyStatement:
 
 
 def predict_scenario(scenario: Scenario, catalog: Optional[Catalog] = None) -> Prediction:
-    world = _World((catalog or Catalog()).copy())
+    world = World((catalog or Catalog()).copy())
     for text in scenario.setup:
         world.run_all(_parse(scenario, "setup", text))
     current_stmt = _parse(scenario, "current", scenario.current)
+    winners = [_parse(scenario, "winner", text) for text in scenario.winners]
+    for block in [w for w in [current_stmt, *winners] if is_block(w)]:
+        try:
+            check_allowed(block)
+        except BlockRefused as refused:  # it never runs: nothing to predict
+            raise ScenarioError(f"scenario {scenario.name!r}: {refused}") from None
+    if is_block(current_stmt):
+        verdict, notes = predict_block_race(world, current_stmt, winners)
+        return _block_prediction(scenario.name, scenario.expect, verdict, notes)
     if len(current_stmt.writes) != 1:
         raise ScenarioError(f"scenario {scenario.name!r}: the current statement must be one transaction, not a "
                             f"multi-insert of {len(current_stmt.writes)} writes")
-    winners = [_parse(scenario, "winner", text) for text in scenario.winners]
     verdict, cur, notes = predict_race(world, current_stmt.writes[0], winners)
     return _prediction(scenario.name, scenario.expect, verdict, cur, notes)
 
@@ -301,6 +233,45 @@ def _prediction(name: str, expected: Optional[str], verdict: Verdict, cur: Analy
         assumptions=cur.assumptions,
         advice=c.advice if c else None,
     )
+
+
+def _block_prediction(name: str, expected: Optional[str], verdict: BlockVerdict, extra_notes: Sequence[str]) -> Prediction:
+    """A block's prediction: the deciding table's verdict, and one line per table of the block."""
+    lines, notes = [], list(extra_notes)
+    for t, v in verdict.tables:
+        level = t.isolation.value
+        if v is None:
+            lines.append(f"{t.key} ({level}, read only): not checked")
+            notes.append(t.note)
+            continue
+        c = v.conflict
+        said = "committed" if c is None else f"{'conflict' if v.certain else 'possible'}: {c.exception}"
+        role = "writes" if t.writes else "read only"
+        lines.append(f"{t.key} ({level}, {role}): {said}")
+        if t.note:
+            notes.append(t.note)
+        notes.extend(f"{t.key}: {n}" for n in v.notes)
+    analyses = [a for t, _v in verdict.tables for a in t.analyses]
+    if verdict.deciding is not None:
+        table, v = verdict.deciding
+        deciding = replace(v, conflict=replace(v.conflict, reason=f"on {table.key}: {v.conflict.reason}"))
+        cur = table.analyses[0] if table.analyses else (analyses[0] if analyses else None)
+    else:
+        levels = {t.isolation for t, _v in verdict.tables}
+        deciding = Verdict(None, next(iter(levels)) if len(levels) == 1 else IsolationLevel.WRITE_SERIALIZABLE,
+                           any(v.row_level for _t, v in verdict.tables if v is not None),
+                           notes=tuple(dict.fromkeys(notes)) or ("the block writes no table",))
+        cur = analyses[0] if analyses else None
+    if cur is None:
+        raise ScenarioError(f"scenario {name!r}: the current block writes no table")
+    return replace(_prediction(name, expected, deciding, cur, notes), tables=tuple(lines))
+
+
+def explain_block(block: m.AtomicBlock, catalog: Optional[Catalog] = None) -> tuple[BlockTableReport, ...]:
+    """A transaction block as one unit, on tables whose contents nobody described: per table, what
+    it reads and writes and what it meets against each archetype of concurrent commit."""
+    world = World((catalog or Catalog()).copy(), contents_known=False)
+    return block_report(play_block(world, block, versions(world), current=True))
 
 
 def predict_scenarios(path_or_text: Union[str, Path], catalog: Optional[Catalog] = None) -> list[Prediction]:
@@ -390,22 +361,47 @@ class _JobWrite:
     statement: m.AnyStatement
     catalog: Catalog  # what the job knows when it runs the statement (its script so far)
     assumptions: tuple[str, ...]
+    tables: frozenset[str]  # the tables it writes (a block: and reads), by key
 
 
 def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> list[_JobWrite]:
     cat = catalog.copy()
     out = []
-    for whole in script.statements:
+    for whole in transaction_units(script.statements):
         try:
-            for st in whole.writes:  # each INSERT of a multi-insert is its own transaction
+            if is_block(whole):  # one unit: every table it writes commits together
+                check_allowed(whole)
+                writes = [st for st in whole.writes if st.target is not None and analyze(st, cat).is_write]
+                if writes:
+                    infos = [cat.target_info(st) for st in writes]
+                    assumed = tuple(dict.fromkeys(f"{i.name}: {a}" for i in infos for a in i.assumptions))
+                    touched = {key_of(st) for st in writes} | {t.key.lower() for st in whole.statements for t in tables_read(st)}
+                    out.append(_JobWrite(whole, cat.copy(), assumed, frozenset(touched)))
+            for st in () if is_block(whole) else whole.writes:  # each INSERT of a multi-insert is its own transaction
                 if st.target is not None and not _defines_table(st) and analyze(st, cat).is_write:
                     info = cat.target_info(st)
                     assumed = tuple(f"{info.name}: {a}" for a in info.assumptions)
-                    out.append(_JobWrite(st, cat.copy(), assumed))
+                    out.append(_JobWrite(st, cat.copy(), assumed, frozenset({key_of(st)})))
             cat.apply(whole)
+        except BlockRefused as refused:  # a transaction refuses it: it never commits
+            errors.append(f"{refused} (this block is left out: it would be refused)")
         except Exception as bug:  # a defect of acidsql on one statement: the others are predicted
             errors.append(f"{whole.span}: internal error: {type(bug).__name__}: {bug} (this statement is left out)")
     return out
+
+
+def _job_race(loser: _JobWrite, winner: _JobWrite) -> tuple[Optional[str], Verdict]:
+    """`loser` (a statement or a block) in flight while `winner` commits: the table that decides
+    and the verdict there (a block: its deciding table's, or a committed verdict)."""
+    world = World(loser.catalog.copy(), contents_known=False)
+    if is_block(loser.statement):
+        verdict, _notes = predict_block_race(world, loser.statement, [winner.statement])
+        if verdict.deciding is None:
+            return None, Verdict(None, IsolationLevel.WRITE_SERIALIZABLE, False)
+        table, v = verdict.deciding
+        return table.key, v
+    v, _cur, _notes = predict_race(world, loser.statement, [winner.statement])
+    return loser.statement.target.key, v
 
 
 def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None) -> JobMatrix:
@@ -429,12 +425,11 @@ def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None)
             found = i in failed_jobs or j in failed_jobs
             for a in writes[i]:
                 for b in writes[j]:
-                    if _key(a.statement) != _key(b.statement):
+                    if not a.tables & b.tables:
                         continue
                     for (ln, loser), (wn, winner) in (((names[i], a), (names[j], b)), ((names[j], b), (names[i], a))):
                         try:
-                            world = _World(loser.catalog.copy(), contents_known=False)
-                            v, _cur, _notes = predict_race(world, loser.statement, [winner.statement])
+                            table, v = _job_race(loser, winner)
                         except Exception as bug:  # this pair only
                             found = True
                             errors.append(f"{loser.statement.span} against {winner.statement.span}: internal error: "
@@ -446,7 +441,7 @@ def predict_jobs(scripts: Sequence[m.Script], catalog: Optional[Catalog] = None)
                         c = v.conflict
                         certain = c.certainty is Overlap.CERTAIN
                         conflicts.append(PairConflict(
-                            loser=ln, winner=wn, table=loser.statement.target.key,
+                            loser=ln, winner=wn, table=table or "",
                             loser_statement=" ".join(loser.statement.text.split()),
                             winner_statement=" ".join(winner.statement.text.split()),
                             outcome=f"{'conflict' if certain else 'possible'}: {c.exception}",

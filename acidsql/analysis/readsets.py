@@ -362,7 +362,7 @@ def same_table(a: m.TableRef, b: m.TableRef) -> bool:
     return len(pa) < 3 or len(pb) < 3 or pa[-3] == pb[-3]
 
 
-def _roots(statement: m.Statement) -> list[tuple[Optional[exp.Expression], str]]:
+def query_roots(statement: m.Statement) -> list[tuple[Optional[exp.Expression], str]]:
     """The expressions of a write that hold queries, with words for where each sits."""
     s = statement
     if isinstance(s, m.Insert):
@@ -390,7 +390,7 @@ def target_scans(statement: m.Statement) -> tuple[TargetScan, ...]:
     target = statement.target
     if target is None:
         return ()
-    roots = [(e, where) for e, where in _roots(statement) if e is not None]
+    roots = [(e, where) for e, where in query_roots(statement) if e is not None]
     ctes = tuple(getattr(statement, "ctes", ()) or ())
     short = (target.path or target.name or "").split(".")[-1].lower()
     # Fast path: no table node anywhere bears the target's last name.

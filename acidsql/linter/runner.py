@@ -144,6 +144,8 @@ def lint_text(
     errors: list[LintError] = list(_suppression_errors(suppressions, file))
     unseen: dict[str, None] = {}
     unseen_statements = 0
+    interactive: Optional[list[m.AnyStatement]] = None  # BEGIN TRANSACTION and the statements since
+    block_rules = [r for r in rules if hasattr(r, "check_block")]
     for statement in parse_statements(text, file, params=params or None, model_queries=model_queries,
                                       templater=config.templater):
         if type(statement) is ParseError:
@@ -157,10 +159,18 @@ def lint_text(
                         found.append(finding)
             continue
         statements += 1
+        unit = statement if isinstance(statement, m.AtomicBlock) else None  # a block judged as one
         if isinstance(statement, m.BeginTransaction):
-            context.transaction = statement
+            context.transaction, interactive = statement, [statement]
         elif isinstance(statement, (m.CommitTransaction, m.RollbackTransaction)):
             context.transaction = None
+            if isinstance(statement, m.CommitTransaction) and interactive is not None and block_rules:
+                from acidsql.analysis.blocks import transaction_units
+
+                unit = next(iter(transaction_units([*interactive, statement])), None)
+            interactive = None
+        elif interactive is not None:
+            interactive.append(statement)
         opened = context.transaction
         if isinstance(statement, m.AtomicBlock):
             context.transaction = statement
@@ -173,16 +183,8 @@ def lint_text(
                 context.end()
                 continue
             for rule in rules:
-                try:
-                    findings = rule.check(part, context)
-                except Exception as bug:  # a defect of one rule on one statement: say so, go on
-                    errors.append(_internal(file, part, rule.CODE, bug))
-                    continue
-                for finding in findings:
-                    if suppressions.silences(finding.code, statement.span.line, statement.span.end_line):
-                        suppressed += 1
-                    else:
-                        found.append(finding)
+                suppressed += _judge(rule.CODE, lambda: rule.check(part, context), part, statement.span,
+                                     suppressions, found, errors, file)
             if isinstance(part, _WRITES) and part.target is not None:
                 try:
                     known = context.table(part).known
@@ -193,12 +195,35 @@ def lint_text(
                     unseen[part.target.key] = None
             context.end()
         context.transaction = opened
+        if unit is not None:
+            for rule in block_rules:
+                suppressed += _judge(rule.CODE, lambda: rule.check_block(unit, context), unit, unit.span,
+                                     suppressions, found, errors, file)
         try:
             catalog.apply(statement)
         except Exception as bug:
             errors.append(_internal(file, statement, "catalog", bug))
     return LintReport(tuple(sorted(found, key=Finding.sort_key)), (file,), statements, suppressed, tuple(errors),
                       unseen_statements, tuple(sorted(unseen)), unparsed)
+
+
+def _judge(code: str, check, subject: m.Statement, span: m.Span, suppressions: Suppressions,
+           found: list[Finding], errors: list[LintError], file: str) -> int:
+    """Run one rule's `check` on `subject` (a statement, or a block as one unit): its findings
+    into `found` unless a suppression comment within `span` silences them (how many it
+    silenced is returned); a defect of the rule there is an error, and linting goes on."""
+    try:
+        findings = check()
+    except Exception as bug:  # a defect of one rule on one statement: say so, go on
+        errors.append(_internal(file, subject, code, bug))
+        return 0
+    silenced = 0
+    for finding in findings:
+        if suppressions.silences(finding.code, span.line, span.end_line):
+            silenced += 1
+        else:
+            found.append(finding)
+    return silenced
 
 
 def _suppression_errors(suppressions: Suppressions, file: str) -> Iterable[LintError]:

@@ -4,6 +4,10 @@
 2. `current` does its read and write phases (snapshot read, data files written), not its commit;
 3. each winner runs and commits;
 4. `current` commits: the engine checks it against every winner with the shared rules.
+
+A transaction block as `current` (docs/scenarios.md) runs its statements in a transaction held
+open on the race's session and commits it, every table or none, after the winners, which run in
+a second session of the warehouse; a block as a winner runs as `acidsql run` runs one.
 """
 from __future__ import annotations
 
@@ -13,13 +17,16 @@ import shutil
 import tempfile
 import uuid
 from collections import Counter
-from dataclasses import asdict, dataclass
-from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
 from acidsql.delta.exceptions import DeltaConcurrentModificationException
 from acidsql.spark.maintenance import commits_in_steps
+from acidsql.spark.results import StatementError, StatementResult
 from acidsql.spark.session_api import Session
+from acidsql.spark.transactions import block_refusals
+from acidsql.sql import model as m
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -82,7 +89,10 @@ def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optiona
     else:
         root = tempfile.mkdtemp(prefix="acidsql-race-") if own else warehouse
     try:
-        return _race(Session(spark, root, allow_external_paths, storage_options, row_level_concurrency), scenario)
+        def session() -> Session:
+            return Session(spark, root, allow_external_paths, storage_options, row_level_concurrency)
+
+        return _race(session(), scenario, session)
     finally:
         if own and scratch_under is not None:
             from acidsql.delta.stores import storage_for
@@ -94,7 +104,36 @@ def run_scenario(spark: "SparkSession", scenario: "Scenario", warehouse: Optiona
             shutil.rmtree(root, ignore_errors=True)
 
 
-def _race(db: Session, sc: "Scenario") -> RaceOutcome:
+class _HeldBlock:
+    """A transaction block as the race's `current`: its statements run in a transaction of `db`
+    (staged, as `acidsql run` stages a block's statements: `SessionTransaction`), committed by
+    `commit()` after the winners, all tables or none."""
+
+    def __init__(self, db: Session, block: m.AtomicBlock):
+        refused = block_refusals(block)
+        if refused:
+            raise StatementError("\n".join(f"{s.span}: {why}" for s, why in refused))
+        self.db, self.block = db, block
+        db.transactions.begin()
+        try:
+            for statement in block.statements:
+                db.execute(statement)
+        except BaseException:
+            db.transactions.rollback_open()
+            raise
+
+    def commit(self) -> StatementResult:
+        try:
+            result = self.db.transactions.commit(self.block)
+        except BaseException:
+            self.db.transactions.rollback_open()  # a failed COMMIT leaves it aborted: roll it back
+            raise
+        version = next((p.version for p in result.parts if p.version is not None), None)
+        notes = tuple(f"{p.table} committed at version {p.version}" for p in result.parts)
+        return replace(result, version=version, notes=notes)
+
+
+def _race(db: Session, sc: "Scenario", session: Optional[Callable[[], Session]] = None) -> RaceOutcome:
     def failed(step: str, e: Exception) -> RaceOutcome:
         return RaceOutcome(sc.name, "error", None, f"{step} failed: {e}", sc.expect, False, error=f"{step}: {e}")
 
@@ -106,16 +145,23 @@ def _race(db: Session, sc: "Scenario") -> RaceOutcome:
             return failed(f"setup statement {i}", e)
     try:
         (current,) = db.statements(sc.current, file=f"{sc.name}:current")
-        if commits_in_steps(current):
+        if isinstance(current, m.AtomicBlock):
+            prepared: Any = _HeldBlock(db, current)
+            # the winners run in another session of the warehouse: this one holds the open transaction
+            winners_db = session() if session is not None else None
+            if winners_db is None:
+                raise ValueError("a transaction block as `current` needs a second session for the winners")
+        elif commits_in_steps(current):
             raise ValueError(f"{current.kind.value} commits in several steps and cannot be held in flight as `current`; "
                              "race it as a winner")
-        prepared = db.prepare(current)
+        else:
+            prepared, winners_db = db.prepare(current), db
     except Exception as e:  # noqa: BLE001
         return failed("current", e)
     for i, text in enumerate(sc.winners, 1):
         try:
-            for statement in db.statements(text, file=f"{sc.name}:winner[{i}]"):
-                db.execute(statement)
+            for statement in winners_db.statements(text, file=f"{sc.name}:winner[{i}]"):
+                winners_db.execute(statement)
         except Exception as e:  # noqa: BLE001
             return failed(f"winner {i}", e)
     version = None

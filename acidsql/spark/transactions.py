@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from acidsql.spark.execute import Executor
 
 # What Databricks runs inside a transaction.
-ALLOWED = (m.Select, m.Insert, m.MultiInsert, m.Merge, m.Update, m.Delete)
+ALLOWED = m.TRANSACTION_STATEMENTS
 CONTROL = (m.BeginTransaction, m.CommitTransaction, m.RollbackTransaction, m.AtomicBlock)
 
 Result = Union[StatementResult, "DataFrame"]

@@ -497,6 +497,10 @@ class CompoundBlock(Block):
         return "BEGIN ... END"
 
 
+# What Databricks runs inside a transaction (BEGIN ATOMIC ... END, BEGIN TRANSACTION ... COMMIT);
+# anything else there is refused with [TRANSACTION_NOT_SUPPORTED.COMMAND].
+TRANSACTION_STATEMENTS = (Select, Insert, MultiInsert, Merge, Update, Delete)
+
 AnyStatement = Union[
     Merge, Update, Delete, Insert, MultiInsert, Truncate, ConvertToDelta, CreateTable, AlterTable, Reorg,
     Optimize, Vacuum, Describe, Restore, Select, CreateView, DropView, OtherStatement, BeginTransaction,

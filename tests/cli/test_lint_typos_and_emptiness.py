@@ -42,7 +42,7 @@ def test_an_unknown_rule_code_on_the_command_line_is_an_error(work, option, code
 
 
 @pytest.mark.parametrize("setting", ['select = ["DL999"]', 'ignore = ["XYZ"]',
-                                     '[per-file-ignores]\n"*.sql" = ["DL01"]'])
+                                     '[per-file-ignores]\n"*.sql" = ["DL09"]'])
 def test_an_unknown_rule_code_in_the_config_file_is_an_error(work, setting):
     (work / "acidsql.toml").write_text(setting + "\n")
     out = acidsql("lint", "job.sql", cwd=work)

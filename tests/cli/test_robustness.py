@@ -128,7 +128,7 @@ def test_conflicts_reports_a_bad_scenario_and_predicts_the_rest(tmp_path):
 def test_conflicts_jobs_reports_a_failing_pair_and_predicts_the_rest(tmp_path):
     (tmp_path / "a.sql").write_text("DELETE FROM boom WHERE a = 1;\nDELETE FROM t WHERE a = 1;\n")
     (tmp_path / "b.sql").write_text("UPDATE boom SET a = 2;\nUPDATE t SET a = 2;\n")
-    prelude = _breaks("acidsql.analysis.predict", "footprint_of")
+    prelude = _breaks("acidsql.analysis.world", "footprint_of")  # the world builds the race's footprints
     result = run(["conflicts", "--jobs", "a.sql", "b.sql", "--format", "json"], tmp_path, prelude)
     assert result.returncode == 1, result.stderr
     matrix = json.loads(result.stdout)

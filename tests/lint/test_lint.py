@@ -41,6 +41,11 @@ def codes(report) -> list[str]:
     return [f.code for f in report.findings]
 
 
+_MANAGED = "TBLPROPERTIES ('delta.feature.catalogManaged' = 'supported'"
+DL010_TABLES = (f"CREATE TABLE acc (id BIGINT, b BIGINT) USING DELTA {_MANAGED}, 'delta.enableDeletionVectors' = 'true');\n"
+                f"CREATE TABLE log (id BIGINT) USING DELTA {_MANAGED});\n")
+
+
 # --- each rule: bad fires, good is silent -----------------------------------------------------
 CASES = {
     "DL000": ("UPDATE t WHERE id IS NULL SET x = 1;", "UPDATE t SET x = 1 WHERE id IS NULL;"),
@@ -60,6 +65,8 @@ CASES = {
     "DL009": ("CREATE TABLE a (id BIGINT) USING DELTA;\nBEGIN ATOMIC\n  DELETE FROM a WHERE id = 1;\nEND;",
               "CREATE TABLE a (id BIGINT) USING DELTA TBLPROPERTIES ('delta.feature.catalogManaged' = 'supported');\n"
               "BEGIN ATOMIC\n  DELETE FROM a WHERE id = 1;\nEND;"),
+    "DL010": (DL010_TABLES + "BEGIN ATOMIC\n  UPDATE acc SET b = b - 1 WHERE id = 1;\n  UPDATE acc SET b = b + 1 WHERE id = 2;\nEND;",
+              DL010_TABLES + "BEGIN ATOMIC\n  UPDATE acc SET b = b - 1 WHERE id = 1;\n  INSERT INTO log VALUES (1);\nEND;"),
 }
 
 
@@ -475,3 +482,27 @@ def test_dl009_reads_the_catalog_managed_feature_off_a_real_tables_protocol(tmp_
     text = "BEGIN ATOMIC\n  INSERT INTO managed VALUES (1);\n  INSERT INTO plain VALUES (1);\nEND;\n"
     report = lint_text(text, "job.sql", LintConfig(select=("DL009",)), catalog=catalog)
     assert [(f.line, "plain" in f.message) for f in report.findings] == [(3, True)]
+
+
+# --- DL010 ------------------------------------------------------------------------------------
+
+def test_dl010_judges_a_block_as_one_unit_at_its_begin_atomic_or_its_interactive_transaction():
+    rates = f"CREATE TABLE rates (id BIGINT, r BIGINT) USING DELTA {_MANAGED}, 'delta.isolationLevel' = '{{level}}');\n"
+    body = ("UPDATE acc SET b = b - 1 WHERE id = 1;\nUPDATE acc SET b = b + 1 WHERE id = 2;\n"
+            "INSERT INTO log SELECT r FROM rates WHERE id = 1;\n")
+    text = DL010_TABLES + rates.format(level="Serializable") + f"BEGIN TRANSACTION;\n{body}COMMIT;\nBEGIN ATOMIC\n{body}END;\n"
+    report = lint_text(text, "job.sql", LintConfig(select=("DL010",)))
+    found = [(f.line, f.end_line, f.message.split(":")[0]) for f in report.findings]
+    assert found == [(4, 8, "2 statements of this block read rows of acc"),
+                     (4, 8, "this block only reads rates, which is Serializable"),
+                     (9, 13, "2 statements of this block read rows of acc"),
+                     (9, 13, "this block only reads rates, which is Serializable")]
+    assert "ConcurrentAppendException" in report.findings[0].message
+    # WriteSerializable: reads are not validated; a rolled-back transaction commits nothing
+    quiet = DL010_TABLES + rates.format(level="WriteSerializable") + f"BEGIN ATOMIC\n{body.split(chr(10), 1)[1]}END;\n"
+    assert lint_text(quiet, "job.sql", LintConfig(select=("DL010",))).findings == ()
+    rolled = DL010_TABLES + f"BEGIN TRANSACTION;\n{body}ROLLBACK;\n"
+    assert lint_text(rolled, "job.sql", LintConfig(select=("DL010",))).findings == ()
+    suppressed = lint_text(DL010_TABLES + "BEGIN ATOMIC -- noqa: DL010\n" + body.split("INSERT")[0] + "END;\n", "job.sql",
+                           LintConfig(select=("DL010",)))
+    assert (suppressed.findings, suppressed.suppressed) == ((), 1)

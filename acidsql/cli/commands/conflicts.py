@@ -104,7 +104,7 @@ def _scenarios(args) -> int:
             match = r.get("match")
             t.add_row(str(r.get("name")), shown, str(r.get("expected")),
                       Text("yes", style="green") if match else Text("NO", style="bold red") if match is False else "-",
-                      str(r.get("reason") or ""))
+                      str(r.get("reason") or "") + "".join(f"\n  {line}" for line in r.get("tables") or ()))
         con = console()
         con.print(t)
         failed = sum(1 for r in rows if "error" in r)

@@ -33,7 +33,8 @@ def register(subparsers) -> None:
 
 def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[dict], tuple]:
     from acidsql.analysis import analyze
-    from acidsql.sql import parse_script
+    from acidsql.analysis.blocks import transaction_units
+    from acidsql.sql import model as m, parse_script
 
     try:
         from acidsql.analysis import conflict_row
@@ -41,7 +42,13 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
         conflict_row = None
     script = parse_script(text, file, params=params or None)
     out = []
+    # BEGIN TRANSACTION ... COMMIT, as one block, explained where its COMMIT stands
+    committed_by = {u.span.end: u for u in transaction_units(script.statements)
+                    if isinstance(u, m.AtomicBlock) and u not in script.statements}
     for statement in script.statements:
+        block = statement if isinstance(statement, m.AtomicBlock) else committed_by.get(statement.span.end)
+        if block is not None and isinstance(statement, m.CommitTransaction | m.AtomicBlock):
+            out.extend(_block_entries(block, file, catalog, before=isinstance(statement, m.AtomicBlock)))
         try:
             for part in statement.writes:  # each INSERT of a multi-insert on its own
                 entry = {"file": file, "line": part.span.line, "col": part.span.col,
@@ -60,6 +67,26 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
             out.append({"file": file, "line": statement.span.line, "col": statement.span.col,
                         "statement": statement.text, "error": f"internal error: {type(bug).__name__}: {bug}"})
     return out, script.errors
+
+
+def _block_entries(block, file: str, catalog, before: bool) -> list[dict]:
+    """A transaction block as one unit: one entry holding each table's read and write sets and
+    conflicts (acidsql.analysis.predict.explain_block), placed before a BEGIN ATOMIC block's
+    statements or at a COMMIT."""
+    entry = {"file": file, "line": block.span.line, "col": block.span.col,
+             "statement": block.text.strip().splitlines()[0] if block.text.strip() else "BEGIN ATOMIC"}
+    try:
+        from acidsql.analysis.blocks import BlockRefused
+        from acidsql.analysis.predict import explain_block
+    except ImportError:  # the predictor needs PyYAML, as conflict_row does
+        return []
+    try:
+        entry["block"] = to_plain(explain_block(block, catalog))
+    except BlockRefused as refused:  # a transaction refuses it: nothing of it would commit
+        entry["error"] = str(refused)
+    except Exception as bug:  # a defect of acidsql on this block: say so, explain the rest
+        entry["error"] = f"internal error: {type(bug).__name__}: {bug}"
+    return [entry]
 
 
 def dml_path(statement, analysis, catalog):
@@ -125,6 +152,9 @@ def _print_text(entries: list[dict]) -> None:
             con.print(Text(f"  {entry['error']} (the other statements are explained)", style="bold red"))
             con.print()
             continue
+        if "block" in entry:
+            _print_block(con, entry["block"])
+            continue
         a = entry["analysis"]
         for key in _HEADLINE:
             value = a.get(key)
@@ -151,3 +181,28 @@ def _print_text(entries: list[dict]) -> None:
                 t.add_row(kind, *outcomes, first.get("reason", ""))
             con.print(t)
         con.print()
+
+
+def _print_block(con, tables: list[dict]) -> None:
+    """A block's tables: what it reads and writes on each, and the conflicts both ways."""
+    from rich.text import Text
+
+    from acidsql.cli.output import table
+
+    con.print(Text("  a transaction block: one commit per table it writes, all or none"))
+    for t in tables:
+        con.print(Text(f"  {t['table']} ({t['isolation']}, {t['role']}): {t['operation']}", style="bold"))
+        if t["role"] == "read only" and not t["failed_by"]:
+            con.print(Text(f"    {t['note']}"))
+            continue
+        for key in ("reads", "writes", "blind_append", "row_level", "note"):
+            if t.get(key) not in (None, ""):
+                con.print(Text(f"    {key.replace('_', ' ')}: {t[key]}"))
+        grid = table(None, "a concurrent commit", "it commits first: this block", "why",
+                     "this block commits first: the other")
+        fails = {c["archetype"]: c["outcome"] for c in t["fails"]}
+        for cell in t["failed_by"]:
+            style = "green" if cell["outcome"] == "committed" else ("bold red" if cell["outcome"].startswith("conflict") else "yellow")
+            grid.add_row(cell["archetype"], Text(cell["outcome"], style=style), cell["reason"], fails.get(cell["archetype"], "-"))
+        con.print(grid)
+    con.print()

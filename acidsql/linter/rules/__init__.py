@@ -1,7 +1,9 @@
 """The lint rules, one module each. A rule module defines `CODE`, `NAME` (kebab-case
 advice), `SUMMARY` (one line), `SEVERITY` and `check(statement, context) -> list[Finding]`
 (`context.table(statement)` is the target's description, `context.analysis(statement)` the
-analyzer's view, computed on first request); its doc page is `docs/rules/<CODE>.md`. Add a
+analyzer's view, computed on first request); a rule that judges a transaction block as one unit
+also defines `check_block(block, context)` (an AtomicBlock; a BEGIN TRANSACTION ... COMMIT is
+handed over as one at its COMMIT); its doc page is `docs/rules/<CODE>.md`. Add a
 rule by adding a module and its name here: the order is the order `acidsql rules` lists them.
 Queries (SELECT ...) reach the rules unmodelled, as `OtherStatement`s with command QUERY (see
 `lint_text`); a rule that judges queries sets `READS_QUERIES = True` to get `Select`s."""
@@ -22,6 +24,7 @@ RULE_MODULES = (
     "identity_column_concurrent_writes",
     "dml_reads_whole_table",
     "transaction_needs_catalog_managed",
+    "transaction_block_conflicts",
 )
 
 
