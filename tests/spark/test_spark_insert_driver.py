@@ -27,7 +27,7 @@ _INSERTS = [
 
 def _files(db, name: str):
     files = db.prepare(db.statements(f"DELETE FROM {name} WHERE id = -1")[0]).txn.snapshot.files.values()
-    return sorted((tuple(a.partition_values), a.num_records) for a in files)
+    return sorted(((tuple(a.partition_values), a.num_records) for a in files), key=repr)
 
 
 @pytest.mark.parametrize("kind", list(_TABLES))
