@@ -1,4 +1,4 @@
-"""Where a DELETE, UPDATE or MERGE runs, and why: the one place that decides it.
+"""Where a DELETE, UPDATE, MERGE or INSERT ... VALUES runs, and why: the one place that decides it.
 
 On a local session every Spark job costs a fixed fraction of a second (planning, scheduling,
 moving rows between the JVM and Python), which was most of a small DELETE's, UPDATE's or MERGE's
