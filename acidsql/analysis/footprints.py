@@ -16,8 +16,7 @@ from typing import Mapping, Optional
 
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.region import Region
-from acidsql.conflict import Footprint, OpKind, TableLayout
-from acidsql.sql import model as m
+from acidsql.conflict import Footprint, OpKind
 from acidsql.analysis.symbolic import SymbolicRowFilter, SymbolicRows, TableState, file_filter, row_filter
 from acidsql.analysis.effects import Effects, effects_of
 from acidsql.analysis.result import Analysis
@@ -74,18 +73,4 @@ def footprint_of(analysis: Analysis, catalog: Optional[Catalog] = None, known_ro
         protocol_change=a.protocol_change,
         domains=a.domains,
         zorder=a.zorder,
-        empty_writes_a_file=empty_writes_a_file(a.statement, a.layout),
     )
-
-
-def empty_writes_a_file(statement: m.AnyStatement, layout: TableLayout) -> bool:
-    """Whether Delta writes a data file for `statement` even when it has no row to write (then
-    its commit is never empty, acidsql.conflict.empty_commit_skipped): an INSERT, or a MERGE with
-    a NOT MATCHED clause, into a table without partition columns. Its first write task opens a
-    file whatever it holds (DeltaFileFormatWriter: "leave first partition to save meta"), and the
-    file is committed; a partitioned write opens files only for rows."""
-    if layout.partitioned:
-        return False
-    if isinstance(statement, m.Insert):
-        return True
-    return isinstance(statement, m.Merge) and any(c.match is m.MergeMatch.NOT_MATCHED for c in statement.clauses)

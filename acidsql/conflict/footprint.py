@@ -197,10 +197,6 @@ class Footprint:
     domains: frozenset[str] = frozenset()
     app_ids: frozenset[str] = frozenset()
     zorder: bool = False
-    # Delta writes one data file even when there is no row to write, so the commit is never
-    # empty: an INSERT, or a MERGE with a NOT MATCHED clause, into a table without partition
-    # columns (DeltaFileFormatWriter: the first write task always opens a file).
-    empty_writes_a_file: bool = False
 
     @property
     def is_compaction(self) -> bool:

@@ -199,7 +199,7 @@ def empty_commit_skipped(current: Footprint) -> Overlap:
         return Overlap.NONE
     if current.table.isolation is not IsolationLevel.SERIALIZABLE:
         return Overlap.NONE
-    if current.protocol_change is not None or current.domains or current.app_ids or current.empty_writes_a_file:
+    if current.protocol_change is not None or current.domains or current.app_ids:
         return Overlap.NONE
     writes = [Overlap.NONE if files is None else files.emptiness() for files in (current.added_files, current.removed_files)]
     if current.metadata_change is not None:

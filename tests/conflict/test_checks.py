@@ -234,9 +234,6 @@ EMPTY = dict(read_filter=reads_date("1"), read_files=files(), added_files=files(
     ("empty TRUNCATE, Serializable", fp(table=SERIALIZABLE, operation="TRUNCATE", **EMPTY), "certain"),
     ("DELETE removing a file, Serializable",
      fp(table=SERIALIZABLE, operation="DELETE", **{**EMPTY, "removed_files": files(A1)}), "certain"),
-    # Delta writes a data file for an INSERT of no row into a table without partition columns
-    ("empty INSERT that writes a file anyway, Serializable",
-     fp(OpKind.APPEND, table=SERIALIZABLE, operation="WRITE", empty_writes_a_file=True, **EMPTY), "certain"),
     ("empty DELETE with a metadata change, Serializable",
      fp(table=SERIALIZABLE, operation="DELETE", metadata_change="x", **EMPTY), "certain"),
 ])

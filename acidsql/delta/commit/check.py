@@ -38,8 +38,7 @@ def own_deleted_rows(txn: Transaction) -> dict[str, BitMap64]:
 
 
 def current_footprint(txn: Transaction, operation: str, kind: OpKind, statement: str = "",
-                      changes_data: Optional[bool] = None, zorder: bool = False,
-                      empty_writes_a_file: bool = False) -> Footprint:
+                      changes_data: Optional[bool] = None, zorder: bool = False) -> Footprint:
     """The transaction as the conflict rules see it: what it read, and what it stages."""
     layout = txn.layout
     reads, staged = txn.reads, txn.staged
@@ -74,7 +73,6 @@ def current_footprint(txn: Transaction, operation: str, kind: OpKind, statement:
         removed_files=DataFileSet.of(staged.removes.values()),
         metadata_change=metadata_change, protocol_change=protocol_change,
         domains=frozenset(staged.domains), app_ids=frozenset(staged.app_txns), zorder=zorder,
-        empty_writes_a_file=empty_writes_a_file,
     )
 
 
@@ -89,10 +87,9 @@ class WinnerCheck:
     described (a rebase changes what it writes, not what it is)."""
 
     def __init__(self, txn: Transaction, operation: str, kind: OpKind, statement: str = "",
-                 changes_data: Optional[bool] = None, zorder: bool = False, empty_writes_a_file: bool = False):
+                 changes_data: Optional[bool] = None, zorder: bool = False):
         self.txn = txn
-        self._describe = lambda: current_footprint(txn, operation, kind, statement, changes_data, zorder,
-                                                   empty_writes_a_file)
+        self._describe = lambda: current_footprint(txn, operation, kind, statement, changes_data, zorder)
         self.current = self._describe()
         self.isolation: IsolationLevel = effective_isolation(self.current)
         self.is_blind_append = self.current.is_blind_append

@@ -52,7 +52,6 @@ class PreparedCommit:
     statement: str = ""
     zorder: bool = False
     changes_data: Optional[bool] = None
-    empty_writes_a_file: bool = False  # Footprint.empty_writes_a_file: Delta commits a file even for no row
 
     def commit(self) -> CommitResult:
         """Commit as one new version. Raises a DeltaConcurrentModificationException subclass
@@ -66,7 +65,7 @@ def commit_prepared(prepared: PreparedCommit) -> CommitResult:
     txn.check_open()
     check_staged(txn, prepared.operation)
     check = WinnerCheck(txn, prepared.operation, prepared.kind, prepared.statement, prepared.changes_data,
-                        prepared.zorder, prepared.empty_writes_a_file)
+                        prepared.zorder)
     if empty_commit_skipped(check.current) is Overlap.CERTAIN:
         # Delta's commitIfNeeded: nothing written, so no winner to check and no hook to run.
         verdict = check_all(check.current, ())

@@ -20,7 +20,6 @@ from sqlglot import exp
 
 from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog
-from acidsql.analysis.footprints import empty_writes_a_file
 from acidsql.conflict import OpKind
 from acidsql.delta.commit import PreparedCommit
 from acidsql.delta.features import write_kind
@@ -185,8 +184,7 @@ def prepared_write(statement: m.AnyStatement, txn: OptimisticTransaction, analys
         notes=tuple(notes) + files.notes, plan=plan,
     )
     commit = PreparedCommit(txn, op, kind or analysis.op_kind, dict(parameters), metrics, statement.text,
-                            analysis.zorder, analysis.changes_data,
-                            empty_writes_a_file(statement, analysis.layout))
+                            analysis.zorder, analysis.changes_data)
     return PreparedWrite(statement, name, commit, result)
 
 
