@@ -14,7 +14,7 @@ from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.effects import Effects, effects_of
 from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.symbolic import TableState
-from acidsql.conflict import Footprint, Overlap
+from acidsql.conflict import Footprint, Overlap, empty_commit_skipped
 from acidsql.sql import model as m
 
 
@@ -58,6 +58,9 @@ class World:
                 eff = effects_of(a, state if state is not None else TableState(a.table_info), self.states,
                                  self.history.get(key))
                 a = _settled(a, eff)
+                if eff.commits and state is not None and empty_commit_skipped(
+                        footprint_of(a, self.catalog, state, effects=eff)) is Overlap.CERTAIN:
+                    eff = replace(eff, commits=False)  # Delta records no empty DML commit under Serializable
                 if not eff.commits:  # nothing to commit: no version
                     return a, eff, self.version.get(key, -1)
             self.catalog.apply(statement)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 # layouts (footprint.py) on every run, but asks the rules only about some statements.
 _RULES = frozenset({
     "Conflict", "ConflictKind", "Rebase", "Verdict", "check", "check_winner", "effective_isolation",
-    "possible_conflicts", "row_level_applies",
+    "empty_commit_skipped", "possible_conflicts", "row_level_applies",
 })
 
 
@@ -48,12 +48,13 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
     from acidsql.conflict.rules import (
-        Conflict, ConflictKind, Rebase, Verdict, check, check_winner, effective_isolation, possible_conflicts,
-        row_level_applies,
+        Conflict, ConflictKind, Rebase, Verdict, check, check_winner, effective_isolation, empty_commit_skipped,
+        possible_conflicts, row_level_applies,
     )
 
 __all__ = [
     "Conflict", "ConflictKind", "Evidence", "FileFilter", "FileSet", "Footprint", "IsolationLevel", "OpKind",
     "Overlap", "ProtocolChange", "Rebase", "RowFilter", "RowSet", "TableLayout", "Verdict",
-    "check", "check_winner", "effective_isolation", "possible_conflicts", "row_level_applies",
+    "check", "check_winner", "effective_isolation", "empty_commit_skipped", "possible_conflicts",
+    "row_level_applies",
 ]

@@ -25,7 +25,7 @@ The rule code sees only footprints; see footprint.py for who fills them and how.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import enum
 from typing import Optional, Sequence
 
@@ -181,6 +181,41 @@ def effective_isolation(current: Footprint) -> IsolationLevel:
     if not current.changes_data:
         return IsolationLevel.SNAPSHOT
     return level
+
+
+# Delta's `commitIfNeeded` (DELETE, UPDATE, MERGE and WriteIntoDelta: INSERT, INSERT OVERWRITE,
+# REPLACE WHERE): a commit with no action is not recorded when it runs at snapshot or
+# serializable isolation (`skipRecordingEmptyCommits`, default true). TRUNCATE, RESTORE and the
+# ALTER TABLE forms call `commit` and record even an empty commit.
+SKIPS_EMPTY_COMMITS = frozenset({"DELETE", "UPDATE", "MERGE", "WRITE"})
+
+
+def empty_commit_skipped(current: Footprint) -> Overlap:
+    """Whether Delta records no commit for `current` because it has nothing to commit, and so
+    checks it against no winner: CERTAIN (it writes nothing), POSSIBLE (it writes something only
+    if its condition finds rows: that depends on data), NONE (it is recorded and checked).
+
+    Delta skips only at snapshot or serializable isolation, and an empty commit is downgraded to
+    snapshot isolation only on a Serializable table: under WriteSerializable a data-changing
+    operation keeps its level, so its empty commit is recorded, and checked
+    (OptimisticTransaction.commitImpl, skipRecordingEmptyCommitAllowed;
+    TransactionHelper.canDowngradeToSnapshotIsolation)."""
+    if " ".join(current.operation.upper().split()) not in SKIPS_EMPTY_COMMITS:
+        return Overlap.NONE
+    if current.table.isolation is not IsolationLevel.SERIALIZABLE:
+        return Overlap.NONE
+    if current.protocol_change is not None or current.domains or current.app_ids:
+        return Overlap.NONE
+    writes = [Overlap.NONE if files is None else files.emptiness() for files in (current.added_files, current.removed_files)]
+    if current.metadata_change is not None:
+        writes.append(current.metadata_certainty)
+    if Overlap.CERTAIN in writes:
+        return Overlap.NONE
+    return Overlap.POSSIBLE if Overlap.POSSIBLE in writes else Overlap.CERTAIN
+
+
+EMPTY_COMMIT_NOTE = ("it has nothing to commit, and on a Serializable table Delta records no empty {op} "
+                     "(skipRecordingEmptyCommits): no commit, so no winner is checked")
 
 
 def row_level_applies(current: Footprint, winner: Optional[Footprint] = None) -> tuple[bool, str]:
@@ -535,6 +570,18 @@ def check(current: Footprint, winners: Sequence[Footprint]) -> Verdict:
     `conflict` when nothing is certain) and checking goes on, since the transaction reaches
     the next winner whenever a possible conflict does not happen.
     """
+    skipped = empty_commit_skipped(current)
+    if skipped is Overlap.CERTAIN:
+        return Verdict(None, IsolationLevel.SNAPSHOT, False, notes=(EMPTY_COMMIT_NOTE.format(op=current.operation),))
+    verdict = _check_recorded(current, winners)
+    if skipped is Overlap.POSSIBLE:
+        # Whether it finds rows to change is data: each conflict is possible at most.
+        return _unless_empty(verdict, "; unless it finds nothing to change: " + EMPTY_COMMIT_NOTE.format(op=current.operation))
+    return verdict
+
+
+def _check_recorded(current: Footprint, winners: Sequence[Footprint]) -> Verdict:
+    """`check` for a commit Delta records."""
     possible: list[Conflict] = []
     rebases: list[Rebase] = []
     notes: list[str] = []
@@ -556,3 +603,14 @@ def check(current: Footprint, winners: Sequence[Footprint]) -> Verdict:
     if possible:
         return Verdict(possible[0], iso, row_level, tuple(rebases), tuple(possible[1:]), tuple(notes))
     return Verdict(None, iso, row_level, tuple(rebases), (), tuple(notes))
+
+
+def _unless_empty(verdict: Verdict, unless: str) -> Verdict:
+    """`verdict` for a commit Delta may skip as empty: its conflicts become possible ones."""
+    def possible(c: Optional[Conflict]) -> Optional[Conflict]:
+        if c is None:
+            return None
+        return replace(c, certainty=Overlap.POSSIBLE, reason=c.reason + unless)
+
+    return replace(verdict, conflict=possible(verdict.conflict),
+                   alternatives=tuple(possible(c) for c in verdict.alternatives))

@@ -44,6 +44,9 @@ class PreparedWrite:
         concurrent-modification exception when a winner conflicts."""
         outcome = self.prepared.commit()
         notes = self.result.notes + tuple(r.kind.value for r in outcome.rebases) + conversion_notes(outcome)
+        if not outcome.recorded:  # an empty commit Delta does not record (Serializable): no version
+            return replace(self.result, version=None, isolation_level=outcome.isolation_level.value,
+                           notes=notes + outcome.notes)
         return replace(self.result, version=outcome.version, retries=outcome.retries,
                        isolation_level=outcome.isolation_level.value, notes=notes)
 

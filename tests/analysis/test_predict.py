@@ -162,3 +162,17 @@ def test_jobs_share_the_tables_a_job_creates():
     assert ("a.sql", "b.sql") in matrix.safe_pairs
     assert not any(c.exception == "MetadataChangedException" for c in matrix.conflicts)
     assert {c.exception for c in matrix.for_pair("a.sql", "d.sql")} == {"ConcurrentAppendException"}
+
+
+@pytest.mark.parametrize("isolation, certainty", [("Serializable", "possible"), ("WriteSerializable", "certain")])
+def test_jobs_an_empty_dml_commit_depends_on_data_under_serializable(isolation, certainty):
+    """On a Serializable table Delta records no DELETE that finds nothing to delete, so it meets no
+    winner; whether it finds rows is data the jobs do not show: the conflict is possible, and says
+    why. Under WriteSerializable the empty commit is recorded and checked: certain."""
+    create = script("a.sql", "CREATE TABLE t (id BIGINT, d DATE) USING DELTA PARTITIONED BY (d) "
+                    f"TBLPROPERTIES ('delta.isolationLevel' = '{isolation}')",
+                    "DELETE FROM t WHERE d = DATE'2024-01-02'")
+    alter = script("b.sql", "ALTER TABLE t ADD COLUMNS (note STRING)")
+    (conflict,) = [c for c in predict_jobs([create, alter]).for_pair("a.sql", "b.sql") if c.loser == "a.sql"]
+    assert (conflict.exception, conflict.certainty) == ("MetadataChangedException", certainty)
+    assert ("skipRecordingEmptyCommits" in conflict.reason) is (isolation == "Serializable")

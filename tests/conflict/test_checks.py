@@ -260,3 +260,32 @@ def test_a_table_only_read_at_each_isolation_level(layout):
         assert v.conflict is None and not v.rebases
         assert check_winner(read_only(level), fp(OpKind.METADATA, table=level, metadata_change="adds column c",
                                                   changes_data=False)).conflict.kind is ConflictKind.METADATA_CHANGED
+
+
+WRITE_SERIALIZABLE = TableLayout(partitioned=True, isolation=IsolationLevel.WRITE_SERIALIZABLE)
+METADATA_WINNER = fp(OpKind.METADATA, operation="ADD COLUMNS", metadata_change="adds column c")
+EMPTY = dict(read_filter=reads_date("1"), read_files=files(), added_files=files(), removed_files=files())
+
+
+@pytest.mark.parametrize("name, current, expected", [
+    # Delta's commitIfNeeded on a Serializable table: nothing to commit, nothing recorded, nothing checked
+    ("empty DELETE, Serializable", fp(table=SERIALIZABLE, operation="DELETE", **EMPTY), None),
+    ("empty UPDATE, Serializable", fp(table=SERIALIZABLE, operation="UPDATE", **EMPTY), None),
+    ("empty MERGE, Serializable", fp(table=SERIALIZABLE, operation="MERGE", **EMPTY), None),
+    ("empty INSERT, Serializable", fp(OpKind.APPEND, table=SERIALIZABLE, operation="WRITE", **EMPTY), None),
+    # recorded, so checked: WriteSerializable keeps a data-changing operation's level
+    ("empty DELETE, WriteSerializable", fp(table=WRITE_SERIALIZABLE, operation="DELETE", **EMPTY), "certain"),
+    # TRUNCATE calls `commit`, not `commitIfNeeded`
+    ("empty TRUNCATE, Serializable", fp(table=SERIALIZABLE, operation="TRUNCATE", **EMPTY), "certain"),
+    ("DELETE removing a file, Serializable",
+     fp(table=SERIALIZABLE, operation="DELETE", **{**EMPTY, "removed_files": files(A1)}), "certain"),
+    ("empty DELETE with a metadata change, Serializable",
+     fp(table=SERIALIZABLE, operation="DELETE", metadata_change="x", **EMPTY), "certain"),
+])
+def test_an_empty_dml_commit_is_not_recorded_under_serializable(name, current, expected):
+    verdict = check(current, [METADATA_WINNER])
+    if expected is None:
+        assert verdict.committed, name
+        assert "skipRecordingEmptyCommits" in verdict.notes[0]
+    else:
+        assert verdict.conflict.kind is ConflictKind.METADATA_CHANGED and verdict.certain, name

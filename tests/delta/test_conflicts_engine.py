@@ -235,3 +235,22 @@ def test_message_names_winner_and_advice(tmp_path):
     assert "UPDATE committed at version 3" in text
     assert "Partition: [date=2024-01-01]" in text
     assert "What to do:" in text and "partition columns" in text
+
+
+@pytest.mark.parametrize("isolation", ["WriteSerializable", "Serializable"])
+def test_an_empty_delete_is_recorded_only_under_write_serializable(tmp_path, isolation):
+    """Delta's commitIfNeeded: a DELETE that deletes nothing on a Serializable table writes no
+    commit, so the append it raced does not fail it; under WriteSerializable the empty commit is
+    recorded (and checked: a blind append does not fail it there)."""
+    t = make(str(tmp_path / "t"), isolation=isolation)
+    delete = t.start_delete(lambda tb: pc.less(tb["id"], 0), description="id < 0")
+    t.append(rows([100]))
+    result = delete.commit()
+    if isolation == "Serializable":
+        assert (result.recorded, result.version, result.isolation_level) == (False, 2, IsolationLevel.SNAPSHOT)
+        assert "skipRecordingEmptyCommits" in result.notes[0]
+        assert t.version == 3
+    else:
+        assert (result.recorded, result.version) == (True, 4)
+        assert t.version == 4
+    assert ids(t) == list(range(10)) + [100]

@@ -29,7 +29,6 @@ GENERATED_SEED = int(os.environ.get("ACIDSQL_GENERATED_SEED", "14"))
 # race name -> (acidsql's outcome, Delta Spark's outcome, the doc section that explains it)
 COMPACTION = "Compaction on tables with deletion vectors"
 IDENTITY = "Identity columns"
-EMPTY_COMMITS = "Open: empty DML commits under Serializable (an acidsql divergence, not a documented difference)"
 KNOWN_DIFFERENCES: dict[str, tuple[str, str, str]] = {
     "optimize-vs-delete-partitioned-with-dvs": ("committed", "ConcurrentDeleteReadException", COMPACTION),
     "delete-vs-optimize-partitioned-with-dvs": ("committed", "ConcurrentAppendException", COMPACTION),
@@ -43,9 +42,6 @@ KNOWN_DIFFERENCES: dict[str, tuple[str, str, str]] = {
     "identity-insert-of-rows-vs-update": ("MetadataChangedException", "ConcurrentAppendException", IDENTITY),
     "cluster-by-enabling-clustering-vs-insert": ("ProtocolChangedException", "committed",
                                                  "Feature enablement that Delta resolves"),
-    # Not a documented difference: acidsql's open divergence (the doc's section says so).
-    "restore-winner-re-adds-files-in-a-read-partition": ("ConcurrentAppendException", "committed", EMPTY_COMMITS),
-    "restore-winner-brings-back-old-metadata": ("MetadataChangedException", "committed", EMPTY_COMMITS),
 }
 
 

@@ -250,3 +250,22 @@ def test_the_engine_row_filter_leaves_a_literal_past_bigint_to_spark():
     from acidsql.analysis.adapters import to_arrow_filter
 
     assert to_arrow_filter(sqlglot.parse_one("id < 9223372036854775808", read="databricks"), COLUMNS.schema) is None
+
+
+def test_an_insert_values_runs_on_the_driver():
+    decided = planned("INSERT INTO t VALUES (1, 2, 'a', 1.5)")
+    assert (decided.path, decided.writes_on_driver, decided.statement) == (Path.DRIVER, True, "INSERT")
+    assert planned("INSERT OVERWRITE t VALUES (1, 2, 'a', 1.5)").path is Path.DRIVER
+
+
+@pytest.mark.parametrize("text, facts, reason", [
+    ("INSERT INTO t SELECT * FROM u", {}, "query is computed by Spark"),
+    ("WITH w AS (SELECT 1) INSERT INTO t VALUES (1, 2, 'a', 1.5)", {}, "WITH clause"),
+    ("INSERT INTO t PARTITION (k = 1) VALUES (1, 'a', 1.5)", {}, "PARTITION"),
+    ("INSERT INTO t VALUES (1, 2, 'a', 1.5)", {"table_rules": True}, "CHECK constraints"),
+    ("INSERT INTO t VALUES (1, 2, 'a', 1.5, 'c')", {"columns": WITH_CHAR}, "CHAR / VARCHAR"),
+    ("INSERT OVERWRITE t VALUES (1, 2, 'a', 1.5)", {"changes_feed": True}, "change data feed"),
+])
+def test_an_insert_goes_to_spark_and_says_why(text, facts, reason):
+    decided = planned(text, **facts)
+    assert decided.path is Path.SPARK and reason in decided.reason, decided.reason

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -53,12 +54,16 @@ def test_the_generator_covers_every_statement_kind_and_layout():
 def test_generated_races_prediction_is_execution(spark):
     races = generated_races(SEED, COUNT, START)
     log = open(LOG, "a") if LOG else None
+    last = [time.monotonic()]
 
     def progress(i, race, verdict, detail):
         if log is not None:
+            now = time.monotonic()
             log.write(json.dumps({"index": START + i, "name": race.scenario.name, "kinds": race.kinds,
                                   "layout": race.layout, "isolation": race.isolation, "verdict": verdict.value,
-                                  "detail": detail if verdict is not Verdict.EXACT else ""}) + "\n")
+                                  "detail": detail if verdict is not Verdict.EXACT else "",
+                                  "seconds": round(now - last[0], 2)}) + "\n")
+            last[0] = now
             log.flush()
 
     try:

@@ -153,6 +153,11 @@ def test_a_reading_op_fails_when_a_winner_changed_what_its_query_read(tmp_path, 
     table = _bank_with_counter_and_insert(str(tmp_path / "bank"), layout, isolation)
     in_flight = prepare(table, op)
     prepare(table, MOVE_OUT_OF_ACCT0).commit()
+    if op.kind == "purge" and isolation == "Serializable":
+        # its DELETE deletes nothing: on a Serializable table Delta records no empty commit, so
+        # it meets no winner (it serializes before the transfer: it wrote nothing)
+        assert not in_flight.commit().recorded
+        return
     with pytest.raises(DeltaConcurrentModificationException) as raised:
         in_flight.commit()
     predicted = Predictor(layout, isolation).pair(op, MOVE_OUT_OF_ACCT0)

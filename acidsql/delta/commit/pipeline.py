@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from acidsql.conflict import OpKind
+from acidsql.conflict import OpKind, Overlap, empty_commit_skipped
+from acidsql.conflict import check as check_all
 from acidsql.delta.actions import Action
 from acidsql.delta.commit.check import WinnerCheck
 from acidsql.delta.commit.hooks import CommittedTable, run_hooks
@@ -65,6 +66,12 @@ def commit_prepared(prepared: PreparedCommit) -> CommitResult:
     check_staged(txn, prepared.operation)
     check = WinnerCheck(txn, prepared.operation, prepared.kind, prepared.statement, prepared.changes_data,
                         prepared.zorder)
+    if empty_commit_skipped(check.current) is Overlap.CERTAIN:
+        # Delta's commitIfNeeded: nothing written, so no winner to check and no hook to run.
+        verdict = check_all(check.current, ())
+        txn.result = CommitResult(txn.read_version, 0, verdict.isolation, check.is_blind_append, notes=verdict.notes,
+                                  recorded=False)
+        return txn.result
     result, actions = write_with_retries(prepared, check, txn.target)
     txn.result = result
     table = CommittedTable(txn.log, txn.table_name, txn.properties)

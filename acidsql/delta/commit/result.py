@@ -19,6 +19,9 @@ class CommitResult:
     winners: tuple[int, ...] = ()  # versions this transaction was checked against
     notes: tuple[str, ...] = ()  # why it committed despite the winners (the rules' words)
     hooks: tuple[HookOutcome, ...] = ()  # what the post-commit hooks did
+    # False: nothing was written (an empty DML commit Delta does not record on a Serializable
+    # table, acidsql.conflict.empty_commit_skipped); `version` is then the read version.
+    recorded: bool = True
 
     @property
     def conflicts_resolved(self) -> int:

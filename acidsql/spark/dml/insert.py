@@ -15,17 +15,21 @@ from acidsql.delta.actions import AddFile, RemoveFile, schema_string
 from acidsql.delta.change_data import DELETE, INSERT, needs_change_files_for_whole_files
 from acidsql.spark.changes import (
     FileChanges, RowChanges, apply_row_changes, collect_positions, live_rows, now_ms, records_changes, select_files,
-    with_change_type, write_change_rows, write_rows,
+    with_change_type, write_change_rows, write_rows, write_rows_on_driver,
 )
 from acidsql.spark.constraints import checked_rows, table_rules
 from acidsql.spark.dml.delete import matching_rows
+from acidsql.spark.dml.driver_insert import numbered_on_driver, values_table
+from acidsql.spark.dml.exact import NotExactOnDriver
 from acidsql.spark.dml.names import target_alias
+from acidsql.spark.dml.plan import Path
 from acidsql.spark.dml.run import StatementRun, begin, prepared_run
 from acidsql.spark.prepared import PreparedWrite, RunContext
 from acidsql.spark.results import StatementError
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.tables import table_info
 from acidsql.spark.views import TableViews
+from acidsql.spark.write import session_codec
 from acidsql.sql import model as m
 
 if TYPE_CHECKING:
@@ -44,6 +48,9 @@ def prepare_insert(ex: RunContext, s: m.Insert) -> PreparedWrite:
                 # new columns: the commit carries the new schema (a metadata change)
                 schema_json = evolved
                 txn.update_metadata(replace(snapshot.metadata, schema_string=schema_string(evolved)))
+        on_driver = _values_on_driver(run, s, schema_json)
+        if on_driver is not None:
+            return on_driver
         rows, given = _insert_rows(run, s, schema_json)
         inserted = rows.localCheckpoint(eager=True)
         count = inserted.count()
@@ -104,6 +111,37 @@ def prepare_insert(ex: RunContext, s: m.Insert) -> PreparedWrite:
         file_changes = replace(file_changes, adds=file_changes.adds + tuple(adds),
                                removes=file_changes.removes + tuple(removed))
         return prepared_run(run, file_changes, RowChanges({}, inserted=count, deleted=deletes.deleted), params, plan)
+
+
+def _values_on_driver(run: StatementRun, s: m.Insert, schema_json: Mapping[str, Any]) -> Optional[PreparedWrite]:
+    """An INSERT ... VALUES computed and written on the driver (driver_insert.py), when plan.py
+    puts it there and pyarrow computes every value exactly; None: Spark computes it."""
+    if s.replace_where is not None:
+        return None
+    decided = run.plan()
+    if decided.path is not Path.DRIVER:
+        return None
+    snapshot, txn = run.snapshot, run.txn
+    try:
+        table = values_table(s, schema_json, snapshot.arrow_schema())
+    except NotExactOnDriver:
+        return None
+    if identity.identity_columns(schema_json):
+        table, schema_json = numbered_on_driver(table, schema_json)
+        txn.update_metadata(replace(snapshot.metadata, schema_string=schema_string(schema_json)))
+    params: dict[str, Any] = {"mode": "Append", "partitionBy": json.dumps(list(snapshot.partition_columns))}
+    removed: list[RemoveFile] = []
+    deleted = 0
+    if s.mode is m.InsertMode.OVERWRITE:
+        params["mode"] = "Overwrite"
+        ts = now_ms()
+        targets = sorted(snapshot.files.values(), key=lambda a: a.path)
+        removed = [a.to_remove(ts) for a in targets]
+        deleted = sum(live_rows(a) or 0 for a in targets)
+    adds = write_rows_on_driver(table, snapshot, schema_json, storage=txn.storage,
+                                codec=session_codec(run.spark, snapshot.configuration))
+    return prepared_run(run, FileChanges(adds=tuple(adds), removes=tuple(removed)),
+                        RowChanges({}, inserted=table.num_rows, deleted=deleted), params, decided)
 
 
 def numbered(rows: "DataFrame", schema_json: Mapping[str, Any], count: int) -> tuple["DataFrame", dict]:

@@ -1,4 +1,4 @@
-"""Where a DELETE, UPDATE or MERGE runs, and why: the one place that decides it.
+"""Where a DELETE, UPDATE, MERGE or INSERT ... VALUES runs, and why: the one place that decides it.
 
 On a local session every Spark job costs a fixed fraction of a second (planning, scheduling,
 moving rows between the JVM and Python), which was most of a small DELETE's, UPDATE's or MERGE's
@@ -179,7 +179,9 @@ def _size(n: Optional[int]) -> str:
 
 
 def statement_label(s: m.AnyStatement) -> str:
-    return "INSERT REPLACE WHERE" if isinstance(s, m.Insert) else s.label
+    if isinstance(s, m.Insert):
+        return "INSERT" if s.replace_where is None else "INSERT REPLACE WHERE"
+    return s.label
 
 
 def plan(s: m.AnyStatement, facts: DmlFacts) -> DmlPlan:
@@ -195,6 +197,8 @@ def plan(s: m.AnyStatement, facts: DmlFacts) -> DmlPlan:
         decided = _update(s, facts)
     elif isinstance(s, m.Merge):
         decided = _merge(s, facts)
+    elif isinstance(s, m.Insert) and s.replace_where is None:
+        decided = _insert(s, facts)
     else:
         decided = _delete(s, s.replace_where if isinstance(s, m.Insert) else s.where, facts)
     if decided.path is Path.SPARK and not decided.rows_on_driver:
@@ -233,6 +237,23 @@ def _delete(s: m.AnyStatement, condition: Optional[exp.Expression], facts: DmlFa
         return _spark(label, too_large)
     return DmlPlan(label, Path.DRIVER, "pyarrow computes its WHERE exactly as Spark: the driver finds the rows, "
                    "no Spark job", True, True, pending=_scan_pending(facts))
+
+
+def _insert(s: m.Insert, facts: DmlFacts) -> DmlPlan:
+    """An INSERT ... VALUES that only adds rows (or overwrites whole files of a table without a
+    change data feed): on the driver, its values are computed and written (driver_insert.py)."""
+    label = statement_label(s)
+    if not isinstance(s.source, exp.Values):
+        return _spark(label, "the INSERT's query is computed by Spark")
+    if s.ctes or s.by_name or s.schema_evolution or s.partition_spec or s.replace_using or s.replace_on is not None:
+        return _spark(label, "a WITH clause, BY NAME, WITH SCHEMA EVOLUTION, PARTITION or REPLACE: Spark computes it")
+    if s.mode is m.InsertMode.OVERWRITE and facts.changes_feed:
+        return _spark(label, "the table records its change data feed: Spark writes the overwritten rows' changes")
+    if facts.table_rules or facts.columns.char_varchar:
+        return _spark(label, "the table has CHECK constraints, NOT NULL, generated or CHAR / VARCHAR columns: Spark "
+                      "checks the rows")
+    return DmlPlan(label, Path.DRIVER, "pyarrow computes its VALUES exactly as Spark: the driver writes them, no Spark "
+                   "job", writes_on_driver=True, pending=_rules_pending(facts))
 
 
 def _update(s: m.Update, facts: DmlFacts) -> DmlPlan:

@@ -13,9 +13,13 @@ from acidsql.analysis.analyze import Analysis
 from acidsql.delta.actions import AddFile
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.spark.changes import by_column_names, collect_positions, select_files
+from acidsql.spark.dml.driver_rows import matching_positions
+from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter
 from acidsql.spark.dml.names import target_alias
+from acidsql.spark.dml.plan import OPTION, SCAN_MAX_BYTES, SPARK_ONLY, path_option
 from acidsql.spark.prepared import RunContext
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
+from acidsql.spark.session import is_local, master_of
 from acidsql.sql import model as m
 
 if TYPE_CHECKING:
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from acidsql.delta.snapshot import Snapshot
+    from acidsql.delta.storage import Storage
 
 
 class FilesRead(list):
@@ -85,6 +90,11 @@ def _record_row_read(ex: RunContext, txn: OptimisticTransaction, snapshot: "Snap
 
 def _record_read_rows(ex: RunContext, txn: OptimisticTransaction, snapshot: "Snapshot", files: Sequence[AddFile],
                       statement: m.AnyStatement, condition: Optional[exp.Expression]) -> None:
+    on_driver = _read_rows_on_driver(ex, snapshot, files, statement, condition, txn.storage)
+    if on_driver is not None:
+        for path, rows in on_driver.items():
+            txn.record_read_rows(path, rows)
+        return
     views = ex.table_views()
     try:
         alias = target_alias(statement.target)
@@ -95,6 +105,28 @@ def _record_read_rows(ex: RunContext, txn: OptimisticTransaction, snapshot: "Sna
             txn.record_read_rows(path, rows)
     finally:
         views.drop()
+
+
+def _read_rows_on_driver(ex: RunContext, snapshot: "Snapshot", files: Sequence[AddFile], statement: m.AnyStatement,
+                         condition: Optional[exp.Expression], storage: "Storage") -> Optional[dict]:
+    """The positions of the rows `condition` selects in `files`, read by pyarrow (driver_rows.py)
+    where a DELETE's match would be (plan.py: a local session, a condition pyarrow computes exactly
+    as Spark, files the driver may read); None: Spark finds them."""
+    if condition is None or sum(a.size or 0 for a in files) > SCAN_MAX_BYTES:
+        return None
+    try:
+        if path_option(ex.dml_path or ex.spark.conf.get(OPTION, None)) == SPARK_ONLY:
+            return None
+    except ValueError:
+        return None  # Spark's path refuses the option with the statement's error
+    if not is_local(master_of(ex.spark)):
+        return None
+    try:
+        columns = Columns.of_delta_schema(snapshot.schema_json, snapshot.arrow_schema())
+        row_filter = driver_filter(condition, columns, (target_alias(statement.target),))
+    except NotExactOnDriver:
+        return None
+    return matching_positions(snapshot, files, condition, row_filter, storage)
 
 
 def matches_its_read_condition(statement: m.AnyStatement, condition: Optional[exp.Expression]) -> bool:
