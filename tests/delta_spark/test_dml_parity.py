@@ -203,11 +203,28 @@ DELTA_INTERNAL_ERRORS = [
 ]
 
 
+# acidsql does not yet do what docs/databricks-vs-oss-delta.md decides for the star actions: it
+# runs them (INSERT * inserted 1 row, UPDATE SET * updated 1). Strict, so the fix shows.
+_DECISION_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError,
+                                   reason="issue 22: acidsql does not yet follow the decision for Delta's internal errors")
+
+
 @pytest.mark.parametrize("dml_path", DML_PATHS)
-@pytest.mark.parametrize("name,spec,statement,missing", [pytest.param(*r, id=r[0]) for r in DELTA_INTERNAL_ERRORS])
+@pytest.mark.parametrize("name,spec,statement,missing",
+                         [pytest.param(*r, id=r[0], marks=[_DECISION_OPEN] if "star" in r[0] else [])
+                          for r in DELTA_INTERNAL_ERRORS])
 def test_delta_internal_error(parity, name, spec, statement, missing, dml_path):
     v = parity.run(Case(spec, statement, "MERGE", (), name), dml_path)
     assert v.what == DELTA_INTERNAL and f"'{missing}'" in v.delta.message, v.reproducer()
+    # acidsql's decision (docs/databricks-vs-oss-delta.md, "MERGE statements Delta Spark 4.4
+    # fails with an internal error"): a star action from a narrower source is refused; a CHAR
+    # key is compared as Spark compares CHAR (padded).
+    if name == "merge-on-char-column":
+        # Parity does not read the copies back when Delta fails internally, so only the status
+        # is checked here (which rows acidsql deleted is not yet asserted).
+        assert v.acidsql.status == "ran", v.reproducer()
+    else:
+        assert v.acidsql.status == "refused" and not v.acidsql.wrote, v.reproducer()
 
 
 # Databricks runs subqueries in DELETE / UPDATE conditions; open-source Delta refuses them
@@ -233,4 +250,7 @@ def test_random_sample(parity, case, dml_path):
     """Same rows, both refused (same error class), a documented difference, a Delta internal
     error, or a divergence dml_parity.KNOWN names; anything else (a crash included) fails."""
     v = parity.run(case, dml_path)
+    # Issue 22: no exception other than acidsql's statement errors escapes `run`; no KNOWN
+    # entry may excuse a crash.
+    assert v.what != "acidsql crashed", v.reproducer()
     assert not v.unexplained, v.reproducer()
