@@ -80,10 +80,10 @@ def update_refusal(columns: Iterable[str], schema_json: Mapping[str, Any]) -> Op
 
 def explicit_insert_refusal(columns: Iterable[str], schema_json: Mapping[str, Any],
                             table: str) -> Optional[IdentityRefusal]:
-    """An INSERT that gives values for GENERATED ALWAYS identity columns is refused;
-    `columns`: the column names the INSERT lists, as the table names them."""
-    always = {c.name for c in identity_columns(schema_json) if not c.allow_explicit_insert}
-    hit = sorted(always & set(columns))
+    """An INSERT (or a MERGE's INSERT clause) that gives values for GENERATED ALWAYS identity
+    columns is refused; `columns`: the columns it gives values for (any case)."""
+    always = {c.name.lower(): c.name for c in identity_columns(schema_json) if not c.allow_explicit_insert}
+    hit = sorted({always[c.lower()] for c in columns if c.lower() in always})
     if hit:
         return IdentityRefusal(f"cannot insert explicit values into identity column(s) {', '.join(hit)} of {table}: "
                                "they are GENERATED ALWAYS", "DELTA_IDENTITY_COLUMNS_EXPLICIT_INSERT_NOT_SUPPORTED")
@@ -92,21 +92,26 @@ def explicit_insert_refusal(columns: Iterable[str], schema_json: Mapping[str, An
 
 def merge_refusal(clauses: Iterable[tuple[str, Iterable[str]]], schema_json: Mapping[str, Any],
                   table: str) -> Optional[IdentityRefusal]:
-    """A MERGE's refusal on identity columns, by its clauses in order, each (action: UPDATE,
-    INSERT or DELETE, the columns it sets): setting an identity column is refused as Delta
-    refuses it; an INSERT into a table with identity columns is refused by acidsql, which does
-    not number a MERGE's new rows yet (they would get NULL identity values)."""
-    names = [c.name for c in identity_columns(schema_json)]
-    if not names:
-        return None
+    """A MERGE's refusal on identity columns, from its clauses, each (action: UPDATE, INSERT or
+    DELETE, the columns it sets, `*` expanded): an UPDATE clause may not set an identity column,
+    an INSERT clause may not give a GENERATED ALWAYS one a value. As Delta's PreprocessTableMerge
+    checks them: every UPDATE clause before the INSERT clauses."""
+    clauses = [(action, list(columns)) for action, columns in clauses]
     for action, columns in clauses:
         if action == "UPDATE":
             refusal = update_refusal(columns, schema_json)
             if refusal is not None:
                 return refusal
-        elif action == "INSERT":
-            return IdentityRefusal(
-                f"MERGE ... WHEN NOT MATCHED THEN INSERT into {table} with identity column(s) {', '.join(names)}: "
-                "acidsql does not generate identity values for a MERGE's new rows yet; insert them with INSERT "
-                "INTO, which does", "ACIDSQL_IDENTITY_MERGE_INSERT_NOT_SUPPORTED")
+    for action, columns in clauses:
+        if action == "INSERT":
+            refusal = explicit_insert_refusal(columns, schema_json, table)
+            if refusal is not None:
+                return refusal
     return None
+
+
+def generated_by(columns: Iterable[str], schema_json: Mapping[str, Any]) -> tuple[IdentityColumn, ...]:
+    """The identity columns a write numbers: those it gives no value for (`columns`, any case).
+    INSERT and a MERGE's INSERT clauses both ask here."""
+    given = {c.lower() for c in columns}
+    return tuple(c for c in identity_columns(schema_json) if c.name.lower() not in given)

@@ -163,6 +163,8 @@ def _column_defs(defs) -> tuple[ColumnDef, ...]:
         if not isinstance(column, exp.ColumnDef):
             continue
         nullable, identity, generated, comment, default = True, False, None, None, None
+        start: Optional[int] = 1
+        step: Optional[int] = 1
         for constraint in column.args.get("constraints") or ():
             kind = constraint.args.get("kind")
             if isinstance(kind, exp.NotNullColumnConstraint) and not kind.args.get("allow_null"):
@@ -171,6 +173,7 @@ def _column_defs(defs) -> tuple[ColumnDef, ...]:
                 default = kind.this
             elif isinstance(kind, exp.GeneratedAsIdentityColumnConstraint):
                 identity = True
+                start, step = _integer(kind.args.get("start"), 1), _integer(kind.args.get("increment"), 1)
                 if kind.args.get("expression") is not None:  # GENERATED ALWAYS AS (expr)
                     identity, generated = False, kind.args["expression"]
             elif isinstance(kind, exp.ComputedColumnConstraint):
@@ -181,10 +184,21 @@ def _column_defs(defs) -> tuple[ColumnDef, ...]:
         out.append(ColumnDef(
             name=_column_name(column.this) if column.this is not None else column.name,
             type=_memo_sql(kind) if kind is not None else "",
-            nullable=nullable, identity=identity, generated=generated, comment=comment, default=default,
+            nullable=nullable, identity=identity, identity_start=start, identity_step=step, generated=generated,
+            comment=comment, default=default,
             position=_position(column.args.get("position")),
         ))
     return tuple(out)
+
+
+def _integer(node: Optional[exp.Expression], default: int) -> Optional[int]:
+    """An integer literal's value (`-2` too); `default` when absent; None when it is not one."""
+    if node is None:
+        return default
+    try:
+        return int(node.sql(dialect="databricks"))
+    except ValueError:
+        return None
 
 
 def _position(position) -> Optional[str]:

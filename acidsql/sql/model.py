@@ -143,6 +143,9 @@ class ColumnDef:
     type: str  # Spark SQL type text, e.g. "BIGINT", "STRUCT<a: INT>", "ARRAY<STRING>"
     nullable: bool = True
     identity: bool = False  # GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY
+    # its (START WITH n INCREMENT BY m); None: not an integer literal (CREATE TABLE refuses it)
+    identity_start: Optional[int] = 1
+    identity_step: Optional[int] = 1
     generated: Optional[exp.Expression] = None  # GENERATED ALWAYS AS (expr)
     comment: Optional[str] = None
     default: Optional[exp.Expression] = None  # DEFAULT expr

@@ -34,9 +34,12 @@ class Column:
     kind: str  # bigint int double decimal string char varchar date timestamp boolean
     length: int = 0  # CHAR/VARCHAR length, DECIMAL precision
     scale: int = 0  # DECIMAL scale
+    identity: str = ""  # a BIGINT identity column: what follows GENERATED ("ALWAYS AS IDENTITY (START WITH 10)")
 
     @property
     def sql_type(self) -> str:
+        if self.identity:
+            return f"BIGINT GENERATED {self.identity}"
         if self.kind == "decimal":
             return f"DECIMAL({self.length},{self.scale})"
         if self.kind in ("char", "varchar"):
@@ -120,7 +123,8 @@ def over_length(col: Column) -> tuple[str, ...]:
 class TableSpec:
     """A starting table: columns (`id` BIGINT first, unique), `p` (partition column when
     partitioned), deletion vectors on or off, and its rows as SQL literals, written in two
-    INSERTs (two files per partition)."""
+    INSERTs (two files per partition). Identity columns are numbered by those INSERTs: the rows
+    hold no value for them."""
 
     columns: tuple[Column, ...]
     partitioned: bool
@@ -142,9 +146,11 @@ class TableSpec:
         dv = "true" if self.deletion_vectors else "false"
         out = [f"CREATE TABLE {ref} ({cols}) USING DELTA{part} TBLPROPERTIES ('delta.enableDeletionVectors' = {dv})"]
         half = (len(self.rows) + 1) // 2
+        given = [c.name for c in self.columns if not c.identity]
+        into = f" ({', '.join(given)})" if len(given) < len(self.columns) else ""
         for chunk in (self.rows[:half], self.rows[half:]):
             if chunk:
-                out.append(f"INSERT INTO {ref} VALUES " + ", ".join("(" + ", ".join(r) + ")" for r in chunk))
+                out.append(f"INSERT INTO {ref}{into} VALUES " + ", ".join("(" + ", ".join(r) + ")" for r in chunk))
         return out
 
     @property

@@ -103,6 +103,7 @@ class Verdict:
     delta: Outcome
     what: str  # one of AGREE, DOCUMENTED, DELTA_INTERNAL, DIVERGENCES
     known: Optional[str] = None  # the KNOWN entry that explains a divergence
+    looked: object = None  # what Parity.run's `look` found in the two copies
 
     @property
     def divergent(self) -> bool:
@@ -364,7 +365,10 @@ class Parity:
             self._bases[spec.name] = path
         return self._bases[spec.name]
 
-    def run(self, case: Case, dml_path: str = "auto") -> Verdict:
+    def run(self, case: Case, dml_path: str = "auto",
+            look: Optional[Callable[[str, str, str], object]] = None) -> Verdict:
+        """The verdict on `case`; `look(base, acidsql's copy, Delta's copy)` (the tables'
+        folders, before the copies go) is kept in it as `looked`."""
         base = self.base(case.table)
         start = _log_versions(base)[-1]
         self._n += 1
@@ -378,7 +382,8 @@ class Parity:
             finally:
                 delta = theirs_done.result()
             acid, delta = self._read(case.table, (mine, acid), (theirs, delta))
-            return judge(case, acid, delta)
+            verdict = judge(case, acid, delta)
+            return replace(verdict, looked=look(base, mine, theirs)) if look is not None else verdict
         finally:
             for path in (mine, theirs):
                 self.delta.forget(path)

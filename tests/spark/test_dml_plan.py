@@ -149,6 +149,15 @@ def test_a_merge_goes_to_spark_and_says_why(text, facts, reason, rows):
     assert p.writes_on_driver == (rows and not facts.get("table_rules"))
 
 
+def test_a_merge_inserting_into_an_identity_table_is_numbered_by_spark():
+    p = planned(UPSERT, identity_columns=True)
+    assert p.path is Path.SPARK and "identity columns: Spark numbers them" in p.reason
+    assert p.rows_on_driver and not p.writes_on_driver  # insert.numbered runs on the rows Spark writes
+    matched_only = "MERGE INTO t USING src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET k = s.x"
+    assert planned(matched_only, identity_columns=True).path is Path.DRIVER  # nothing to number
+    assert planner.NO_IDENTITY in planned(UPSERT, identity_columns=None).pending  # unknown (acidsql explain)
+
+
 def test_before_the_source_is_known_a_merge_plan_says_what_it_depends_on():
     p = planned(UPSERT, source=None, new_columns=None)
     assert p.path is Path.DRIVER and planner.SOURCE_TYPES in p.pending

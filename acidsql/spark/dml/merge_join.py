@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from pyroaring import BitMap64
 from sqlglot import exp
 
+from acidsql.delta import identity
 from acidsql.delta.actions import AddFile, Metadata, schema_string
 from acidsql.delta.change_data import CHANGE_TYPE_COLUMN, DELETE, INSERT, UPDATE_POSTIMAGE, UPDATE_PREIMAGE
 from acidsql.delta.row_tracking import ROW_ID, enabled
@@ -78,6 +79,18 @@ class MergeSource:
         return MergeSource(df, target_alias(s.target), source_alias(s), dict(schema_json), tuple(fields), metadata,
                            before)
 
+    def numbered_clauses(self, s: m.Merge) -> dict[str, tuple[int, ...]]:
+        """Per identity column, the INSERT clauses (numbers) that give it no value: their rows
+        are numbered after its high-water mark, as INSERT numbers its rows (insert.numbered)."""
+        out = {}
+        for column in identity.identity_columns(self.schema_json):
+            taking = tuple(i for i, c in enumerate(s.clauses, start=1) if c.action is m.MergeAction.INSERT
+                           and column in identity.generated_by(clause_columns(c, self.fields, self.df.columns),
+                                                               self.schema_json))
+            if taking:
+                out[column.name] = taking
+        return out
+
     def columns(self) -> Columns:
         """The source's columns as the driver path sees them (plan.py)."""
         import pyarrow as pa
@@ -98,17 +111,56 @@ class MergeSource:
         return Columns(pa.schema(arrow), frozenset(char_varchar), frozenset(collated))
 
 
-def finish(run: StatementRun, s: m.Merge, src: MergeSource, part: Any) -> tuple[RowChanges, FileChanges, Any]:
-    """The MERGE's changes and files, and its plan as it ran, after the driver's part (`part`,
-    driver_merge.DriverPart): written from the driver when the driver computed the joined rows,
-    else joined in Spark over the candidate target rows the driver found (the joined rows are
-    then few: collected, and written from the driver when the table has no rules to check) or
-    over every row of the files the MERGE reads."""
+def clause_columns(c: m.MergeClause, fields: Sequence[str], source_columns: Sequence[str]) -> tuple[str, ...]:
+    """The table columns (`fields`, the table's names) an UPDATE or INSERT clause gives values:
+    its assignments, and under `*` each column the source has a column of the same name for
+    (less EXCEPT's); a name the table lacks is kept as written (Spark refuses it)."""
+    by_lower = {f.lower(): f for f in fields}
+    out = [by_lower.get(m.assigned_column(k), m.assigned_column(k)) for k, _v in c.assignments]
+    if c.star:
+        source, excepted = {x.lower() for x in source_columns}, {e.lower() for e in c.star_except}
+        out += [f for f in fields if f.lower() in source and f.lower() not in excepted]
+    return tuple(dict.fromkeys(out))
+
+
+def refuse_unresolved_star(s: m.Merge, fields: Sequence[str], source_columns: Sequence[str]) -> None:
+    """`UPDATE SET *` / `INSERT *` assign every table column (`fields`) from the source's column
+    of the same name; without WITH SCHEMA EVOLUTION a column the source lacks cannot be resolved
+    and the MERGE is refused, as Delta's ResolveDeltaMergeInto refuses it (matched clauses
+    first). Delta Spark 4.4 lacks this error class in its own error file and fails internally;
+    docs/databricks-vs-oss-delta.md has the decision. WITH SCHEMA EVOLUTION, the column is kept
+    (UPDATE) or NULL (INSERT), as Databricks documents."""
+    if s.schema_evolution:
+        return
+    source = {c.lower() for c in source_columns}
+    order = {m.MergeMatch.MATCHED: 0, m.MergeMatch.NOT_MATCHED: 1, m.MergeMatch.NOT_MATCHED_BY_SOURCE: 2}
+    for c in sorted((c for c in s.clauses if c.star), key=lambda c: order[c.match]):
+        excepted = {e.lower() for e in c.star_except}
+        missing = [f for f in fields if f.lower() not in source and f.lower() not in excepted]
+        if missing:
+            star = "INSERT *" if c.action is m.MergeAction.INSERT else "UPDATE SET *"
+            raise StatementError(
+                f"Cannot resolve `{missing[0]}` in {c.action.value} clause given columns "
+                f"{', '.join(f'`{x}`' for x in source_columns)}: {star} sets every column of the table from the "
+                f"source's column of the same name, and the source has no column {', '.join(missing)} (MERGE WITH "
+                "SCHEMA EVOLUTION leaves such columns unchanged, or NULL in new rows)",
+                "DELTA_MERGE_UNRESOLVED_EXPRESSION")
+
+
+def finish(run: StatementRun, s: m.Merge, src: MergeSource,
+           part: Any) -> tuple[RowChanges, FileChanges, Any, Optional[dict]]:
+    """The MERGE's changes and files, its plan as it ran, and the schema to commit when its new
+    rows were numbered for identity columns (their high-water marks advanced; else None), after
+    the driver's part (`part`, driver_merge.DriverPart): written from the driver when the driver
+    computed the joined rows, else joined in Spark over the candidate target rows the driver
+    found (the joined rows are then few: collected, and written from the driver when the table
+    has no rules to check and no identity column to number) or over every row of the files the
+    MERGE reads."""
     from pyspark.sql import functions as F
 
     plan = part.plan
     if part.outcome is not None:
-        return (*written_on_driver(run, s, part.outcome, src), plan)
+        return (*written_on_driver(run, s, part.outcome, src), plan, None)
     everything = lambda chosen: scan(run.spark, run.snapshot, chosen, positions=True, row_tracking=True,
                                      storage=run.storage)
     found = part.target
@@ -122,8 +174,9 @@ def finish(run: StatementRun, s: m.Merge, src: MergeSource, part: Any) -> tuple[
     source = (part.source if part.source is not None else src.df).withColumn(SOURCE_MARK, F.lit(True))
     joined = joined_rows(run, s, src, target_rows, source, on_driver)
     if on_driver and plan.writes_on_driver:
-        return (*written_on_driver(run, s, _collected(run, joined, src), src), plan)
-    return (*_written_in_spark(run, s, src, joined), plan)
+        return (*written_on_driver(run, s, _collected(run, joined, src), src), plan, None)
+    changes, files, marked = _written_in_spark(run, s, src, joined)
+    return changes, files, plan, marked
 
 
 def source_sql(s: m.Merge, views: TableViews) -> str:
@@ -344,6 +397,9 @@ def written_on_driver(run: StatementRun, s: m.Merge, table: "pa.Table",
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if src.numbered_clauses(s):
+        # plan.py sends a MERGE that numbers identity values to Spark (insert.numbered).
+        raise StatementError("internal: a MERGE that numbers identity columns reached the driver's writer")
     snapshot, fields, before = run.snapshot, src.fields, src.before
     kinds = [(i + 1, c) for i, c in enumerate(s.clauses)]
     counts, touched = accounting(s, positions_by_clause(table))
@@ -398,19 +454,30 @@ def _collected(run: StatementRun, joined: "DataFrame", src: MergeSource) -> "pa.
 
 
 def _written_in_spark(run: StatementRun, s: m.Merge, src: MergeSource,
-                      joined: "DataFrame") -> tuple[RowChanges, FileChanges]:
-    """The MERGE's outcome and writes by Spark jobs, the table's rules checked on the rows written."""
+                      joined: "DataFrame") -> tuple[RowChanges, FileChanges, Optional[dict]]:
+    """The MERGE's outcome and writes by Spark jobs, the new rows numbered for identity columns
+    (with the schema holding the advanced high-water marks, else None) and the table's rules
+    checked on the rows written."""
     from pyspark.sql import functions as F
+
+    from acidsql.spark.dml.insert import numbered
 
     snapshot, fields, before = run.snapshot, src.fields, src.before
     kinds = [(i + 1, c) for i, c in enumerate(s.clauses)]
     writing = [i for i, c in kinds if c.action in (m.MergeAction.UPDATE, m.MergeAction.INSERT)]
     joined = joined.localCheckpoint(eager=True)
     counts, touched = outcome(s, joined)
-    new_rows = written = None
+    new_rows = written = marked = None
     if writing:
         kept = [F.col(ROW_ID)] if enabled(snapshot.protocol, snapshot.properties) else []
         written = joined.where(F.col(CLAUSE).isin(writing)).select(*[F.col(f"`{f}`") for f in fields], F.col(CLAUSE), *kept)
+        generating = {name: (F.col(CLAUSE).isin(list(taking)), sum(counts.get(i, 0) for i in taking))
+                      for name, taking in src.numbered_clauses(s).items()}
+        if any(n for _where, n in generating.values()):
+            # Numbered before the rules are checked (a constraint may read them), once: every
+            # later use of the rows (the check, the files, the change data) sees the same values.
+            written, marked = numbered(written, src.schema_json, generating)
+            written = written.localCheckpoint(eager=True)
         given_when = generated_given(s, snapshot, src.df.columns, writing)
         written = checked_rows(written, snapshot, [], run.name, given_when)
         new_rows = written.drop(CLAUSE)
@@ -431,4 +498,4 @@ def _written_in_spark(run: StatementRun, s: m.Merge, src: MergeSource,
                          updated=by_action(m.MergeAction.UPDATE), deleted=by_action(m.MergeAction.DELETE),
                          change_rows=change_rows)
     return changes, apply_row_changes(run.spark, snapshot, changes, storage=run.storage,
-                                      deletion_vectors=snapshot.deletion_vectors_on, schema_json=src.schema_json)
+                                      deletion_vectors=snapshot.deletion_vectors_on, schema_json=src.schema_json), marked

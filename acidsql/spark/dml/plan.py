@@ -57,6 +57,7 @@ SOURCE_FITS = f"the source is at most {_GIB} (Spark's estimate) or {SOURCE_MAX_R
 CANDIDATES_FIT = (f"the target rows whose keys are among the source's are in files of at most {_GIB} and number at "
                   f"most {CANDIDATE_MAX_ROWS:,} (more: Spark scans only the files holding them)")
 NO_UNSEEN_RULES = "the table has no NOT NULL or generated column (its catalog entry does not say)"
+NO_IDENTITY = "the table has no identity column (a MERGE's new rows would be numbered by Spark)"
 SOURCE_TYPES = "the source's column types make ON's equalities keys and its clauses exact (known when it runs)"
 
 
@@ -89,6 +90,7 @@ class DmlFacts:
     scan_bytes: Optional[int] = None  # the data files a DELETE / UPDATE reads (sizes on disk)
     source: Optional[Columns] = None  # a MERGE source's columns
     new_columns: Optional[bool] = None  # MERGE WITH SCHEMA EVOLUTION: the source adds columns
+    identity_columns: Optional[bool] = False  # the table has identity columns (a MERGE's new rows are numbered)
 
     @staticmethod
     def of_table_info(info: "TableInfo", source: Optional["TableInfo"] = None,
@@ -98,7 +100,8 @@ class DmlFacts:
         return DmlFacts(Columns.of_sql_types(info.columns), bool(info.property_true("delta.enableChangeDataFeed")),
                         True if constraints else None, None,
                         source=Columns.of_sql_types(source.columns) if source is not None and source.known else None,
-                        new_columns=None if schema_evolution else False)
+                        new_columns=None if schema_evolution else False,
+                        identity_columns=bool(info.identity_columns) if info.known else None)
 
 
 @dataclass(frozen=True)
@@ -340,6 +343,12 @@ def _merge(s: m.Merge, facts: DmlFacts) -> DmlPlan:
         if facts.new_columns:
             return _spark(label, "WITH SCHEMA EVOLUTION: the source brings new columns; Spark computes the MERGE", **share)
         share["pending"] += ("the source brings no new column (WITH SCHEMA EVOLUTION)",)
+    if any(c.match is m.MergeMatch.NOT_MATCHED for c in s.clauses):
+        if facts.identity_columns:
+            return _spark(label, "the MERGE inserts rows into a table with identity columns: Spark numbers them after "
+                          "the high-water mark, as INSERT does", **{**share, "writes_on_driver": False})
+        if facts.identity_columns is None:
+            share["pending"] += (NO_IDENTITY,)
     if facts.table_rules:
         return _spark(label, "the table has CHECK constraints, NOT NULL or generated columns: Spark computes the "
                       "rows it writes and checks them", **share)

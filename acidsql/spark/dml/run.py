@@ -21,6 +21,7 @@ from sqlglot import exp
 from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.catalog import Catalog
 from acidsql.conflict import OpKind
+from acidsql.delta import identity
 from acidsql.delta.commit import PreparedCommit
 from acidsql.delta.features import write_kind
 from acidsql.delta.transaction import OptimisticTransaction
@@ -86,7 +87,8 @@ class StatementRun:
         return plan(self.statement, DmlFacts(
             columns, records_changes(snapshot),
             bool(table_rules(snapshot)) or bool(columns.char_varchar), master_of(self.spark), option,
-            scan_bytes=sum(a.size or 0 for a in self.files), **facts))
+            scan_bytes=sum(a.size or 0 for a in self.files),
+            identity_columns=bool(identity.identity_columns(snapshot.schema_json)), **facts))
 
     def record_matched_rows(self, touched: Mapping[str, Any]) -> None:
         """Record the rows a DELETE / UPDATE matched as its row-level read set, when
