@@ -82,3 +82,31 @@ def test_nested_char_columns_are_marked_as_spark_marks_them(db, delta, warehouse
     theirs = str(warehouse / "theirs")
     delta.sql(f"CREATE TABLE {delta.ref(theirs)} ({ddl}) USING DELTA").collect()
     assert _schema(str(warehouse / "mine")) == _schema(theirs)
+
+
+ROWS = "(1, 'ab', 'ab'), (2, '', ''), (3, NULL, NULL), (4, 'abcde', 'a'), (5, ' ', ' ')"
+CONDITIONS = ["c = 'ab '", "c = ''", "c = 'ab'", "c = 'abcde  '", "c IN ('ab', '')", "c <> 'ab'", "c < 'ab'",
+              "c > 'ab '", "c <=> ''", "c = d", "NOT (c = 'ab')", "d = 'a  '"]
+
+
+def test_the_row_level_conflict_filter_compares_char_as_spark_reads_the_table(delta, warehouse):
+    """Under row-level concurrency a read's condition is computed over a winner's new rows (as
+    stored: unpadded): it must select what Spark selects from the table (Delta Spark's SELECT
+    here), or a concurrent insert of 'ab' would not conflict with a DELETE WHERE c = 'ab '."""
+    import pyarrow as pa
+    import sqlglot
+
+    from acidsql.analysis.adapters import to_arrow_filter
+    from acidsql.spark.dml.reads import spark_row_filter
+
+    path = str(warehouse / "chars")
+    delta.sql(f"CREATE TABLE {delta.ref(path)} (id BIGINT, c CHAR(5), d CHAR(3)) USING DELTA").collect()
+    delta.sql(f"INSERT INTO {delta.ref(path)} VALUES {ROWS}").collect()
+    stored = pa.table({"id": [1, 2, 3, 4, 5], "c": ["ab", "", None, "abcde", " "], "d": ["ab", "", None, "a", " "]})
+    chars = {"c": 5, "d": 3}
+    for where in CONDITIONS:
+        expected = sorted(r[0] for r in delta.sql(f"SELECT id FROM {delta.ref(path)} WHERE {where}").collect())
+        condition = sqlglot.parse_one(where, read="databricks")
+        assert to_arrow_filter(condition, stored.schema, chars) is None
+        marks = spark_row_filter(delta.spark, condition, chars)(stored).to_pylist()
+        assert [i for i, m in zip(stored.column("id").to_pylist(), marks) if m] == expected, where
