@@ -211,8 +211,9 @@ _CHAR = [
     ("delete-char-and-string-column", CHARS, "DELETE FROM {t} WHERE c = s", "DELETE"),
     ("delete-varchar-literal", CHARS, "DELETE FROM {t} WHERE v = 'a'", "DELETE"),
     ("update-where-char", CHARS, "UPDATE {t} SET s = 'z' WHERE c = 'ab'", "UPDATE"),
-    ("merge-on-char-literal", CHARS,
-     f"MERGE INTO {{t}} AS t USING {TWO_TARGET_ROWS} AND t.c = '' WHEN MATCHED THEN DELETE", "MERGE"),
+    # The value of a CHAR column is its padded value (the driver may read the matched rows).
+    ("update-set-from-char-column", CHARS, "UPDATE {t} SET s = c WHERE id IN (1, 2)", "UPDATE"),
+    ("update-set-from-char-column-where-char", CHARS, "UPDATE {t} SET s = concat(c, '|') WHERE c = 'ab'", "UPDATE"),
     ("merge-clause-char-condition", CHARS,
      f"MERGE INTO {{t}} AS t USING {TWO_TARGET_ROWS} WHEN MATCHED AND t.c = 'ab ' THEN UPDATE SET t.s = 'z'", "MERGE"),
     ("merge-clause-char-columns", CHARS,
@@ -243,6 +244,10 @@ DELTA_INTERNAL_ERRORS = [
      "DELTA_MERGE_UNRESOLVED_EXPRESSION"),
     ("merge-on-char-column", NARROW,
      "MERGE INTO {t} AS t USING (SELECT 'ab' AS c) AS s ON t.c = s.c WHEN MATCHED THEN DELETE",
+     "DELTA_MERGE_RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT"),
+    # Any CHAR column in ON, even compared with a literal.
+    ("merge-on-char-literal", CHARS,
+     f"MERGE INTO {{t}} AS t USING {TWO_TARGET_ROWS} AND t.c = '' WHEN MATCHED THEN DELETE",
      "DELTA_MERGE_RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT"),
 ]
 

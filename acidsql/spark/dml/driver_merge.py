@@ -210,7 +210,9 @@ class Candidates:
     schema: Any = None  # pyspark StructType of `rows`
 
     def frame(self, spark: "SparkSession") -> "DataFrame":
-        return spark.createDataFrame(self.rows, schema=self.schema)
+        from acidsql.spark.scan import scanned_frame
+
+        return scanned_frame(spark, self.rows, self.schema)
 
 
 def candidate_positions(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
