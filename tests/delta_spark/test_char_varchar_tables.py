@@ -21,6 +21,13 @@ STATEMENTS = (
 )
 
 
+def _table(warehouse, name: str) -> str:
+    """Where acidsql put table `name` of `warehouse`."""
+    found = [root for root, dirs, _files in os.walk(warehouse) if "_delta_log" in dirs and os.path.basename(root) == name]
+    assert len(found) == 1, found
+    return found[0]
+
+
 def _schema(path: str) -> list:
     log = os.path.join(path, "_delta_log")
     for name in sorted(os.listdir(log), reverse=True):
@@ -46,13 +53,14 @@ def _stored(spark, path: str) -> Counter:
 
 @pytest.mark.parametrize("dml_path", ["auto", "spark"])
 def test_acidsql_writes_char_varchar_tables_as_delta_spark_does(db, delta, warehouse, dml_path):
-    mine, theirs = str(warehouse / "mine"), str(warehouse / "theirs")
+    theirs = str(warehouse / "theirs")
     db.spark.conf.set("acidsql.dml.path", dml_path)
     try:
         for text in (CREATE,) + STATEMENTS:
             db.sql(text.format(t="mine"))
     finally:
         db.spark.conf.unset("acidsql.dml.path")
+    mine = _table(warehouse, "mine")
     for text in (CREATE,) + STATEMENTS:
         delta.sql(text.format(t=delta.ref(theirs))).collect()
     delta.forget(mine)
@@ -81,7 +89,7 @@ def test_nested_char_columns_are_marked_as_spark_marks_them(db, delta, warehouse
     db.sql(f"CREATE TABLE mine ({ddl}) USING DELTA")
     theirs = str(warehouse / "theirs")
     delta.sql(f"CREATE TABLE {delta.ref(theirs)} ({ddl}) USING DELTA").collect()
-    assert _schema(str(warehouse / "mine")) == _schema(theirs)
+    assert _schema(_table(warehouse, "mine")) == _schema(theirs)
 
 
 ROWS = "(1, 'ab', 'ab'), (2, '', ''), (3, NULL, NULL), (4, 'abcde', 'a'), (5, ' ', ' ')"

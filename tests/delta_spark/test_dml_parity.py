@@ -214,10 +214,6 @@ _CHAR = [
     # The value of a CHAR column is its padded value (the driver may read the matched rows).
     ("update-set-from-char-column", CHARS, "UPDATE {t} SET s = c WHERE id IN (1, 2)", "UPDATE"),
     ("update-set-from-char-column-where-char", CHARS, "UPDATE {t} SET s = concat(c, '|') WHERE c = 'ab'", "UPDATE"),
-    ("merge-clause-char-condition", CHARS,
-     f"MERGE INTO {{t}} AS t USING {TWO_TARGET_ROWS} WHEN MATCHED AND t.c = 'ab ' THEN UPDATE SET t.s = 'z'", "MERGE"),
-    ("merge-clause-char-columns", CHARS,
-     f"MERGE INTO {{t}} AS t USING {TWO_TARGET_ROWS} WHEN MATCHED AND t.c = t.d THEN DELETE", "MERGE"),
 ]
 
 
@@ -245,9 +241,15 @@ DELTA_INTERNAL_ERRORS = [
     ("merge-on-char-column", NARROW,
      "MERGE INTO {t} AS t USING (SELECT 'ab' AS c) AS s ON t.c = s.c WHEN MATCHED THEN DELETE",
      "DELTA_MERGE_RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT"),
-    # Any CHAR column in ON, even compared with a literal.
+    # Any CHAR column in ON or in a clause condition, even compared with a literal.
     ("merge-on-char-literal", CHARS,
      f"MERGE INTO {{t}} AS t USING {TWO_TARGET_ROWS} AND t.c = '' WHEN MATCHED THEN DELETE",
+     "DELTA_MERGE_RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT"),
+    ("merge-clause-char-condition", CHARS,
+     f"MERGE INTO {{t}} AS t USING {TWO_TARGET_ROWS} WHEN MATCHED AND t.c = 'ab ' THEN UPDATE SET t.s = 'z'",
+     "DELTA_MERGE_RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT"),
+    ("merge-clause-char-columns", CHARS,
+     f"MERGE INTO {{t}} AS t USING {TWO_TARGET_ROWS} WHEN MATCHED AND t.c = t.d THEN DELETE",
      "DELTA_MERGE_RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT"),
 ]
 
