@@ -2,7 +2,7 @@
 statistics callables over a Region, and an Arrow filter compiled from a condition tree."""
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Collection, Mapping, Optional
 
 from sqlglot import exp
 
@@ -60,15 +60,21 @@ def to_stats_callable(region: Region, types: Optional[Mapping[str, str]] = None)
     return may_match
 
 
-def to_arrow_filter(condition: Optional[exp.Expression], schema: Any) -> Optional[Callable[[Any], Any]]:
+def to_arrow_filter(condition: Optional[exp.Expression], schema: Any,
+                    padded: Collection[str] = ()) -> Optional[Callable[[Any], Any]]:
     """Translate a condition to a function pyarrow.Table -> BooleanArray (True where the
-    condition is TRUE; NULL counts as not selected), or None when it is not translatable."""
+    condition is TRUE; NULL counts as not selected), or None when it is not translatable.
+    `padded`: the CHAR columns (Spark compares them padded, not as stored): a condition reading
+    one is not translated."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if condition is None:
         return lambda table: pa.array([True] * table.num_rows, type=pa.bool_())
     names = {n.lower(): n for n in schema.names}
+    chars = {c.lower() for c in padded}
+    if chars and any(c.name.lower() in chars for c in condition.find_all(exp.Column)):
+        return None
 
     def field_ref(node: exp.Expression):
         while isinstance(node, exp.Paren):

@@ -162,6 +162,21 @@ _SQL_TYPES = {"long": "BIGINT", "integer": "INT", "short": "SMALLINT", "byte": "
               "timestamp_ntz": "TIMESTAMP_NTZ", "binary": "BINARY", "variant": "VARIANT", "void": "VOID"}
 
 
+# The field metadata key with which Spark (and Delta) mark a CHAR / VARCHAR column, stored as a
+# STRING: its value is the declared type, `char(5)`, `varchar(3)` (or `struct<a:char(2)>`).
+CHAR_VARCHAR_METADATA = "__CHAR_VARCHAR_TYPE_STRING"
+
+
+def field_sql_type(field: Mapping[str, Any]) -> str:
+    """A schema JSON field's type as SQL type text, as declared: a CHAR / VARCHAR column (a STRING
+    in the schema, its declared type in the metadata) is CHAR(n) / VARCHAR(n), which Spark
+    compares and writes its own way."""
+    declared = (field.get("metadata") or {}).get(CHAR_VARCHAR_METADATA)
+    if declared and field.get("type") == "string":
+        return str(declared).strip().upper()
+    return sql_type(field["type"])
+
+
 def sql_type(t: Any) -> str:
     """A Spark schema JSON type as SQL type text: BIGINT, DECIMAL(10,2), STRUCT<a: INT>, ..."""
     if isinstance(t, str):
@@ -184,7 +199,7 @@ def table_info_of_delta(name: str, *, schema: Mapping[str, Any], partition_colum
     fields = schema.get("fields", [])
     return TableInfo(
         name=name,
-        columns=tuple((f["name"].lower(), sql_type(f["type"])) for f in fields),
+        columns=tuple((f["name"].lower(), field_sql_type(f)) for f in fields),
         partition_columns=tuple(c.lower() for c in partition_columns),
         clustering_columns=tuple(c.lower() for c in clustering_columns),
         properties=tuple(configuration.items()),

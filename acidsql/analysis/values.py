@@ -18,8 +18,10 @@ FLOAT_TYPES = {"float", "double", "real"}
 
 
 def type_category(spark_type: Optional[str]) -> str:
-    """The comparison family of a Spark SQL type: int, float, decimal, string, date,
-    timestamp, boolean, complex (struct/array/map), other, or unknown."""
+    """The comparison family of a Spark SQL type: int, float, decimal, string, char, date,
+    timestamp, boolean, complex (struct/array/map), other, or unknown. CHAR(n) is its own: Spark
+    compares it padded to n (and a literal padded to n), which no value here models; its
+    comparisons are unknown (coerce), so a read of one covers every value."""
     if not spark_type:
         return "unknown"
     t = spark_type.strip().lower()
@@ -30,7 +32,9 @@ def type_category(spark_type: Optional[str]) -> str:
         return "float"
     if base in ("decimal", "numeric", "dec"):
         return "decimal"
-    if base in ("string", "varchar", "char", "text"):
+    if base == "char":
+        return "char"
+    if base in ("string", "varchar", "text"):
         return "string"
     if base == "date":
         return "date"
@@ -74,6 +78,11 @@ def coerce(value: Any, category: str) -> Any:
     """A literal value as the column type would compare it (Spark casts the literal)."""
     if value is None or value is UNKNOWN_VALUE:
         return value
+    if category == "char":
+        # Spark pads both sides of a CHAR comparison (a literal to n, a longer literal's column to
+        # its length); files' statistics are of the unpadded values, and padding does not keep
+        # their order ('a' < 'a\t' but 'a  ' > 'a\t '): no value is exact.
+        raise Unknown("a CHAR column compares padded")
     try:
         if category == "int":
             if isinstance(value, bool):

@@ -30,6 +30,7 @@ from acidsql.spark.views import timestamp_ms
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
+    from pyspark.sql.types import StructType
 
 
 def _table_operation(s: m.AnyStatement, name: str, prepared: PreparedCommit) -> PreparedWrite:
@@ -308,11 +309,55 @@ class _PreparedCreate(PreparedWrite):
 
 
 def _schema_of(ex: RunContext, name: str, columns) -> dict:
+    """The schema JSON of column definitions, as Delta stores it: Spark parses the types; a CHAR /
+    VARCHAR column is a STRING whose metadata names its declared type (Spark refuses a DataFrame
+    of CHAR / VARCHAR columns, so the types are parsed, not made into one)."""
+    from pyspark.sql.types import _parse_datatype_string
+
     ddl = ", ".join(f"`{c.name}` {c.type}" for c in columns)
     try:
-        return json.loads(ex.spark.createDataFrame([], ddl).schema.json())
+        parsed = _parse_datatype_string(ddl)
     except Exception as e:
         raise StatementError(f"{name}: cannot read the column types ({ddl}): {_first_line(e)}") from None
+    return json.loads(char_varchar_as_string(parsed).json())
+
+
+def char_varchar_as_string(schema: "StructType") -> "StructType":
+    """`schema` with each CHAR / VARCHAR (at any depth) as STRING, the field holding one marked
+    with its declared type, as Spark's CharVarcharUtils.replaceCharVarcharWithStringInSchema does
+    (Delta stores that schema)."""
+    from pyspark.sql.types import (ArrayType, CharType, MapType, StringType, StructField, StructType,
+                                   VarcharType)
+
+    from acidsql.analysis.catalog import CHAR_VARCHAR_METADATA
+
+    def has(t) -> bool:
+        if isinstance(t, (CharType, VarcharType)):
+            return True
+        if isinstance(t, StructType):
+            return any(has(f.dataType) for f in t.fields)
+        if isinstance(t, ArrayType):
+            return has(t.elementType)
+        if isinstance(t, MapType):
+            return has(t.keyType) or has(t.valueType)
+        return False
+
+    def plain(t):
+        if isinstance(t, (CharType, VarcharType)):
+            return StringType()
+        if isinstance(t, StructType):
+            return StructType([StructField(f.name, plain(f.dataType), f.nullable, f.metadata) for f in t.fields])
+        if isinstance(t, ArrayType):
+            return ArrayType(plain(t.elementType), t.containsNull)
+        if isinstance(t, MapType):
+            return MapType(plain(t.keyType), plain(t.valueType), t.valueContainsNull)
+        return t
+
+    return StructType([
+        StructField(f.name, plain(f.dataType), f.nullable,
+                    {**(f.metadata or {}), CHAR_VARCHAR_METADATA: f.dataType.simpleString()} if has(f.dataType)
+                    else f.metadata)
+        for f in schema.fields])
 
 
 def _convert(ex: RunContext, s: m.ConvertToDelta):

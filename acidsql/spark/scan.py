@@ -54,6 +54,23 @@ def spark_schema(snapshot: "Snapshot"):
     return StructType.fromJson(snapshot.schema_json)
 
 
+def scanned_frame(spark: "SparkSession", rows: "pa.Table", schema: "StructType") -> "DataFrame":
+    """Rows read on the driver (their values as stored) as the DataFrame `scan` would give of
+    them: a CHAR(n) column right-padded to n, as Spark reads it from the files (read-side
+    padding), so Spark computes over them what it computes over the scan ('ab' = 'ab ')."""
+    import pyarrow.compute as pc
+
+    from acidsql.spark.dml.exact import CHAR_VARCHAR, is_char_type
+
+    for field in schema.fields:
+        declared = str((field.metadata or {}).get(CHAR_VARCHAR, ""))
+        if is_char_type(declared) and field.name in rows.column_names:
+            width = int(declared.strip()[5:-1])
+            at = rows.column_names.index(field.name)
+            rows = rows.set_column(at, rows.schema.field(at), pc.utf8_rpad(rows.column(at), width=width, padding=" "))
+    return spark.createDataFrame(rows, schema=schema)
+
+
 def session_time_zone(spark: "SparkSession") -> str:
     """The session's time zone, the one Spark's Arrow conversions label TIMESTAMP values with."""
     return spark.conf.get("spark.sql.session.timeZone") or "UTC"

@@ -27,6 +27,12 @@ Comparison rules (`judge`):
 - Where acidsql follows Databricks over open-source Delta (subqueries in DELETE / UPDATE
   conditions: docs/databricks-vs-oss-delta.md, DELTA_UNSUPPORTED_SUBQUERY), the case is a
   documented difference, not a divergence.
+- CHAR: Delta 4.4's DELETE / UPDATE / MERGE skip files by comparing the padded literal with the
+  files' statistics of the unpadded values, so they miss rows Spark's padded comparison matches
+  (`DELETE WHERE c = ''` keeps the '' row when it sits in a file of its own). When the rows
+  differ on a table with a CHAR column, Delta runs the case again on a third copy with data
+  skipping off (CHAR_SKIPPING_OFF); when acidsql's rows are those, the case is the documented
+  difference CHAR_SKIPPING (docs/databricks-vs-oss-delta.md), else a divergence.
 
 Known divergences (issue 22's numbered list) are named by KNOWN: small predicates on a verdict.
 A divergence no predicate explains is NEW. `python -m tests.delta_spark.dml_parity --cases N
@@ -94,6 +100,9 @@ DELTA_INTERNAL = "Delta internal error"
 DIVERGENCES = ("rows differ", "metrics differ", "acidsql ran, Delta refused", "acidsql refused, Delta ran",
                "other error class", "acidsql crashed", "refusal wrote a commit")
 SUBQUERY_DOC = ("DELTA_UNSUPPORTED_SUBQUERY", "INVALID_NON_DETERMINISTIC_EXPRESSIONS")
+# Delta's data skipping, off for the rerun of a CHAR divergence; the documented difference it shows.
+CHAR_SKIPPING_OFF = ("spark.databricks.delta.stats.skipping", "false")
+CHAR_SKIPPING = "Delta 4.4 skips files by unpadded CHAR statistics"
 
 
 @dataclass(frozen=True)
@@ -104,6 +113,8 @@ class Verdict:
     what: str  # one of AGREE, DOCUMENTED, DELTA_INTERNAL, DIVERGENCES
     known: Optional[str] = None  # the KNOWN entry that explains a divergence
     looked: object = None  # what Parity.run's `look` found in the two copies
+    documented: Optional[str] = None  # which documented difference (CHAR_SKIPPING, ...)
+    unskipped: Optional[Outcome] = None  # Delta again without data skipping (a CHAR divergence)
 
     @property
     def divergent(self) -> bool:
@@ -131,6 +142,9 @@ class Verdict:
                  f"  {self.case.statement}",
                  f"  acidsql: {self.acidsql.brief()}",
                  f"  Delta:   {self.delta.brief()}"]
+        if self.unskipped is not None:
+            lines.append(f"  Delta without data skipping: {self.unskipped.brief()}"
+                         + (" (the same rows as acidsql)" if self.unskipped.rows == self.acidsql.rows else ""))
         a, d = self.acidsql.rows, self.delta.rows
         if a is not None and d is not None and a != d:
             ca, cd = Counter(a), Counter(d)
@@ -226,8 +240,6 @@ FRONT_END_CLASSES = frozenset({"DELTA_CONFLICT_SET_COLUMN", "DECIMAL_PRECISION_E
 KNOWN: tuple[Known, ...] = (
     Known("issue 22 item 2: CHAR/VARCHAR length (DELTA_EXCEED_CHAR_VARCHAR_LIMIT)",
           lambda v: _acidsql_did_not_refuse_alike(v) and _delta_refused(v, "DELTA_EXCEED_CHAR_VARCHAR_LIMIT")),
-    Known("issue 22 item 2: CHAR compared without Spark's padding",
-          lambda v: v.what == "rows differ" and "char-compare" in v.case.features),
     # Found by this differential; not in issue 22's list.
     Known("new: both refuse a statement holding two errors, each engine naming another first (acidsql's "
           "front end checks what Spark's parser checks, before Delta's analysis)",
@@ -383,11 +395,35 @@ class Parity:
                 delta = theirs_done.result()
             acid, delta = self._read(case.table, (mine, acid), (theirs, delta))
             verdict = judge(case, acid, delta)
+            if verdict.what == "rows differ" and any(c.kind == "char" for c in case.table.columns):
+                verdict = self._char_skipping(verdict, base, start)
             return replace(verdict, looked=look(base, mine, theirs)) if look is not None else verdict
         finally:
             for path in (mine, theirs):
                 self.delta.forget(path)
                 shutil.rmtree(path, ignore_errors=True)
+
+    def _char_skipping(self, verdict: Verdict, base: str, start: int) -> Verdict:
+        """A CHAR case whose rows differ, run by Delta again on a third copy with data skipping
+        off (see the module doc): the documented difference CHAR_SKIPPING when acidsql's rows are
+        what Delta then leaves."""
+        case = verdict.case
+        path = os.path.join(self.workdir, "cases", f"{self._n}-delta-unskipped")
+        shutil.copytree(base, path)
+        key, value = CHAR_SKIPPING_OFF
+        try:
+            self.spark.conf.set(key, value)
+            try:
+                unskipped = self._run_delta(case, path, start)
+            finally:
+                self.spark.conf.unset(key)
+            (unskipped,) = self._read(case.table, (path, unskipped))
+        finally:
+            self.delta.forget(path)
+            shutil.rmtree(path, ignore_errors=True)
+        if unskipped.status == "ran" and unskipped.rows == verdict.acidsql.rows:
+            return replace(verdict, what=DOCUMENTED, known=None, documented=CHAR_SKIPPING, unskipped=unskipped)
+        return replace(verdict, unskipped=unskipped)
 
     def _run_acidsql(self, case: Case, path: str, dml_path: str, start: int) -> Outcome:
         from pyspark.errors.exceptions.captured import CapturedException

@@ -105,7 +105,9 @@ def test_an_update_pyarrow_computes_exactly_runs_on_the_driver():
     ("UPDATE t SET k = k / 2 WHERE id = 3", {}, "SET k = k / 2: division is left to Spark", True),
     ("UPDATE t SET s = upper(s) WHERE id = 3", {}, "SET s = UPPER(s): a function is left to Spark", True),
     ("UPDATE t SET k = 1.5 WHERE id = 3", {}, "storing a DECIMAL in a int32 column", True),
-    ("UPDATE t SET c = 'x' WHERE id = 3", {"columns": WITH_CHAR}, "c is a CHAR / VARCHAR column", True),
+    # Delta checks CHAR / VARCHAR lengths on every write: the planner says so for the table (as
+    # `acidsql explain` does, from the same facts), before any SET value.
+    ("UPDATE t SET c = 'x' WHERE id = 3", {"columns": WITH_CHAR}, "the table has CHAR / VARCHAR columns (c)", True),
     ("UPDATE t SET k = 10L WHERE id = 3", {}, "a cast (or a typed literal)", True),
 ])
 def test_an_update_goes_to_spark_and_says_why(text, facts, reason, rows):
@@ -137,8 +139,8 @@ def test_a_merge_whose_on_is_its_keys_and_clauses_are_exact_runs_on_the_driver()
      "WHEN MATCHED THEN DELETE (clause 1): the condition s.v > 1", True),
     (UPSERT, {"new_columns": True}, "WITH SCHEMA EVOLUTION", True),
     (UPSERT, {"table_rules": True}, "CHECK constraints", True),
-    # An INSERT leaves a CHAR / VARCHAR column NULL: Spark pads and checks CHAR / VARCHAR values.
-    (UPSERT, {"columns": WITH_CHAR}, "WHEN NOT MATCHED THEN INSERT (clause 2): c = NULL: c is a CHAR / VARCHAR", True),
+    # Delta checks the CHAR / VARCHAR values a MERGE writes (an INSERT's NULL too).
+    (UPSERT, {"columns": WITH_CHAR}, "the table has CHAR / VARCHAR columns (c), whose lengths Delta checks", True),
     ("MERGE INTO t USING src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET f = s.v / 2", {},
      "WHEN MATCHED THEN UPDATE (clause 1): f = s.v / 2: division", True),
 ])
@@ -146,7 +148,8 @@ def test_a_merge_goes_to_spark_and_says_why(text, facts, reason, rows):
     p = planned(text, **facts)
     assert p.path is Path.SPARK and reason in p.reason
     assert p.rows_on_driver == rows
-    assert p.writes_on_driver == (rows and not facts.get("table_rules"))
+    # Spark writes what it checks: the table's rules, its CHAR / VARCHAR lengths.
+    assert p.writes_on_driver == (rows and not facts.get("table_rules") and not facts.get("columns", COLUMNS).char_varchar)
 
 
 def test_a_merge_inserting_into_an_identity_table_is_numbered_by_spark():
@@ -278,3 +281,68 @@ def test_an_insert_values_runs_on_the_driver():
 def test_an_insert_goes_to_spark_and_says_why(text, facts, reason):
     decided = planned(text, **facts)
     assert decided.path is Path.SPARK and reason in decided.reason, decided.reason
+
+
+# ---- CHAR comparisons (issue 22, item 2) ---------------------------------------------------------------
+
+# A Delta table's schema as Delta Spark writes it: CHAR(5) and VARCHAR(3) are STRINGs marked in
+# their metadata.
+CHAR_SCHEMA = {"type": "struct", "fields": [
+    {"name": "id", "type": "long", "nullable": True, "metadata": {}},
+    {"name": "c", "type": "string", "nullable": True, "metadata": {"__CHAR_VARCHAR_TYPE_STRING": "char(5)"}},
+    {"name": "v", "type": "string", "nullable": True, "metadata": {"__CHAR_VARCHAR_TYPE_STRING": "varchar(3)"}},
+    {"name": "s", "type": "string", "nullable": True, "metadata": {}}]}
+CHAR_TABLE = Columns.of_delta_schema(CHAR_SCHEMA, pa.schema([("id", pa.int64()), ("c", pa.string()),
+                                                             ("v", pa.string()), ("s", pa.string())]))
+
+
+@pytest.mark.parametrize("where", ["c = 'ab '", "c = ''", "'ab' = c", "c IN ('ab', '')", "c <> 'ab'", "c < 'ab'",
+                                   "c > 'ab'", "c <=> ''", "c BETWEEN 'a' AND 'b'", "c IS NULL OR c = 'ab'",
+                                   "NOT (s = 'x' AND c = 'ab')"])
+def test_a_condition_on_a_char_column_is_spark_s(where):
+    """Spark compares CHAR(5) padded ('ab' = 'ab   ', and a longer literal's length pads the
+    column): pyarrow's byte comparison is not Spark's, so Spark computes the condition."""
+    with pytest.raises(NotExactOnDriver, match="c is a CHAR column: Spark compares it padded"):
+        check_condition(sqlglot.parse_one(where, read="databricks"), CHAR_TABLE)
+    p = planned(f"DELETE FROM t WHERE {where}", columns=CHAR_TABLE)
+    assert p.path is Path.SPARK and "WHERE: c is a CHAR column" in p.reason
+
+
+def test_a_varchar_column_compares_as_a_string_on_the_driver():
+    """Spark compares VARCHAR as STRING (no padding): the driver computes it."""
+    check_condition(sqlglot.parse_one("v = 'ab' OR s IN ('x', '') OR v < 'a '", read="databricks"), CHAR_TABLE)
+    assert planned("DELETE FROM t WHERE v = 'a '", columns=CHAR_TABLE).path is Path.DRIVER
+
+
+def test_a_collated_string_column_is_spark_s():
+    collated = Columns(COLUMNS.schema, collated=frozenset({"s"}))
+    p = planned("DELETE FROM t WHERE s = 'x'", columns=collated)
+    assert p.path is Path.SPARK and "s is a string with a collation" in p.reason
+
+
+def test_a_merge_clause_condition_on_a_char_column_is_spark_s():
+    """A source's CHAR column in a clause condition (a target with one goes to Spark before: Delta
+    checks its length on write)."""
+    source = Columns(pa.schema([("id", pa.int64()), ("c", pa.string())]), frozenset({"c"}), char=frozenset({"c"}))
+    p = planned("MERGE INTO t USING src s ON t.id = s.id WHEN MATCHED AND s.c = 'ab' THEN DELETE", source=source)
+    assert p.path is Path.SPARK and "s.c = 'ab' reads a CHAR or collated string column" in p.reason, p.reason
+    assert planned("MERGE INTO t USING src s ON t.id = s.id WHEN MATCHED AND s.id = 1 THEN DELETE",
+                   source=source).path is Path.DRIVER
+
+
+def test_explain_and_run_decide_a_char_table_s_path_alike():
+    """`acidsql explain` (the catalog's entry: DmlFacts.of_table_info) and a run (the snapshot's
+    schema) give the planner the same columns: the same path, for the same reason."""
+    from acidsql.analysis.catalog import table_info_of_delta
+
+    info = table_info_of_delta("t", schema=CHAR_SCHEMA, partition_columns=(), clustering_columns=(),
+                               configuration={}, source="test")
+    assert dict(info.columns)["c"] == "CHAR(5)" and dict(info.columns)["v"] == "VARCHAR(3)"
+    explained = DmlFacts.of_table_info(info)
+    running = DmlFacts(CHAR_TABLE, changes_feed=False, table_rules=False, master=None)
+    for text in ("DELETE FROM t WHERE c = 'ab'", "DELETE FROM t WHERE v = 'ab'", "UPDATE t SET s = 'x' WHERE id = 1",
+                 "UPDATE t SET s = 'x' WHERE c = ''",
+                 "MERGE INTO t USING src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET t.s = s.n"):
+        a, b = plan(statement(text), explained), plan(statement(text), running)
+        assert (a.path, a.reason, a.writes_on_driver) == (b.path, b.reason, b.writes_on_driver), text
+    assert "CHAR / VARCHAR columns (c, v)" in plan(statement("UPDATE t SET s = 'x' WHERE id = 1"), explained).reason

@@ -210,7 +210,9 @@ class Candidates:
     schema: Any = None  # pyspark StructType of `rows`
 
     def frame(self, spark: "SparkSession") -> "DataFrame":
-        return spark.createDataFrame(self.rows, schema=self.schema)
+        from acidsql.spark.scan import scanned_frame
+
+        return scanned_frame(spark, self.rows, self.schema)
 
 
 def candidate_positions(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile],
@@ -308,6 +310,9 @@ class DriverMerge:
         types = {target_names[f]: stored.field(f).type for f in fields}
         types.update({source_names[n]: source.schema.field(n).type for n in source.schema.names})
         joined_schema = pa.schema([pa.field(n, t) for n, t in types.items()])
+        renamed = lambda names, kept: frozenset(names[n] for n in kept if n in names)  # noqa: E731
+        joined = Columns(joined_schema, char=renamed(target_names, target.char) | renamed(source_names, source.char),
+                         collated=renamed(target_names, target.collated) | renamed(source_names, source.collated))
         ta, sa = talias.lower(), salias.lower()
 
         def resolver(with_target: bool):
@@ -335,7 +340,7 @@ class DriverMerge:
             resolve = resolver(matched)
             label = f"WHEN {c.match.value} THEN {c.action.value} (clause {i})"
             try:
-                holds = clause_condition(c.condition, resolve, joined_schema)
+                holds = clause_condition(c.condition, resolve, joined)
             except NotExactOnDriver as e:
                 raise NotExactOnDriver(f"{label}: {e}") from None
             if c.action is MergeAction.DELETE:

@@ -68,7 +68,9 @@ class MatchedRows:
 
     def frame(self, spark: "SparkSession") -> Any:
         """The rows as a Spark DataFrame (the same columns and values as the scan)."""
-        return spark.createDataFrame(self.table, schema=self.schema)
+        from acidsql.spark.scan import scanned_frame
+
+        return scanned_frame(spark, self.table, self.schema)
 
 
 def matching_rows(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[AddFile], condition: exp.Expression,

@@ -16,7 +16,9 @@ The rules, each decided here and nowhere else:
   type with literals of the same kind that fit the column's type. Those compare the same in both
   (integers exactly, strings by UTF-8 bytes, NULL as unknown). Floats (NaN is equal to itself and
   above every number in Spark), implicit casts, decimals, dates, functions and subqueries go to
-  Spark (`check_condition`, `driver_filter`).
+  Spark (`check_condition`, `driver_filter`); so do CHAR columns (Spark reads CHAR(n) padded to
+  n, pads a shorter literal to n and the column to a longer literal's length: 'ab' = 'ab ') and
+  strings with a collation. VARCHAR compares as STRING.
 - **Values** (SET, INSERT values): a column, NULL, a literal, TRUE / FALSE; `+`, `-`, `*` and unary
   minus of integers (in the wider operand type, overflow checked) and of DOUBLE with DOUBLE,
   integers or numeric literals (IEEE in both); stored into the column's type by Spark's store
@@ -43,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from sqlglot import exp
 
 from acidsql.analysis.adapters import to_arrow_filter
+from acidsql.analysis.catalog import CHAR_VARCHAR_METADATA
 from acidsql.spark.results import StatementError
 
 if TYPE_CHECKING:
@@ -50,7 +53,7 @@ if TYPE_CHECKING:
 
 # The field metadata keys with which Spark marks a CHAR / VARCHAR column (stored as STRING) and a
 # collated string column: Spark pads, checks or compares them its own way.
-CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
+CHAR_VARCHAR = CHAR_VARCHAR_METADATA
 COLLATIONS = "__COLLATIONS"
 MAX_DECIMAL_PRECISION = 38
 _INT_WIDTH = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
@@ -79,12 +82,15 @@ class Columns:
     schema: Any  # pa.Schema
     char_varchar: frozenset[str] = frozenset()  # CHAR / VARCHAR: Spark pads them and checks their length
     collated: frozenset[str] = frozenset()  # strings with a collation: Spark compares them its own way
+    char: frozenset[str] = frozenset()  # the CHAR ones among char_varchar: Spark compares them padded
 
     @staticmethod
     def of_delta_schema(schema_json: Mapping[str, Any], arrow_schema: "pa.Schema") -> "Columns":
         """A Delta table's columns (its schema JSON and the Arrow schema the engine reads it with)."""
-        marked = lambda key: frozenset(f["name"] for f in schema_json.get("fields", ()) if key in (f.get("metadata") or {}))
-        return Columns(arrow_schema, marked(CHAR_VARCHAR), marked(COLLATIONS))
+        fields = schema_json.get("fields", ())
+        marked = lambda key: frozenset(f["name"] for f in fields if key in (f.get("metadata") or {}))
+        char = frozenset(f["name"] for f in fields if is_char_type(str((f.get("metadata") or {}).get(CHAR_VARCHAR, ""))))
+        return Columns(arrow_schema, marked(CHAR_VARCHAR), marked(COLLATIONS), char)
 
     @staticmethod
     def of_sql_types(columns: Iterable[tuple[str, str]]) -> "Columns":
@@ -95,22 +101,29 @@ class Columns:
         from acidsql.delta.snapshot import arrow_type_from_spark
 
         names = {"bigint": "long", "int": "integer", "smallint": "short", "tinyint": "byte", "real": "float"}
-        fields, char_varchar = [], set()
+        fields, char_varchar, char = [], set(), set()
         for name, text in columns:
             t = text.strip().lower()
             base = t.split("(", 1)[0].strip()
             if base in ("char", "varchar"):
                 char_varchar.add(name)
+                if base == "char":
+                    char.add(name)
                 t = "string"
             try:
                 arrow = arrow_type_from_spark(names.get(t, t).replace(" ", ""))
             except Exception:  # nested or unknown types: not carried
                 arrow = pa.null()
             fields.append(pa.field(name, arrow))
-        return Columns(pa.schema(fields), frozenset(char_varchar))
+        return Columns(pa.schema(fields), frozenset(char_varchar), char=frozenset(char))
 
     def names(self) -> dict[str, str]:
         return {n.lower(): n for n in self.schema.names}
+
+
+def is_char_type(declared: str) -> bool:
+    """Whether a declared type text (CHAR_VARCHAR metadata, a Spark type's simpleString) is CHAR(n)."""
+    return declared.strip().lower().startswith("char(")
 
 
 def not_carried(columns: Columns) -> Optional[str]:
@@ -248,7 +261,10 @@ def check_condition(condition: Optional[exp.Expression], columns: Columns, quali
             return None
         if node.args.get("db") is not None or (node.table and node.table.lower() not in allowed):
             return None
-        t = columns.schema.field(names[node.name.lower()]).type
+        name = names[node.name.lower()]
+        t = columns.schema.field(name).type
+        if name in columns.char or name in columns.collated:
+            return None  # compared padded (CHAR) or by its collation: Spark's
         if pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t):
             return t
         return None
@@ -289,9 +305,24 @@ def check_condition(condition: Optional[exp.Expression], columns: Columns, quali
         return (f"{_sql(e)} does not compare an integer or string column with literals of its type "
                 "(other types, casts and functions are Spark's)")
 
+    special = _special_column(condition, columns, names)
+    if special is not None:
+        raise NotExactOnDriver(special)
     reason = why(condition)
     if reason is not None:
         raise NotExactOnDriver(reason)
+
+
+def _special_column(condition: exp.Expression, columns: Columns, names: Mapping[str, str]) -> Optional[str]:
+    """Why a condition over a CHAR or collated string column is Spark's (None when it reads none)."""
+    for node in condition.find_all(exp.Column):
+        name = names.get(node.name.lower())
+        if name in columns.char:
+            return (f"{name} is a CHAR column: Spark compares it padded to its length (and a literal padded to it), "
+                    "so Spark computes the condition")
+        if name in columns.collated:
+            return f"{name} is a string with a collation: Spark compares it by its collation, so Spark computes it"
+    return None
 
 
 def driver_filter(condition: Optional[exp.Expression], columns: Columns,
@@ -309,12 +340,15 @@ def driver_filter(condition: Optional[exp.Expression], columns: Columns,
 
 
 def clause_condition(node: Optional[exp.Expression], resolve: Resolver,
-                     schema: "pa.Schema") -> Callable[["pa.Table"], "pa.Array"]:
+                     columns: Columns) -> Callable[["pa.Table"], "pa.Array"]:
     """A MERGE clause condition as a function table -> BooleanArray (TRUE where it holds; NULL
-    counts as not) over the columns `resolve` names in `schema`; no condition: always TRUE.
-    Raises NotExactOnDriver when pyarrow would not compute it exactly as Spark."""
+    counts as not) over the columns `resolve` names in `columns` (their CHAR and collated ones
+    marked); no condition: always TRUE. Raises NotExactOnDriver when pyarrow would not compute
+    it exactly as Spark."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    schema = columns.schema
 
     if node is None:
         return lambda table: pa.array([True] * table.num_rows, pa.bool_())
@@ -333,10 +367,13 @@ def clause_condition(node: Optional[exp.Expression], resolve: Resolver,
     if unresolved:
         raise NotExactOnDriver(f"{_sql(unresolved[0])} in {_sql(node)} is not a column the driver resolves as Spark")
     try:
-        fn = driver_filter(renamed, Columns(schema))
-    except NotExactOnDriver:
+        fn = driver_filter(renamed, columns)
+    except NotExactOnDriver as e:
+        if _special_column(renamed, columns, columns.names()) is not None:
+            raise NotExactOnDriver(f"the condition {_sql(node)} reads a CHAR or collated string column: Spark "
+                                   "compares it") from None
         raise NotExactOnDriver(f"the condition {_sql(node)} does not compare integer or string columns with literals "
-                               "of their types (other types, casts, functions and column comparisons are Spark's)") from None
+                               "of their types (other types, casts, functions and column comparisons are Spark's)") from e
 
     def holds(table: "pa.Table") -> "pa.Array":
         return pc.fill_null(fn(table.select(schema.names)), False)

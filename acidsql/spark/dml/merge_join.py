@@ -28,7 +28,7 @@ from acidsql.spark.changes import (
 )
 from acidsql.spark.constraints import checked_rows, table_rules
 from acidsql.spark.dml.cardinality import checks_cardinality, pairs_all_taken, several_matches
-from acidsql.spark.dml.exact import CHAR_VARCHAR, Columns
+from acidsql.spark.dml.exact import CHAR_VARCHAR, Columns, is_char_type
 from acidsql.spark.dml.names import (
     CLAUSE, PAIR, PRE_IMAGE, SOURCE_MARK, SOURCE_ROW, TARGET_MARK, source_alias, target_alias,
 )
@@ -97,7 +97,7 @@ class MergeSource:
         from pyspark.sql.pandas.types import to_arrow_type
         from pyspark.sql.types import CharType, StringType, VarcharType
 
-        arrow, char_varchar, collated = [], set(), set()
+        arrow, char_varchar, collated, char = [], set(), set(), set()
         for f in self.df.schema.fields:
             try:
                 t = to_arrow_type(f.dataType)
@@ -106,9 +106,11 @@ class MergeSource:
             arrow.append(pa.field(f.name, t))
             if isinstance(f.dataType, (CharType, VarcharType)) or CHAR_VARCHAR in (f.metadata or {}):
                 char_varchar.add(f.name)
+                if isinstance(f.dataType, CharType) or is_char_type(str((f.metadata or {}).get(CHAR_VARCHAR, ""))):
+                    char.add(f.name)
             elif isinstance(f.dataType, StringType) and f.dataType != StringType():
                 collated.add(f.name)
-        return Columns(pa.schema(arrow), frozenset(char_varchar), frozenset(collated))
+        return Columns(pa.schema(arrow), frozenset(char_varchar), frozenset(collated), frozenset(char))
 
 
 def clause_columns(c: m.MergeClause, fields: Sequence[str], source_columns: Sequence[str]) -> tuple[str, ...]:

@@ -82,9 +82,9 @@ class Path(str, enum.Enum):
 class DmlFacts:
     """What the plan is decided from. None: not known (acidsql explain: no session, no data)."""
 
-    columns: Columns  # the target table's
+    columns: Columns  # the target table's (its CHAR / VARCHAR columns marked)
     changes_feed: bool  # the table records its change data feed
-    table_rules: Optional[bool]  # CHECK constraints, NOT NULL or generated columns
+    table_rules: Optional[bool]  # CHECK constraints, NOT NULL or generated columns (CHAR / VARCHAR: `columns`)
     master: Optional[str]  # the Spark master
     option: str = AUTO  # acidsql.dml.path
     scan_bytes: Optional[int] = None  # the data files a DELETE / UPDATE reads (sizes on disk)
@@ -273,9 +273,9 @@ def _update(s: m.Update, facts: DmlFacts) -> DmlPlan:
     except NotExactOnDriver as e:
         return _spark(label, f"WHERE: {e}")
     share = dict(rows_on_driver=True, writes_on_driver=True, pending=_scan_pending(facts) + _rules_pending(facts))
-    if facts.table_rules:
-        return _spark(label, "the table has CHECK constraints, NOT NULL or generated columns: Spark computes the new "
-                      "rows and checks them", **share)
+    checked = _checked_by_spark(facts)
+    if checked:
+        return _spark(label, f"{checked}: Spark computes the new rows and checks them", **share)
     try:
         update_values(s, facts.columns)
     except NotExactOnDriver as e:
@@ -313,6 +313,17 @@ def _rules_pending(facts: DmlFacts) -> tuple[str, ...]:
     return (NO_UNSEEN_RULES,) if facts.table_rules is None else ()
 
 
+def _checked_by_spark(facts: DmlFacts) -> Optional[str]:
+    """What of the table Spark checks the rows a statement writes against (Delta's rules, CHAR /
+    VARCHAR lengths: constraints.checked_rows), in words; None when nothing."""
+    if facts.table_rules:
+        return "the table has CHECK constraints, NOT NULL or generated columns"
+    if facts.columns.char_varchar:
+        return (f"the table has CHAR / VARCHAR columns ({', '.join(sorted(facts.columns.char_varchar))}), whose "
+                "lengths Delta checks")
+    return None
+
+
 def _merge(s: m.Merge, facts: DmlFacts) -> DmlPlan:
     """On the driver, the target rows that can match are found (those whose ON keys are among the
     source's); the whole MERGE runs there when ON is its keys and every clause is exact."""
@@ -328,7 +339,7 @@ def _merge(s: m.Merge, facts: DmlFacts) -> DmlPlan:
         keys, residual = _equalities(s.on, talias, salias)
         if not keys:
             return _spark(label, "MERGE ON has no equality of a target column with a source column")
-        share = dict(rows_on_driver=True, writes_on_driver=not facts.table_rules,
+        share = dict(rows_on_driver=True, writes_on_driver=not _checked_by_spark(facts),
                      pending=runtime + (SOURCE_TYPES,) + _rules_pending(facts))
         if residual:
             return _spark(label, f"MERGE ON has a residual condition {residual[0].sql(dialect='databricks')}: "
@@ -338,7 +349,8 @@ def _merge(s: m.Merge, facts: DmlFacts) -> DmlPlan:
         if not keys:
             return _spark(label, "MERGE ON has no equality of a target column with a source column that pyarrow "
                           "compares as Spark (integers, or plain strings, on both sides)")
-        share = dict(rows_on_driver=True, writes_on_driver=not facts.table_rules, pending=runtime + _rules_pending(facts))
+        share = dict(rows_on_driver=True, writes_on_driver=not _checked_by_spark(facts),
+                     pending=runtime + _rules_pending(facts))
     if facts.new_columns or (facts.new_columns is None and s.schema_evolution):
         if facts.new_columns:
             return _spark(label, "WITH SCHEMA EVOLUTION: the source brings new columns; Spark computes the MERGE", **share)
@@ -349,9 +361,9 @@ def _merge(s: m.Merge, facts: DmlFacts) -> DmlPlan:
                           "the high-water mark, as INSERT does", **{**share, "writes_on_driver": False})
         if facts.identity_columns is None:
             share["pending"] += (NO_IDENTITY,)
-    if facts.table_rules:
-        return _spark(label, "the table has CHECK constraints, NOT NULL or generated columns: Spark computes the "
-                      "rows it writes and checks them", **share)
+    checked = _checked_by_spark(facts)
+    if checked:
+        return _spark(label, f"{checked}: Spark computes the rows it writes and checks them", **share)
     if facts.source is not None:
         try:
             DriverMerge.compile(s, talias, salias, facts.columns, facts.source)

@@ -14,7 +14,7 @@ from acidsql.delta.actions import AddFile
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.spark.changes import by_column_names, collect_positions, select_files
 from acidsql.spark.dml.driver_rows import matching_positions
-from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter
+from acidsql.spark.dml.exact import Columns, NotExactOnDriver, char_varchar_columns, driver_filter
 from acidsql.spark.dml.names import target_alias
 from acidsql.spark.dml.plan import OPTION, SCAN_MAX_BYTES, SPARK_ONLY, path_option
 from acidsql.spark.prepared import RunContext
@@ -78,9 +78,10 @@ def _record_row_read(ex: RunContext, txn: OptimisticTransaction, snapshot: "Snap
                      statement: m.AnyStatement, part: Any, files: FilesRead) -> None:
     """Under row-level concurrency: the read's row condition, and the rows it selects."""
     condition = part.condition_expression
-    row_filter = to_arrow_filter(condition, snapshot.arrow_schema())
-    if row_filter is None:  # a condition Arrow cannot compute (a function): Spark computes it
-        row_filter = spark_row_filter(ex.spark, condition)
+    chars = char_lengths(snapshot.schema_json)
+    row_filter = to_arrow_filter(condition, snapshot.arrow_schema(), chars)
+    if row_filter is None:  # a condition Arrow cannot compute (a function, a CHAR column): Spark computes it
+        row_filter = spark_row_filter(ex.spark, condition, chars)
     txn.add_row_filter(row_filter, part.condition or "TRUE")
     if part.through is None and matches_its_read_condition(statement, condition):
         files.rows_pending = True
@@ -143,12 +144,22 @@ def matches_its_read_condition(statement: m.AnyStatement, condition: Optional[ex
     return where.sql(dialect="spark") == condition.sql(dialect="spark")
 
 
-def spark_row_filter(spark: "SparkSession", condition: Optional[exp.Expression]):
+def char_lengths(schema_json) -> dict[str, int]:
+    """The table's CHAR columns and their lengths."""
+    return {c.column: c.length for c in char_varchar_columns(schema_json) if c.kind == "char"}
+
+
+def spark_row_filter(spark: "SparkSession", condition: Optional[exp.Expression], chars: Optional[dict[str, int]] = None):
     """A row condition (for row-level conflict checks on a winner's new rows) that Spark
-    computes: for conditions Arrow cannot (deterministic functions), so that a function in the
-    condition never costs row-level concurrency. Column qualifiers are dropped (the rows are
-    the target's)."""
+    computes: for conditions Arrow cannot (deterministic functions, CHAR columns), so that a
+    function in the condition never costs row-level concurrency. Column qualifiers are dropped
+    (the rows are the target's). `chars`: the CHAR columns and their lengths: their stored
+    values are padded and marked as a CHAR table's scan reads them, so Spark compares them as it
+    compares the table's (padding a literal to the column, ApplyCharTypePadding)."""
     import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from acidsql.spark.dml.exact import CHAR_VARCHAR
 
     cond = "TRUE"
     if condition is not None:
@@ -160,6 +171,9 @@ def spark_row_filter(spark: "SparkSession", condition: Optional[exp.Expression])
             return pa.array([], type=pa.bool_())
         indexed = table.append_column("__acid_pos", pa.array(range(table.num_rows), type=pa.int64()))
         df = spark.createDataFrame(indexed)
+        if chars:
+            df = df.select(*[F.rpad(F.col(f"`{n}`"), chars[n], " ").alias(n, metadata={CHAR_VARCHAR: f"char({chars[n]})"})
+                             if n in chars else F.col(f"`{n}`") for n in df.columns])
         rows = df.selectExpr("__acid_pos", f"coalesce(({cond}), false) AS m").collect()
         marks = [False] * table.num_rows
         for r in rows:

@@ -83,10 +83,8 @@ class StatementRun:
             raise StatementError(str(e)) from None
         snapshot = self.snapshot
         columns = Columns.of_delta_schema(snapshot.schema_json, snapshot.arrow_schema())
-        # CHAR / VARCHAR lengths are checked in Spark (constraints.checked_rows), like the rules.
         return plan(self.statement, DmlFacts(
-            columns, records_changes(snapshot),
-            bool(table_rules(snapshot)) or bool(columns.char_varchar), master_of(self.spark), option,
+            columns, records_changes(snapshot), bool(table_rules(snapshot)), master_of(self.spark), option,
             scan_bytes=sum(a.size or 0 for a in self.files),
             identity_columns=bool(identity.identity_columns(snapshot.schema_json)), **facts))
 
