@@ -27,7 +27,8 @@ The rules, each decided here and nowhere else:
 - **Join keys**: a MERGE's `t.a = s.b` is compared by pyarrow only where both sides are integers
   (as 64-bit integers, as Spark widens them) or both plain strings (`key_kind`).
 - **Columns carried**: rows handed between the driver and Spark keep their values only for
-  integer, floating point, boolean, string and date columns (`not_carried`).
+  integer, floating point, boolean, string, date, timestamp (UTC, NTZ) and decimal columns
+  (`not_carried`).
 
 Anything not exact raises `NotExactOnDriver` with the reason in words; so does a value pyarrow
 refuses while computing (an overflow): Spark then computes the statement and raises its own
@@ -115,16 +116,20 @@ class Columns:
 
 def not_carried(columns: Columns) -> Optional[str]:
     """Why rows of these columns do not go between the driver and Spark unchanged (None when they
-    do): only integer, floating point, boolean, string and date columns are carried."""
+    do): integer, floating point, boolean, string, date, microsecond timestamp (UTC or NTZ) and
+    decimal columns are carried."""
     import pyarrow as pa
 
     for f in columns.schema:
         t = f.type
+        # Spark's timestamps are microseconds since the epoch (TIMESTAMP in UTC, TIMESTAMP_NTZ
+        # without a zone) and its decimals 128-bit unscaled integers: Arrow holds both unchanged.
+        timestamp = pa.types.is_timestamp(t) and t.unit == "us" and t.tz in (None, "UTC")
         if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_string(t)
-                or pa.types.is_large_string(t) or pa.types.is_date32(t)):
+                or pa.types.is_large_string(t) or pa.types.is_date32(t) or pa.types.is_decimal128(t) or timestamp):
             shown = "a type Arrow does not carry" if pa.types.is_null(t) else str(t)
-            return (f"column {f.name} is {shown}: the driver carries integer, floating point, boolean, string "
-                    "and date columns only")
+            return (f"column {f.name} is {shown}: the driver carries integer, floating point, boolean, string, "
+                    "date, timestamp and decimal columns only")
     return None
 
 
