@@ -98,8 +98,8 @@ def test_an_update_pyarrow_computes_exactly_runs_on_the_driver():
 
 
 @pytest.mark.parametrize("text,facts,reason,rows", [
-    ("UPDATE t SET k = 1 WHERE id = 3", {"columns": Columns(pa.schema([("id", pa.int64()), ("k", pa.decimal128(10, 2))]))},
-     "column k is decimal128(10, 2)", False),
+    ("UPDATE t SET k = 1 WHERE id = 3", {"columns": Columns(pa.schema([("id", pa.int64()), ("k", pa.binary())]))},
+     "column k is binary", False),
     ("UPDATE t SET k = 1 WHERE f = 3", {}, "WHERE: ", False),
     ("UPDATE t SET k = 1 WHERE id = 3", {"table_rules": True}, "CHECK constraints", True),
     ("UPDATE t SET k = k / 2 WHERE id = 3", {}, "SET k = k / 2: division is left to Spark", True),

@@ -32,7 +32,7 @@ from sqlglot import exp
 from acidsql.spark.dml.driver_merge import DriverMerge, conjuncts, equi_keys
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter, not_carried, value
 from acidsql.spark.dml.names import source_alias, target_alias
-from acidsql.spark.session import is_local
+from acidsql.spark.session import is_local, is_utc
 from acidsql.sql import model as m
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ CANDIDATES_FIT = (f"the target rows whose keys are among the source's are in fil
                   f"most {CANDIDATE_MAX_ROWS:,} (more: Spark scans only the files holding them)")
 NO_UNSEEN_RULES = "the table has no NOT NULL or generated column (its catalog entry does not say)"
 SOURCE_TYPES = "the source's column types make ON's equalities keys and its clauses exact (known when it runs)"
+SESSION_UTC = "the session time zone is UTC (the driver reads TIMESTAMP literals and strings as UTC)"
 
 
 def path_option(value: Optional[str]) -> str:
@@ -89,6 +90,7 @@ class DmlFacts:
     scan_bytes: Optional[int] = None  # the data files a DELETE / UPDATE reads (sizes on disk)
     source: Optional[Columns] = None  # a MERGE source's columns
     new_columns: Optional[bool] = None  # MERGE WITH SCHEMA EVOLUTION: the source adds columns
+    time_zone: Optional[str] = None  # spark.sql.session.timeZone
 
     @staticmethod
     def of_table_info(info: "TableInfo", source: Optional["TableInfo"] = None,
@@ -190,7 +192,12 @@ def plan(s: m.AnyStatement, facts: DmlFacts) -> DmlPlan:
         return DmlPlan(label, Path.SPARK, f"{OPTION} = {SPARK_ONLY}: Spark computes every DELETE, UPDATE and MERGE")
     if facts.master is not None and not is_local(facts.master):
         return DmlPlan(label, Path.CLUSTER, f"the master is {facts.master}: Spark's executors read and write the files")
+    if facts.time_zone is not None and not is_utc(facts.time_zone):
+        return DmlPlan(label, Path.SPARK, f"the session time zone is {facts.time_zone}: the driver computes DATE and "
+                       "TIMESTAMP values as in UTC, so Spark computes the statement")
     local = (ON_LOCAL_SESSION,) if facts.master is None else ()
+    if facts.time_zone is None and facts.columns.has_timestamp():
+        local += (SESSION_UTC,)
     if isinstance(s, m.Update):
         decided = _update(s, facts)
     elif isinstance(s, m.Merge):

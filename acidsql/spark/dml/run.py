@@ -86,7 +86,8 @@ class StatementRun:
         return plan(self.statement, DmlFacts(
             columns, records_changes(snapshot),
             bool(table_rules(snapshot)) or bool(columns.char_varchar), master_of(self.spark), option,
-            scan_bytes=sum(a.size or 0 for a in self.files), **facts))
+            scan_bytes=sum(a.size or 0 for a in self.files),
+            time_zone=self.spark.conf.get("spark.sql.session.timeZone", None), **facts))
 
     def record_matched_rows(self, touched: Mapping[str, Any]) -> None:
         """Record the rows a DELETE / UPDATE matched as its row-level read set, when
