@@ -109,7 +109,7 @@ def test_decimal_values_are_stored_half_up_away_from_zero():
     # would give 5.02, half towards +infinity -1.12.
     assert values("p = p * 0.5")["p"] == [Decimal("0.75"), Decimal("-1.13"), None, Decimal("5.03")]
     assert values("p = -0.005")["p"] == [Decimal("-0.01")] * 4
-    assert values("p = p + k, q = -q")["p"] == [Decimal("2.50"), Decimal("-0.25"), None, Decimal("14.05")]
+    assert values("p = p + k, ts = ts")["p"] == [Decimal("2.50"), Decimal("-0.25"), None, Decimal("14.05")]
     assert values("p = k * 1.5")["p"] == [Decimal("1.50"), Decimal("3.00"), None, Decimal("6.00")]
     assert values("p = 7")["p"] == [Decimal("7.00")] * 4
 
@@ -131,6 +131,7 @@ def test_date_and_timestamp_literals_are_stored_into_their_kind():
 
 @pytest.mark.parametrize("sets,reason", [
     ("q = q * 1.1", "give DECIMAL(41,11), past 38 digits"),
+    ("q = -q", "Spark negates a DECIMAL of more than 34 digits"),  # Spark: -q of 38 nines fails
     ("q = q + k", "give DECIMAL(39,10), past 38 digits"),
     ("p = p * 1.5e0", "arithmetic of decimal128(10, 2) and double"),
     ("k = p", "storing a DECIMAL in a int32 column"),

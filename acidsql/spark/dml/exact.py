@@ -44,8 +44,10 @@ from typing import TYPE_CHECKING, Any, Optional
 from sqlglot import exp
 
 from acidsql.analysis.adapters import to_arrow_filter
-from acidsql.spark.dml.exact_types import (INT_DECIMAL_PRECISION, NotExactOnDriver, comparison_literal, decimal_operand,
-                                           decimal_result, literal_decimal_type, store_decimal, temporal_value)
+from acidsql.spark.dml.exact_types import (
+    INT_DECIMAL_PRECISION, NEGATE_EXACT_PRECISION, NotExactOnDriver, comparison_literal, decimal_operand, decimal_result,
+    literal_decimal_type, store_decimal, temporal_value,
+)
 from acidsql.spark.results import StatementError
 
 if TYPE_CHECKING:
@@ -458,6 +460,9 @@ def _compile(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any]) 
         inner = _compile(node.this, resolve, types)
         if not (_is_int(inner.type) or _is_double(inner.type) or _is_decimal(inner.type)):
             raise NotExactOnDriver(f"{_sql(node)}: minus of a {inner.type} is left to Spark")
+        if _is_decimal(inner.type) and inner.type.precision > NEGATE_EXACT_PRECISION:
+            raise NotExactOnDriver(f"{_sql(node)}: Spark negates a DECIMAL of more than {NEGATE_EXACT_PRECISION} digits "
+                                   "through a 34-digit BigDecimal (rounding it), left to Spark")
         negate = pc.negate if _is_double(inner.type) else pc.negate_checked
         return _Typed(lambda table: negate(inner.fn(table)), inner.type)
     ops = {exp.Add: ("add_checked", "add"), exp.Sub: ("subtract_checked", "subtract"),

@@ -16,7 +16,8 @@ a UTC session): the part of exact.py's rules about those types, decided here and
   `*` and unary minus of DECIMALs and integers (an integer column as DECIMAL(3|5|10|20, 0), an
   integer literal as DECIMAL(its digits, 0), as Spark's DecimalPrecision types them), with
   Spark's result precision and scale, exact while that precision is at most 38 (past it Spark
-  cuts the scale, and that is left to it); stored into a DECIMAL column rounding HALF_UP (away
+  cuts the scale, and that is left to it), and minus of at most 34 digits (past them Spark's
+  BigDecimal rounds: -x of a 38-digit DECIMAL(38,10) fails in Spark); stored into a DECIMAL column rounding HALF_UP (away
   from zero) to its scale, an overflow refused on the driver (Spark then computes the statement
   and raises NUMERIC_VALUE_OUT_OF_RANGE). A DATE'...' / TIMESTAMP'...' literal stored into a
   column of its kind. current_timestamp() / current_date(), intervals and date arithmetic are
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 MAX_PRECISION = 38
+# Spark's unary minus of a DECIMAL goes through scala.math.BigDecimal, whose MathContext keeps 34
+# digits: -x of a 38-digit value is rounded (and may then overflow, NUMERIC_VALUE_OUT_OF_RANGE).
+NEGATE_EXACT_PRECISION = 34
 # The precision Spark gives an integer column taking part in decimal arithmetic (DecimalType.forType).
 INT_DECIMAL_PRECISION = {"int8": 3, "int16": 5, "int32": 10, "int64": 20}
 _DATE = r"(\d{4})-(\d{2})-(\d{2})"
