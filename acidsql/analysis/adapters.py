@@ -15,8 +15,9 @@ from acidsql.analysis.region import Region
 def _stats_bounds(lo: Any, hi: Any, category: str) -> tuple[Any, Any]:
     """A file's min / max statistics as bounds every value of the column in it lies within.
     Delta Spark writes TIMESTAMP statistics truncated to milliseconds (a max of 12:00:00.123
-    stands for up to 12:00:00.123999: 999 µs more), and JSON statistics of a DECIMAL read as a double may be
-    rounded either way (9999999999999999.99 reads as 1e16): the bounds are widened by as much."""
+    stands for up to 12:00:00.123999: 999 us more), and JSON statistics of a DECIMAL read as a
+    double may be rounded either way (9999999999999999.99 reads as 1e16): the bounds are
+    widened by as much."""
     if category == "decimal":
         lo = math.nextafter(lo, -math.inf) if isinstance(lo, float) and math.isfinite(lo) else lo
         hi = math.nextafter(hi, math.inf) if isinstance(hi, float) and math.isfinite(hi) else hi

@@ -140,14 +140,16 @@ _WIDE_ROWS = ("SELECT id, CAST(id % 5 AS INT), "
 def test_decimal_and_timestamp_columns_are_carried_by_the_driver_path(db, spark_db, table_rows, kind):
     """Issue 28: a DECIMAL or TIMESTAMP column no longer sends an integer-condition UPDATE to Spark;
     the driver-written rows equal the Spark path's (max precision, NULLs, boundary dates and
-    timestamps with microseconds)."""
+    timestamps with microseconds, carried unchanged)."""
     for name in ("fast", "slow"):
         db.sql(f"CREATE TABLE {name} ({_WIDE_COLUMNS}) USING DELTA {_TABLES[kind]}")
         for lo in range(0, 60, 20):
             db.sql(f"INSERT INTO {name} {_WIDE_ROWS.format(lo=lo, hi=lo + 20)}")
-    update = "UPDATE {t} SET k = k + 1, p = -p, ts = ts, ntz = ntz, d = d WHERE k IN (1, 2)"
+    # Not p = -p: Spark negates a 38-digit DECIMAL through a 34-digit BigDecimal and fails
+    # (NUMERIC_VALUE_OUT_OF_RANGE), so the driver leaves that to Spark (exact_types.py).
+    update = "UPDATE {t} SET k = k + 1, p = p, ts = ts, ntz = ntz, d = d WHERE k IN (1, 2)"
     fast = db.sql(update.format(t="fast"))
-    assert fast.plan.rows_on_driver and fast.plan.writes_on_driver, fast.plan.reason
+    assert fast.plan.path is Path.DRIVER, fast.plan.reason
     slow = spark_db.sql(update.format(t="slow"))
     assert (slow.plan.path, slow.plan.rows_on_driver) == (Path.SPARK, False)
     assert fast.rows_updated == slow.rows_updated > 0
