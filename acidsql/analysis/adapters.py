@@ -2,6 +2,8 @@
 statistics callables over a Region, and an Arrow filter compiled from a condition tree."""
 from __future__ import annotations
 
+import datetime
+import math
 from typing import Any, Callable, Collection, Mapping, Optional
 
 from sqlglot import exp
@@ -9,6 +11,25 @@ from sqlglot import exp
 from acidsql.analysis.values import Unknown, coerce, literal_value, parse_partition_value, type_category
 from acidsql.analysis.clauses import Clause, ColumnConstraint
 from acidsql.analysis.region import Region
+
+def _stats_bounds(lo: Any, hi: Any, category: str) -> tuple[Any, Any]:
+    """A file's min / max statistics as bounds every value of the column in it lies within.
+    Delta Spark writes TIMESTAMP statistics truncated to milliseconds (a max of 12:00:00.123
+    stands for up to 12:00:00.123999: 999 us more), and JSON statistics of a DECIMAL read as a
+    double may be rounded either way (9999999999999999.99 reads as 1e16): the bounds are
+    widened by as much."""
+    if category == "decimal":
+        lo = math.nextafter(lo, -math.inf) if isinstance(lo, float) and math.isfinite(lo) else lo
+        hi = math.nextafter(hi, math.inf) if isinstance(hi, float) and math.isfinite(hi) else hi
+    lo = coerce(lo, category) if lo is not None else None
+    hi = coerce(hi, category) if hi is not None else None
+    if category == "timestamp" and isinstance(hi, datetime.datetime):
+        try:
+            hi = hi + datetime.timedelta(microseconds=999)
+        except OverflowError:  # past 9999-12-31: no upper bound
+            hi = None
+    return lo, hi
+
 
 # ---------------------------------------------------------------------------------------------
 # Adapters for the engine: partition values and Arrow batches
@@ -45,8 +66,7 @@ def to_stats_callable(region: Region, types: Optional[Mapping[str, str]] = None)
             if lo is None and hi is None and n is None:
                 continue
             try:
-                lo = coerce(lo, cats.get(col, "unknown")) if lo is not None else None
-                hi = coerce(hi, cats.get(col, "unknown")) if hi is not None else None
+                lo, hi = _stats_bounds(lo, hi, cats.get(col, "unknown"))
             except Unknown:
                 continue
             all_null = n is not None and n == num_records

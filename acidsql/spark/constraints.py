@@ -128,7 +128,7 @@ def char_varchar_written(rows: "DataFrame", snapshot: "Snapshot", table: str) ->
     on read)."""
     from pyspark.sql import functions as F
 
-    from acidsql.spark.dml.exact import char_varchar_columns
+    from acidsql.spark.dml.char_varchar import char_varchar_columns
 
     present = {c.lower() for c in rows.columns}
     limited = [c for c in char_varchar_columns(snapshot.schema_json) if c.column.lower() in present]

@@ -60,7 +60,8 @@ def scanned_frame(spark: "SparkSession", rows: "pa.Table", schema: "StructType")
     padding), so Spark computes over them what it computes over the scan ('ab' = 'ab ')."""
     import pyarrow.compute as pc
 
-    from acidsql.spark.dml.exact import CHAR_VARCHAR, is_char_type
+    from acidsql.spark.dml.char_compare import is_char_type
+    from acidsql.spark.dml.exact import CHAR_VARCHAR
 
     for field in schema.fields:
         declared = str((field.metadata or {}).get(CHAR_VARCHAR, ""))

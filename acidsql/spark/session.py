@@ -55,3 +55,12 @@ def is_local(master: Optional[str]) -> bool:
     """Whether a master runs Spark on this machine (local, local[...]): the driver is where the
     work is."""
     return master is not None and (master == "local" or master.startswith("local["))
+
+
+# The names Spark accepts for UTC itself (spark.sql.session.timeZone).
+UTC_NAMES = frozenset({"UTC", "ETC/UTC", "GMT", "ETC/GMT", "Z", "+00:00", "UTC+00:00", "GMT+00:00", "ZULU"})
+
+
+def is_utc(time_zone: str) -> bool:
+    """Whether a session time zone is UTC itself."""
+    return time_zone.strip().upper() in UTC_NAMES

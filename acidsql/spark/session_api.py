@@ -21,6 +21,7 @@ from acidsql.spark.prepared import Prepared
 from acidsql.spark.results import StatementError
 from acidsql.spark.results import StatementResult
 from acidsql.spark.schemas import cannot_run, run_schema_statement, schema_statement
+from acidsql.spark.session import is_utc
 from acidsql.spark.tables import Warehouse
 from acidsql.spark.transactions import SessionTransaction
 
@@ -104,17 +105,13 @@ def statements_to_run(text: str, file: str, params: Optional[Mapping[str, str]] 
     return script.statements
 
 
-# The names Spark accepts for UTC itself (spark.sql.session.timeZone).
-UTC_NAMES = frozenset({"UTC", "ETC/UTC", "GMT", "ETC/GMT", "Z", "+00:00", "UTC+00:00", "GMT+00:00", "ZULU"})
-
-
 def time_zone_refusal(time_zone: Optional[str]) -> Optional[str]:
     """Why a write cannot run under this session time zone, or None. acidsql's own reading of a
     TIMESTAMP literal (file skipping by statistics, partition pruning, the driver's row
     matching) takes it as UTC, as its sessions are configured; under another zone Spark
     and acidsql would read the same literal as different instants, and a DELETE would skip the
     file holding its rows."""
-    if time_zone is None or time_zone.strip().upper() in UTC_NAMES:
+    if time_zone is None or is_utc(time_zone):
         return None
     return (f"the session time zone is {time_zone}: acidsql reads TIMESTAMP literals as UTC, so its file "
             "skipping would disagree with Spark about which rows match; writes need "

@@ -180,6 +180,21 @@ def test_stats_callable_skips_files_by_min_max():
     assert may({}, {}, {}, 10) is True  # no statistics: cannot skip
 
 
+def test_stats_callable_reads_truncated_timestamp_and_rounded_decimal_statistics_as_bounds():
+    """Delta Spark writes a TIMESTAMP's statistics truncated to milliseconds, and a DECIMAL's as a
+    JSON number (a double when read): a file whose max reads 23:59:59.999 may hold
+    23:59:59.999999, one whose max reads 1e16 may hold 9999999999999999.99 (issue 22's parity
+    reproducers delete-timestamp-microseconds and delete-decimal-past-double-precision)."""
+    types = {"ts": "TIMESTAMP", "m": "DECIMAL(18,2)"}
+    at = to_stats_callable(Region.from_condition(cond("ts = TIMESTAMP'2000-02-29 23:59:59.999999'"), types), types)
+    assert at({"ts": "2000-02-29T23:59:59.000Z"}, {"ts": "2000-02-29T23:59:59.999Z"}, {"ts": 0}, 2) is True
+    assert at({"ts": "2000-02-29T23:59:58.000Z"}, {"ts": "2000-02-29T23:59:58.998Z"}, {"ts": 0}, 2) is False
+    assert at({"ts": "9999-12-31T23:59:59.999Z"}, {"ts": "9999-12-31T23:59:59.999Z"}, {"ts": 0}, 2) is False
+    money = to_stats_callable(Region.from_condition(cond("m = 9999999999999999.99"), types), types)
+    assert money({"m": 9999999999999999.99}, {"m": 9999999999999999.99}, {"m": 0}, 1) is True  # both read 1e16
+    assert money({"m": -0.01}, {"m": 1.5}, {"m": 0}, 2) is False
+
+
 def test_arrow_filter_matches_sql_semantics(duck):
     table = pa.table({"a": pa.array([r["a"] for r in DOMAIN], pa.int32()), "b": pa.array([r["b"] for r in DOMAIN], pa.string())})
     for text in ["a = 1", "NOT (a = 1)", "a IN (1, 2) OR b = 'x'", "a BETWEEN 2 AND 4 AND b IS NOT NULL",

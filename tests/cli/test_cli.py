@@ -170,6 +170,25 @@ def test_explain_says_where_a_dml_statement_runs_and_why(work):
     assert result.returncode == 0, result.stderr
 
 
+def test_explain_says_which_decimal_date_and_timestamp_statements_take_the_driver(work):
+    """Issue 22 / 28: DECIMAL, DATE and TIMESTAMP shapes the driver computes exactly, and the
+    reason for those it leaves to Spark, from the catalog's column types (no Spark)."""
+    (work / "typed.sql").write_text(
+        "CREATE TABLE o (id BIGINT, price DECIMAL(10,2), day DATE, at TIMESTAMP) USING DELTA;\n"
+        "DELETE FROM o WHERE day BETWEEN '2024-01-01' AND DATE'2024-01-31';\n"
+        "UPDATE o SET price = price * 1.1, at = TIMESTAMP'2024-01-01 00:00:00' WHERE at < '2024-01-01 12:00:00';\n"
+        "UPDATE o SET at = current_timestamp() WHERE price = 1.005;\n"
+        "DELETE FROM o WHERE day = '2024-1-1';\n")
+    data = json.loads(acidsql("explain", "typed.sql", "--format", "json", cwd=work).stdout)
+    paths = [e.get("path") for e in data["statements"]][1:]
+    assert [p["path"] for p in paths] == ["driver", "driver", "spark", "spark"]
+    assert "the session time zone is UTC (the driver reads TIMESTAMP literals and strings as UTC)" in paths[0]["depends_on"]
+    assert paths[2]["reason"].startswith("WHERE: 1.005 does not fit DECIMAL(10,2) (column price)")
+    assert "'2024-1-1' is not a canonical date" in paths[3]["reason"]
+    text = acidsql("explain", "typed.sql", cwd=work).stdout
+    assert "path: driver on a local session (pyarrow computes its WHERE and every SET value exactly as Spark" in text
+
+
 def test_lint_does_not_import_pyspark(work):
     probe = (
         "import sys, acidsql\n"

@@ -122,3 +122,36 @@ def test_overflow_fails_alike_and_writes_nothing(db, spark_db, table_rows):
     assert outcomes[0] == outcomes[1] and outcomes[0][1]
     text = "SELECT * EXCEPT (f), CAST(f AS STRING) FROM {}"  # NaN is not equal to itself in a tuple
     assert table_rows(db.sql(text.format("fast"))) == table_rows(db.sql(text.format("slow")))
+
+
+_WIDE_COLUMNS = "id BIGINT, k INT, p DECIMAL(38,10), q DECIMAL(38,0), ts TIMESTAMP, ntz TIMESTAMP_NTZ, d DATE"
+_WIDE_ROWS = ("SELECT id, CAST(id % 5 AS INT), "
+              "CASE WHEN id % 7 = 0 THEN NULL WHEN id % 3 = 0 THEN CAST('-9999999999999999999999999999.9999999999' "
+              "AS DECIMAL(38,10)) ELSE CAST(concat(id, '.0000000001') AS DECIMAL(38,10)) END, "
+              "CASE WHEN id % 4 = 0 THEN CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) END, "
+              "CASE WHEN id % 6 = 0 THEN NULL WHEN id % 5 = 0 THEN TIMESTAMP'0001-01-01 00:00:00' "
+              "WHEN id % 5 = 1 THEN TIMESTAMP'9999-12-31 23:59:59.999999' "
+              "ELSE TIMESTAMP'2024-02-29 12:34:56.123456' + make_interval(0, 0, 0, 0, 0, 0, id) END, "
+              "CASE WHEN id % 8 = 0 THEN NULL ELSE TIMESTAMP_NTZ'2024-03-10 02:30:00.000001' END, "
+              "CASE WHEN id % 2 = 0 THEN DATE'0001-01-01' ELSE DATE'9999-12-31' END FROM range({lo}, {hi})")
+
+
+@pytest.mark.parametrize("kind", ["dv", "cow"])
+def test_decimal_and_timestamp_columns_are_carried_by_the_driver_path(db, spark_db, table_rows, kind):
+    """Issue 28: a DECIMAL or TIMESTAMP column no longer sends an integer-condition UPDATE to Spark;
+    the driver-written rows equal the Spark path's (max precision, NULLs, boundary dates and
+    timestamps with microseconds, carried unchanged)."""
+    for name in ("fast", "slow"):
+        db.sql(f"CREATE TABLE {name} ({_WIDE_COLUMNS}) USING DELTA {_TABLES[kind]}")
+        for lo in range(0, 60, 20):
+            db.sql(f"INSERT INTO {name} {_WIDE_ROWS.format(lo=lo, hi=lo + 20)}")
+    # Not p = -p: Spark negates a 38-digit DECIMAL through a 34-digit BigDecimal and fails
+    # (NUMERIC_VALUE_OUT_OF_RANGE), so the driver leaves that to Spark (exact_types.py).
+    update = "UPDATE {t} SET k = k + 1, p = p, ts = ts, ntz = ntz, d = d WHERE k IN (1, 2)"
+    fast = db.sql(update.format(t="fast"))
+    assert fast.plan.path is Path.DRIVER, fast.plan.reason
+    slow = spark_db.sql(update.format(t="slow"))
+    assert (slow.plan.path, slow.plan.rows_on_driver) == (Path.SPARK, False)
+    assert fast.rows_updated == slow.rows_updated > 0
+    text = "SELECT id, k, CAST(p AS STRING), CAST(q AS STRING), CAST(ts AS STRING), CAST(ntz AS STRING), d FROM {t}"
+    assert table_rows(db.sql(text.format(t="fast"))) == table_rows(db.sql(text.format(t="slow")))

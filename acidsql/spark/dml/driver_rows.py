@@ -116,7 +116,8 @@ class ScanShape:
 
         tracked = rt.materialized_columns(snapshot.protocol, snapshot.properties) if row_tracking else None
         schema = scan_schema(spark_schema(snapshot), positions=True, tracked=tracked is not None)
-        return ScanShape(snapshot, tracked, schema, to_arrow_schema(schema))
+        # Delta stores TIMESTAMP as UTC microseconds; the files are read in that zone whatever the session says.
+        return ScanShape(snapshot, tracked, schema, to_arrow_schema(schema, timezone="UTC"))
 
     def rows_at(self, storage: "Storage", add: AddFile, wanted: Any) -> "pa.Table":
         """The rows of `add` at the physical positions `wanted` (numpy), in these columns."""

@@ -7,29 +7,30 @@ the reference (tests/spark/test_spark_arrow_values.py and the differential tests
 The rules, each decided here and nowhere else:
 
 - **Literals** are typed as Spark's parser types them (`spark_literal`): an integer is INT, or
-  BIGINT when it does not fit, or a DECIMAL past BIGINT; `1.5` is a DECIMAL (only exact stored
-  into DOUBLE); `1e3` is a DOUBLE, and `-0e0` is -0.0. A literal Spark's parser refuses (a DOUBLE
+  BIGINT when it does not fit, or a DECIMAL past BIGINT; `1.50` is a DECIMAL(3, 2); `1e3` is a DOUBLE, and `-0e0` is -0.0. A literal Spark's parser refuses (a DOUBLE
   past its range, a DECIMAL of more than 38 digits) is refused with Spark's error class, on
   every path (`refuse_out_of_range_literals`).
 - **Conditions** (a DELETE's or UPDATE's WHERE, a MERGE clause's condition) may only combine
-  (AND, OR, NOT) comparisons, IN lists, BETWEEN and IS NULL of a column of an integer or string
-  type with literals of the same kind that fit the column's type. Those compare the same in both
-  (integers exactly, strings by UTF-8 bytes, NULL as unknown). Floats (NaN is equal to itself and
-  above every number in Spark), implicit casts, decimals, dates, functions and subqueries go to
-  Spark (`check_condition`, `driver_filter`); so do CHAR columns (Spark reads CHAR(n) padded to
-  n, pads a shorter literal to n and the column to a longer literal's length: 'ab' = 'ab ') and
-  strings with a collation. VARCHAR compares as STRING.
+  (AND, OR, NOT) comparisons, IN lists, BETWEEN and IS NULL of a column with literals: integer
+  and string columns with literals of their kind that fit (integers exactly, strings by UTF-8
+  bytes, NULL as unknown); DECIMAL, DATE and TIMESTAMP columns as exact_types.py decides. Floats
+  (NaN is equal to itself and above every number in Spark), other implicit casts, functions and
+  subqueries go to Spark (`check_condition`, `driver_filter`); so do CHAR columns (Spark
+  reads CHAR(n) padded to n, pads a shorter literal to n and the column to a longer literal's
+  length: 'ab' = 'ab ') and strings with a collation. VARCHAR compares as STRING.
 - **Values** (SET, INSERT values): a column, NULL, a literal, TRUE / FALSE; `+`, `-`, `*` and unary
-  minus of integers (in the wider operand type, overflow checked) and of DOUBLE with DOUBLE,
-  integers or numeric literals (IEEE in both); stored into the column's type by Spark's store
-  assignment where that is exact: the same type, a wider integer, an integer into DOUBLE, a
-  DECIMAL literal into DOUBLE (the nearest double in both); an integer into a narrower integer
-  column is checked for range (`value`). Functions, CASE, casts, division, decimals, FLOAT, dates
-  in arithmetic and CHAR / VARCHAR columns go to Spark.
+  minus of integers (in the wider operand type, overflow checked), of DOUBLE with DOUBLE, integers
+  or numeric literals (IEEE in both), of DECIMALs and integers (exact_types.py); stored by Spark's
+  store assignment where that is exact: the same type, a wider integer, an integer into DOUBLE, a
+  DECIMAL literal into DOUBLE (the nearest double in both), an integer or DECIMAL into DECIMAL
+  (HALF_UP), a DATE / TIMESTAMP literal into its kind; a narrower integer or decimal is checked
+  for range (`value`). Functions, CASE, casts, division, FLOAT, date arithmetic and CHAR / VARCHAR
+  columns go to Spark.
 - **Join keys**: a MERGE's `t.a = s.b` is compared by pyarrow only where both sides are integers
   (as 64-bit integers, as Spark widens them) or both plain strings (`key_kind`).
 - **Columns carried**: rows handed between the driver and Spark keep their values only for
-  integer, floating point, boolean, string and date columns (`not_carried`).
+  integer, floating point, boolean, string, date, timestamp (UTC, NTZ) and decimal columns
+  (`not_carried`).
 
 Anything not exact raises `NotExactOnDriver` with the reason in words; so does a value pyarrow
 refuses while computing (an overflow): Spark then computes the statement and raises its own
@@ -46,7 +47,12 @@ from sqlglot import exp
 
 from acidsql.analysis.adapters import to_arrow_filter
 from acidsql.analysis.catalog import CHAR_VARCHAR_METADATA
-from acidsql.spark.results import StatementError
+from acidsql.spark.dml.char_compare import is_char_type, special_column
+from acidsql.spark.dml.literals import SparkLiteral, spark_literal
+from acidsql.spark.dml.exact_types import (
+    INT_DECIMAL_PRECISION, NEGATE_EXACT_PRECISION, NotExactOnDriver, comparison_literal, decimal_operand, decimal_result,
+    literal_decimal_type, store_decimal, temporal_value,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -55,17 +61,11 @@ if TYPE_CHECKING:
 # collated string column: Spark pads, checks or compares them its own way.
 CHAR_VARCHAR = CHAR_VARCHAR_METADATA
 COLLATIONS = "__COLLATIONS"
-MAX_DECIMAL_PRECISION = 38
 _INT_WIDTH = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
 # A column reference -> the name of the column holding its values in the table the values are
 # computed over, or None (not one the driver knows: Spark resolves it, or refuses it).
 Resolver = Callable[[exp.Column], Optional[str]]
-
-
-class NotExactOnDriver(Exception):
-    """pyarrow would not compute this exactly as Spark, or refused a value Spark may compute or
-    refuse differently (an overflow): Spark computes the statement. The message says why."""
 
 
 def _sql(node: exp.Expression) -> str:
@@ -120,24 +120,28 @@ class Columns:
     def names(self) -> dict[str, str]:
         return {n.lower(): n for n in self.schema.names}
 
+    def has_timestamp(self) -> bool:
+        import pyarrow as pa
 
-def is_char_type(declared: str) -> bool:
-    """Whether a declared type text (CHAR_VARCHAR metadata, a Spark type's simpleString) is CHAR(n)."""
-    return declared.strip().lower().startswith("char(")
+        return any(pa.types.is_timestamp(t) for t in self.schema.types)
 
 
 def not_carried(columns: Columns) -> Optional[str]:
     """Why rows of these columns do not go between the driver and Spark unchanged (None when they
-    do): only integer, floating point, boolean, string and date columns are carried."""
+    do): integer, floating point, boolean, string, date, microsecond timestamp (UTC or NTZ) and
+    decimal columns are carried."""
     import pyarrow as pa
 
     for f in columns.schema:
         t = f.type
+        # Spark's timestamps are microseconds since the epoch (TIMESTAMP in UTC, TIMESTAMP_NTZ
+        # without a zone) and its decimals 128-bit unscaled integers: Arrow holds both unchanged.
+        timestamp = pa.types.is_timestamp(t) and t.unit == "us" and t.tz in (None, "UTC")
         if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_string(t)
-                or pa.types.is_large_string(t) or pa.types.is_date32(t)):
+                or pa.types.is_large_string(t) or pa.types.is_date32(t) or pa.types.is_decimal128(t) or timestamp):
             shown = "a type Arrow does not carry" if pa.types.is_null(t) else str(t)
-            return (f"column {f.name} is {shown}: the driver carries integer, floating point, boolean, string "
-                    "and date columns only")
+            return (f"column {f.name} is {shown}: the driver carries integer, floating point, boolean, string, "
+                    "date, timestamp and decimal columns only")
     return None
 
 
@@ -154,105 +158,23 @@ def key_kind(columns: Columns, name: str) -> Optional[str]:
     return None
 
 
-# ---- literals -------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class SparkLiteral:
-    """A literal as Spark types it: `type` is null, boolean, string, int, bigint, decimal or double."""
-
-    value: Any  # None, bool, str, int, decimal.Decimal or float
-    type: str
-
-
-def spark_literal(node: exp.Expression) -> Optional[SparkLiteral]:
-    """The literal `node` is (through parentheses and minus signs), typed as Spark's parser
-    types it; None when it is no plain literal (a column, a function, a typed literal like 10L,
-    which sqlglot reads as a cast)."""
-    negative = False
-    while isinstance(node, (exp.Paren, exp.Neg)):
-        if isinstance(node, exp.Neg):
-            negative = not negative
-        node = node.this
-    if isinstance(node, exp.Null) and not negative:
-        return SparkLiteral(None, "null")
-    if isinstance(node, exp.Boolean) and not negative:
-        return SparkLiteral(bool(node.this), "boolean")
-    if not isinstance(node, exp.Literal):
-        return None
-    if node.is_string:
-        return None if negative else SparkLiteral(str(node.this), "string")
-    text = str(node.this)
-    number = _number(text)
-    if number is None or _range_refusal(text) is not None:
-        return None  # refused by Spark's parser (refuse_out_of_range_literals says so)
-    if "e" in text.lower():  # 1e3: a DOUBLE; negated as a double, so -0e0 is -0.0
-        value = float(number)
-        return SparkLiteral(-value if negative else value, "double")
-    if negative:
-        number = -number  # a DECIMAL has no negative zero: -0.0 is 0.0, as in Spark
-    if number.as_tuple().exponent == 0:
-        if -(1 << 31) <= number < (1 << 31):
-            return SparkLiteral(int(number), "int")
-        if -(1 << 63) <= number < (1 << 63):
-            return SparkLiteral(int(number), "bigint")
-    return SparkLiteral(number, "decimal")
-
-
-def _range_refusal(text: str) -> Optional[tuple[str, str]]:
-    """(message, error class) when Spark refuses the numeric literal `text`: a DOUBLE past its
-    range (Spark's parser), a DECIMAL (or an integer past BIGINT) of more than 38 digits."""
-    number = _number(text)
-    if number is None:
-        return None
-    if "e" in text.lower():
-        if abs(number) > decimal.Decimal("1.7976931348623157E308"):
-            return (f"Numeric literal {text} is outside the valid range for double with minimum value of "
-                    "-1.7976931348623157E308 and maximum value of 1.7976931348623157E308",
-                    "INVALID_NUMERIC_LITERAL_RANGE")
-        return None
-    digits, exponent = number.as_tuple().digits, number.as_tuple().exponent
-    precision = max(len(digits), -exponent if isinstance(exponent, int) and exponent < 0 else 0)
-    if precision > MAX_DECIMAL_PRECISION:
-        return (f"Decimal precision {precision} exceeds max precision {MAX_DECIMAL_PRECISION} (literal {text})",
-                "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION")
-    return None
-
-
-def _number(text: str) -> Optional[decimal.Decimal]:
-    """The finite number a numeric literal's text is, or None."""
-    try:
-        number = decimal.Decimal(text)
-    except decimal.InvalidOperation:
-        return None
-    return number if number.is_finite() else None
-
-
-def refuse_out_of_range_literals(expressions: Iterable[Optional[exp.Expression]]) -> None:
-    """Raise StatementError with Spark's error class for a numeric literal Spark refuses, in any
-    of `expressions` (a statement's conditions, values and queries): the same refusal whichever
-    path then runs the statement."""
-    for tree in expressions:
-        if tree is None:
-            continue
-        for literal in tree.find_all(exp.Literal):
-            if not literal.is_string:
-                refusal = _range_refusal(str(literal.this))
-                if refusal is not None:
-                    raise StatementError(*refusal)
-
-
 # ---- conditions -----------------------------------------------------------------------------------
 
-def check_condition(condition: Optional[exp.Expression], columns: Columns, qualifiers: Sequence[str] = ()) -> None:
+def check_condition(condition: Optional[exp.Expression], columns: Columns,
+                    qualifiers: Sequence[str] = ()) -> exp.Expression:
     """Raise NotExactOnDriver unless pyarrow evaluates `condition` exactly as Spark SQL (see the
-    module doc). A column may be qualified only by one of `qualifiers` (the target's alias or
-    name): `s.a` could be a field of a struct column `s`, not the column `a`."""
+    module doc); return it with each DECIMAL, DATE or TIMESTAMP literal in the canonical form
+    the translation reads exactly (exact_types.comparison_literal). A column may be qualified
+    only by one of `qualifiers` (the target's alias or name): `s.a` could be a field of a struct
+    column `s`, not the column `a`."""
     import pyarrow as pa
 
     if condition is None:
         raise NotExactOnDriver("no condition to compute: every row matches")
+    condition = condition.copy()
     names = columns.names()
     allowed = {q.lower() for q in qualifiers}
+    canonical: list[tuple[exp.Expression, exp.Expression]] = []
 
     def column_type(node: exp.Expression) -> Any:
         while isinstance(node, exp.Paren):
@@ -265,20 +187,26 @@ def check_condition(condition: Optional[exp.Expression], columns: Columns, quali
         t = columns.schema.field(name).type
         if name in columns.char or name in columns.collated:
             return None  # compared padded (CHAR) or by its collation: Spark's
-        if pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t):
-            return t
+        if (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
+                or pa.types.is_decimal128(t) or pa.types.is_date32(t) or pa.types.is_timestamp(t)):
+            return name, t
         return None
 
-    def fits(t: Any, node: exp.Expression) -> bool:
+    def fits(column: Any, node: exp.Expression) -> bool:
         literal = spark_literal(node)
-        if t is None or literal is None:
+        if column is None:
             return False
-        if literal.type == "null":
-            return True
+        name, t = column
         if pa.types.is_integer(t):
             width = _INT_WIDTH[str(t)]
-            return literal.type in ("int", "bigint") and -(1 << (width - 1)) <= literal.value < (1 << (width - 1))
-        return literal.type == "string"
+            return literal is not None and (literal.type == "null" or literal.type in ("int", "bigint")
+                                            and -(1 << (width - 1)) <= literal.value < (1 << (width - 1)))
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            return literal is not None and literal.type in ("null", "string")
+        number = literal.value if literal is not None and literal.type in ("int", "bigint", "decimal") else None
+        replacement = comparison_literal(node, None if number is None else decimal.Decimal(number), t, name)
+        canonical.append((node, replacement))
+        return True
 
     def why(e: exp.Expression) -> Optional[str]:
         if isinstance(e, exp.Paren):
@@ -288,7 +216,8 @@ def check_condition(condition: Optional[exp.Expression], columns: Columns, quali
         if isinstance(e, exp.Not):
             return why(e.this)
         if isinstance(e, _COMPARISONS):
-            ok = fits(column_type(e.this), e.expression) or fits(column_type(e.expression), e.this)
+            left = column_type(e.this)
+            ok = fits(left, e.expression) if left is not None else fits(column_type(e.expression), e.this)
         elif isinstance(e, exp.Is):
             ok = isinstance(e.expression, exp.Null) and column_type(e.this) is not None
         elif isinstance(e, exp.In):
@@ -302,38 +231,34 @@ def check_condition(condition: Optional[exp.Expression], columns: Columns, quali
             return f"{_sql(e)} is not a comparison of a column with literals"
         if ok:
             return None
-        return (f"{_sql(e)} does not compare an integer or string column with literals of its type "
-                "(other types, casts and functions are Spark's)")
+        return (f"{_sql(e)} does not compare an integer, string, DECIMAL, DATE or TIMESTAMP column with literals of "
+                "its type (other types, casts and functions are Spark's)")
 
-    special = _special_column(condition, columns, names)
+    special = special_column(condition, columns, names)
     if special is not None:
         raise NotExactOnDriver(special)
-    reason = why(condition)
+    try:
+        reason = why(condition)
+    except NotExactOnDriver as e:
+        reason = str(e)
     if reason is not None:
         raise NotExactOnDriver(reason)
-
-
-def _special_column(condition: exp.Expression, columns: Columns, names: Mapping[str, str]) -> Optional[str]:
-    """Why a condition over a CHAR or collated string column is Spark's (None when it reads none)."""
-    for node in condition.find_all(exp.Column):
-        name = names.get(node.name.lower())
-        if name in columns.char:
-            return (f"{name} is a CHAR column: Spark compares it padded to its length (and a literal padded to it), "
-                    "so Spark computes the condition")
-        if name in columns.collated:
-            return f"{name} is a string with a collation: Spark compares it by its collation, so Spark computes it"
-    return None
+    for node, replacement in canonical:
+        if replacement is not node:
+            node.replace(replacement)
+    return condition
 
 
 def driver_filter(condition: Optional[exp.Expression], columns: Columns,
                   qualifiers: Sequence[str] = ()) -> Callable[["pa.Table"], "pa.Array"]:
     """`condition` as a function table -> BooleanArray that selects exactly the rows Spark SQL
     selects (NULL selects nothing); raises NotExactOnDriver when it would not."""
-    check_condition(condition, columns, qualifiers)
+    exact = check_condition(condition, columns, qualifiers)
     # The translation itself is the analyzer's (acidsql.analysis.adapters): the engine's
     # row-level conflict checks compile read conditions with it too, for any condition it can
-    # translate. Exactness is what the driver path adds, and it is decided above.
-    row_filter = to_arrow_filter(condition, columns.schema)
+    # translate. Exactness is what the driver path adds, and it is decided above (DECIMAL, DATE
+    # and TIMESTAMP literals made canonical, so that the translation reads them as Spark).
+    row_filter = to_arrow_filter(exact, columns.schema)
     if row_filter is None:
         raise NotExactOnDriver(f"{_sql(condition)}: pyarrow cannot translate it")
     return row_filter
@@ -369,7 +294,7 @@ def clause_condition(node: Optional[exp.Expression], resolve: Resolver,
     try:
         fn = driver_filter(renamed, columns)
     except NotExactOnDriver as e:
-        if _special_column(renamed, columns, columns.names()) is not None:
+        if special_column(renamed, columns, columns.names()) is not None:
             raise NotExactOnDriver(f"the condition {_sql(node)} reads a CHAR or collated string column: Spark "
                                    "compares it") from None
         raise NotExactOnDriver(f"the condition {_sql(node)} does not compare integer or string columns with literals "
@@ -390,7 +315,13 @@ class _Typed:
     fn: Callable[["pa.Table"], Any]
     type: Any
     is_literal: bool = False
-    decimal_literal: bool = False  # a literal like 1.5: DECIMAL in Spark, only exact into DOUBLE
+    # A literal's value when Spark types it as a number (an integer: DECIMAL(its digits, 0) in
+    # decimal arithmetic; 1.5: a DECIMAL, stored into DOUBLE as the nearest double).
+    number: Optional[decimal.Decimal] = None
+
+    @property
+    def decimal_literal(self) -> bool:
+        return self.number is not None and _is_decimal(self.type)
 
 
 def _norm(t: Any) -> Any:
@@ -409,7 +340,13 @@ def _is_double(t: Any) -> bool:
     return t is not None and pa.types.is_float64(t)
 
 
-def _typed_literal(literal: SparkLiteral, node: exp.Expression) -> _Typed:
+def _is_decimal(t: Any) -> bool:
+    import pyarrow as pa
+
+    return t is not None and pa.types.is_decimal128(t)
+
+
+def _typed_literal(literal: SparkLiteral) -> _Typed:
     import pyarrow as pa
 
     v = literal.value
@@ -418,11 +355,20 @@ def _typed_literal(literal: SparkLiteral, node: exp.Expression) -> _Typed:
     if literal.type in ("boolean", "string", "int", "bigint", "double"):
         kind = {"boolean": pa.bool_(), "string": pa.string(), "int": pa.int32(), "bigint": pa.int64(),
                 "double": pa.float64()}[literal.type]
-        return _Typed(lambda t: pa.scalar(v, kind), kind, True)
-    if v.as_tuple().exponent == 0:
-        raise NotExactOnDriver(f"{_sql(node)} is a DECIMAL in Spark (past BIGINT), left to Spark")
-    fv = float(v)  # the nearest double, as Spark's decimal -> double cast
-    return _Typed(lambda t: pa.scalar(fv, pa.float64()), pa.float64(), True, decimal_literal=True)
+        number = decimal.Decimal(v) if literal.type in ("int", "bigint") else None
+        return _Typed(lambda t: pa.scalar(v, kind), kind, True, number)
+    p, s = literal_decimal_type(v)
+    return _Typed(lambda t: pa.scalar(v, pa.decimal128(p, s)), pa.decimal128(p, s), True, v)
+
+
+def _as_double(o: _Typed) -> Callable[["pa.Table"], Any]:
+    """An operand's values as DOUBLE: a DECIMAL literal as its nearest double (Spark's cast)."""
+    import pyarrow as pa
+
+    if o.decimal_literal:
+        nearest = float(o.number)
+        return lambda table: pa.scalar(nearest, pa.float64())
+    return lambda table: _as(o.fn(table), pa.float64())
 
 
 def _compile(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any]) -> _Typed:
@@ -433,7 +379,7 @@ def _compile(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any]) 
         node = node.this
     literal = spark_literal(node)
     if literal is not None:
-        return _typed_literal(literal, node)
+        return _typed_literal(literal)
     if isinstance(node, exp.Column):
         name = resolve(node)
         if name is None or name not in types:
@@ -442,9 +388,12 @@ def _compile(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any]) 
         return _Typed(lambda table, name=name: table.column(name), _norm(types[name]))
     if isinstance(node, exp.Neg):
         inner = _compile(node.this, resolve, types)
-        if not (_is_int(inner.type) or _is_double(inner.type)) or inner.decimal_literal:
+        if not (_is_int(inner.type) or _is_double(inner.type) or _is_decimal(inner.type)):
             raise NotExactOnDriver(f"{_sql(node)}: minus of a {inner.type} is left to Spark")
-        negate = pc.negate_checked if _is_int(inner.type) else pc.negate
+        if _is_decimal(inner.type) and inner.type.precision > NEGATE_EXACT_PRECISION:
+            raise NotExactOnDriver(f"{_sql(node)}: Spark negates a DECIMAL of more than {NEGATE_EXACT_PRECISION} digits "
+                                   "through a 34-digit BigDecimal (rounding it), left to Spark")
+        negate = pc.negate if _is_double(inner.type) else pc.negate_checked
         return _Typed(lambda table: negate(inner.fn(table)), inner.type)
     ops = {exp.Add: ("add_checked", "add"), exp.Sub: ("subtract_checked", "subtract"),
            exp.Mul: ("multiply_checked", "multiply")}
@@ -458,15 +407,36 @@ def _compile(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any]) 
         wide = max(left.type, right.type, key=lambda t: _INT_WIDTH[str(t)])
         fn = getattr(pc, checked)
         return _Typed(lambda table: fn(_as(left.fn(table), wide), _as(right.fn(table), wide)), wide)
-    numeric = lambda o: _is_int(o.type) or _is_double(o.type)
-    if (_is_double(left.type) or _is_double(right.type)) and numeric(left) and numeric(right):
+    if _is_double(left.type) or _is_double(right.type):
+        numeric = lambda o: _is_int(o.type) or _is_double(o.type) or o.decimal_literal
+        if not (numeric(left) and numeric(right)):
+            raise NotExactOnDriver(f"{_sql(node)}: arithmetic of {left.type} and {right.type} is left to Spark")
         if (left.decimal_literal or right.decimal_literal) and not (_is_double(left.type) and not left.is_literal
                                                                     or _is_double(right.type) and not right.is_literal):
             raise NotExactOnDriver(f"{_sql(node)}: DECIMAL arithmetic is left to Spark")
-        fn = getattr(pc, plain)
-        f64 = pa.float64()
-        return _Typed(lambda table: fn(_as(left.fn(table), f64), _as(right.fn(table), f64)), f64)
+        fn, lf, rf = getattr(pc, plain), _as_double(left), _as_double(right)
+        return _Typed(lambda table: fn(lf(table), rf(table)), pa.float64())
+    if all(_is_int(o.type) or _is_decimal(o.type) for o in (left, right)):
+        # Spark's DecimalPrecision: both sides as decimals, the result's precision and scale
+        # from theirs; exact while it fits 38 digits (decimal_result).
+        p, s = decimal_result(type(node), _decimal_type(left), _decimal_type(right), _sql(node))
+        fn, result = getattr(pc, plain), pa.decimal128(p, s)
+
+        def compute(table: "pa.Table") -> Any:
+            a, b = (decimal_operand(o.fn(table), o.type, o.number)[0] for o in (left, right))
+            return fn(a, b).cast(result)
+
+        return _Typed(compute, result)
     raise NotExactOnDriver(f"{_sql(node)}: arithmetic of {left.type} and {right.type} is left to Spark")
+
+
+def _column_decimal(t: Any) -> tuple[int, int]:
+    """(precision, scale) of an integer or decimal column in Spark's decimal arithmetic."""
+    return (t.precision, t.scale) if _is_decimal(t) else (INT_DECIMAL_PRECISION[str(t)], 0)
+
+
+def _decimal_type(o: _Typed) -> tuple[int, int]:
+    return literal_decimal_type(o.number) if o.number is not None else _column_decimal(o.type)
 
 
 def _what(node: exp.Expression) -> str:
@@ -474,10 +444,14 @@ def _what(node: exp.Expression) -> str:
         return "division"
     if isinstance(node, (exp.Case, exp.If)):
         return "CASE"
+    if isinstance(node, (exp.CurrentTimestamp, exp.CurrentDate)):
+        return "the current time (one value per statement, Spark's clock)"
     if isinstance(node, (exp.Cast, exp.TryCast)):
         return "a cast (or a typed literal)"
     if isinstance(node, (exp.Subquery, exp.Select)):
         return "a subquery"
+    if isinstance(node, exp.Interval):
+        return "an interval"
     if isinstance(node, exp.Func):
         return "a function"
     return type(node).__name__
@@ -507,19 +481,26 @@ def value(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any], tar
     shown = f"{column} = {_sql(node)}" if column else _sql(node)
     if char_varchar:
         raise NotExactOnDriver(f"{shown}: {column} is a CHAR / VARCHAR column, padded and checked by Spark")
-    try:
-        typed = _compile(node, resolve, types)
-    except NotExactOnDriver as e:
-        inner = str(e).removeprefix(f"{_sql(node)}: ")
-        raise NotExactOnDriver(f"{shown}: {inner}") from None
     target = _norm(target)
+    try:
+        constant = temporal_value(node, target, column)
+        typed = _compile(node, resolve, types) if constant is None else _Typed(lambda t: constant, target, True)
+    except NotExactOnDriver as e:
+        inner = str(e).removeprefix(f"{_sql(node)}: ").removeprefix(f"{shown}: ")
+        raise NotExactOnDriver(f"{shown}: {inner}") from None
     source = typed.type
     if source is None:
         return lambda table: pa.nulls(table.num_rows, target)
-    exact = (source == target or (_is_int(source) and _is_int(target)) or (_is_int(source) and _is_double(target)))
-    if (typed.decimal_literal and not _is_double(target)) or not exact:
-        raise NotExactOnDriver(f"{shown}: storing a {'DECIMAL' if typed.decimal_literal else source} in a "
-                               f"{target} column is left to Spark's store assignment")
+    if typed.decimal_literal and _is_double(target):
+        store: Callable[[Any], Any] = lambda out: pa.repeat(pa.scalar(float(typed.number), target), len(out))
+    elif _is_decimal(target) and (_is_decimal(source) or _is_int(source)):
+        as_decimal = pa.decimal128(*_column_decimal(source))
+        store = lambda out: store_decimal(_as(out, as_decimal), target)
+    elif source == target or (_is_int(source) and _is_int(target)) or (_is_int(source) and _is_double(target)):
+        store = lambda out: _as(out, target)
+    else:
+        kind = "DECIMAL" if _is_decimal(source) else source
+        raise NotExactOnDriver(f"{shown}: storing a {kind} in a {target} column is left to Spark's store assignment")
 
     def compute(table: "pa.Table") -> "pa.Array":
         try:
@@ -528,46 +509,8 @@ def value(node: exp.Expression, resolve: Resolver, types: Mapping[str, Any], tar
                 out = pa.repeat(out, table.num_rows)
             if isinstance(out, pa.ChunkedArray):
                 out = out.combine_chunks()
-            return _as(out, target)
+            return store(out)
         except (pa.ArrowInvalid, OverflowError) as error:
             raise NotExactOnDriver(f"overflow while computing on the driver ({shown}: {error})") from error
 
     return compute
-
-
-# ---- CHAR / VARCHAR on write ----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class CharVarchar:
-    """A top-level CHAR(n) / VARCHAR(n) column (Delta stores it as STRING, the type in its
-    metadata). Delta checks every write against the invariant `c IS NULL OR length(c) <= n`
-    (DELTA_EXCEED_CHAR_VARCHAR_LIMIT), trailing spaces counted: Delta 4.4 refuses 'abc  ' in a
-    VARCHAR(3), unlike Spark's CharVarcharCodegenUtils, which trims them first."""
-
-    column: str
-    kind: str  # "char" or "varchar"
-    length: int
-
-    def exceeds_sql(self) -> str:
-        """Spark SQL true for a value the column refuses."""
-        c = "`" + self.column.replace("`", "``") + "`"
-        return f"coalesce(char_length({c}) > {self.length}, false)"
-
-    def exceeded(self, table: str, rows: int, example: Any) -> StatementError:
-        return StatementError(
-            f"Value {example!r} exceeds char/varchar type length limitation: column {self.column} of {table} is "
-            f"{self.kind.upper()}({self.length}) ({rows} row{'s' if rows != 1 else ''}); nothing was committed.",
-            "DELTA_EXCEED_CHAR_VARCHAR_LIMIT")
-
-
-def char_varchar_columns(schema_json: Mapping[str, Any]) -> tuple[CharVarchar, ...]:
-    """The table's top-level CHAR / VARCHAR columns, from Delta's field metadata."""
-    import re
-
-    out = []
-    for f in schema_json.get("fields", ()):
-        text = str((f.get("metadata") or {}).get(CHAR_VARCHAR, "")).strip().lower()
-        m = re.fullmatch(r"(char|varchar)\s*\(\s*(\d+)\s*\)", text)
-        if m and f.get("type") == "string":
-            out.append(CharVarchar(f["name"], m.group(1), int(m.group(2))))
-    return tuple(out)

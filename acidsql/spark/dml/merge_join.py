@@ -28,7 +28,8 @@ from acidsql.spark.changes import (
 )
 from acidsql.spark.constraints import checked_rows, table_rules
 from acidsql.spark.dml.cardinality import checks_cardinality, pairs_all_taken, several_matches
-from acidsql.spark.dml.exact import CHAR_VARCHAR, Columns, is_char_type
+from acidsql.spark.dml.char_compare import is_char_type
+from acidsql.spark.dml.exact import CHAR_VARCHAR, Columns
 from acidsql.spark.dml.names import (
     CLAUSE, PAIR, PRE_IMAGE, SOURCE_MARK, SOURCE_ROW, TARGET_MARK, source_alias, target_alias,
 )

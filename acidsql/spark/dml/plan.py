@@ -32,7 +32,7 @@ from sqlglot import exp
 from acidsql.spark.dml.driver_merge import DriverMerge, conjuncts, equi_keys
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter, not_carried, value
 from acidsql.spark.dml.names import source_alias, target_alias
-from acidsql.spark.session import is_local
+from acidsql.spark.session import is_local, is_utc
 from acidsql.sql import model as m
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ CANDIDATES_FIT = (f"the target rows whose keys are among the source's are in fil
 NO_UNSEEN_RULES = "the table has no NOT NULL or generated column (its catalog entry does not say)"
 NO_IDENTITY = "the table has no identity column (a MERGE's new rows would be numbered by Spark)"
 SOURCE_TYPES = "the source's column types make ON's equalities keys and its clauses exact (known when it runs)"
+SESSION_UTC = "the session time zone is UTC (the driver reads TIMESTAMP literals and strings as UTC)"
 
 
 def path_option(value: Optional[str]) -> str:
@@ -91,6 +92,7 @@ class DmlFacts:
     source: Optional[Columns] = None  # a MERGE source's columns
     new_columns: Optional[bool] = None  # MERGE WITH SCHEMA EVOLUTION: the source adds columns
     identity_columns: Optional[bool] = False  # the table has identity columns (a MERGE's new rows are numbered)
+    time_zone: Optional[str] = None  # spark.sql.session.timeZone
 
     @staticmethod
     def of_table_info(info: "TableInfo", source: Optional["TableInfo"] = None,
@@ -195,7 +197,12 @@ def plan(s: m.AnyStatement, facts: DmlFacts) -> DmlPlan:
         return DmlPlan(label, Path.SPARK, f"{OPTION} = {SPARK_ONLY}: Spark computes every DELETE, UPDATE and MERGE")
     if facts.master is not None and not is_local(facts.master):
         return DmlPlan(label, Path.CLUSTER, f"the master is {facts.master}: Spark's executors read and write the files")
+    if facts.time_zone is not None and not is_utc(facts.time_zone):
+        return DmlPlan(label, Path.SPARK, f"the session time zone is {facts.time_zone}: the driver computes DATE and "
+                       "TIMESTAMP values as in UTC, so Spark computes the statement")
     local = (ON_LOCAL_SESSION,) if facts.master is None else ()
+    if facts.time_zone is None and facts.columns.has_timestamp():
+        local += (SESSION_UTC,)
     if isinstance(s, m.Update):
         decided = _update(s, facts)
     elif isinstance(s, m.Merge):

@@ -14,7 +14,8 @@ from acidsql.delta.actions import AddFile
 from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.spark.changes import by_column_names, collect_positions, select_files
 from acidsql.spark.dml.driver_rows import matching_positions
-from acidsql.spark.dml.exact import Columns, NotExactOnDriver, char_varchar_columns, driver_filter
+from acidsql.spark.dml.char_varchar import char_varchar_columns
+from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter
 from acidsql.spark.dml.names import target_alias
 from acidsql.spark.dml.plan import OPTION, SCAN_MAX_BYTES, SPARK_ONLY, path_option
 from acidsql.spark.prepared import RunContext

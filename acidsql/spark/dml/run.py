@@ -28,7 +28,8 @@ from acidsql.delta.transaction import OptimisticTransaction
 from acidsql.protocol.features import WriteKind
 from acidsql.spark.changes import FileChanges, RowChanges, records_changes
 from acidsql.spark.constraints import table_rules
-from acidsql.spark.dml.exact import Columns, refuse_out_of_range_literals
+from acidsql.spark.dml.exact import Columns
+from acidsql.spark.dml.literals import refuse_out_of_range_literals
 from acidsql.spark.dml.plan import OPTION, DmlFacts, DmlPlan, path_option, plan
 from acidsql.spark.dml.reads import FilesRead, record_read
 from acidsql.spark.prepared import PreparedWrite, RunContext
@@ -86,7 +87,8 @@ class StatementRun:
         return plan(self.statement, DmlFacts(
             columns, records_changes(snapshot), bool(table_rules(snapshot)), master_of(self.spark), option,
             scan_bytes=sum(a.size or 0 for a in self.files),
-            identity_columns=bool(identity.identity_columns(snapshot.schema_json)), **facts))
+            identity_columns=bool(identity.identity_columns(snapshot.schema_json)),
+            time_zone=self.spark.conf.get("spark.sql.session.timeZone", None), **facts))
 
     def record_matched_rows(self, touched: Mapping[str, Any]) -> None:
         """Record the rows a DELETE / UPDATE matched as its row-level read set, when
