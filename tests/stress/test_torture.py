@@ -203,7 +203,7 @@ def test_the_replay_check_catches_a_query_read_that_is_not_recorded(tmp_path, mo
     config = TortureConfig(procs=1, txns=2, layout="partitioned", isolation="Serializable", accounts=4,
                            deltalake_check=False)
     committed = [{"version": v, "read_version": v - 1, "op": op.to_json(), "worker": 0, "attempts": 1,
-                  "commit_retries": 0, "rebases": 0}
+                  "commit_retries": 0, "rebases": 0, "recorded": True}
                  for v, op in ((2, UPSERT), (3, INSERT), (transfer.version, MOVE_OUT_OF_ACCT0),
                                (mirrored.version, MIRROR))]
     report = TortureReport(config)
