@@ -225,13 +225,31 @@ def combine(parts: Sequence[Footprint], base: Optional[TableState] = None) -> Fo
     )
 
 
+QUERIED = "the transaction also read the whole table in a query"
+
+
+def _snapshot_files(state: Optional[TableState]) -> SymbolicFiles:
+    """Every file of the table at the block's snapshot (unknown when its files are)."""
+    return (SymbolicFiles(certain=frozenset(state.files)) if state is not None and state.exact
+            else SymbolicFiles(unknown=Region()))
+
+
+def queried_whole_table(fp: Footprint, state: Optional[TableState]) -> Footprint:
+    """A table the block writes and also reads in a query (a SELECT, the source or a subquery of
+    a write): the engine records the query as a read of the whole snapshot (which files and rows
+    the query kept is Spark's, unseen; acidsql.delta.multi_table `_record_query_reads`), so the
+    table's conflicts are decided on files, not rows."""
+    fallbacks = fp.rlc_fallbacks + (() if QUERIED in fp.rlc_fallbacks else (QUERIED,))
+    return replace(fp, read_whole_table=True, read_filter=SymbolicFileFilter(Region()),
+                   read_files=_snapshot_files(state), row_filter=None, read_rows=None, rlc_fallbacks=fallbacks)
+
+
 def read_only_footprint(analysis_layout: Any, name: str, state: Optional[TableState], version: Optional[int]) -> Footprint:
     """A table the block only reads, validated as a reader of its whole snapshot (see the module's
     docstring): it commits nothing, so only its reads can meet a winner. Its kind is READ, as the
     engine checks it at COMMIT (acidsql.delta.multi_table): at the table's isolation level, and a
     winner that changed no data (a compaction) passes."""
-    files = (SymbolicFiles(certain=frozenset(state.files)) if state is not None and state.exact
-             else SymbolicFiles(unknown=Region()))
+    files = _snapshot_files(state)
     return Footprint(
         operation="READ", kind=OpKind.READ, table=analysis_layout, statement=f"reads of {name}", version=version,
         read_whole_table=True, read_filter=SymbolicFileFilter(Region()), read_files=files,
@@ -261,12 +279,14 @@ def play_block(world: Any, block: m.AtomicBlock, at: Any = lambda v: v, current:
     parts: dict[str, list[Footprint]] = {}
     analyses: dict[str, list[Analysis]] = {}
     read_refs: dict[str, m.TableRef] = {}
+    queried: set[str] = set()
     for statement in block_statements(block):
         for ref in tables_read(statement):
             key = ref.key.lower()
             if key not in order:
                 order.append(key)
             read_refs.setdefault(key, ref)
+            queried.add(key)
         for write in statement.writes:
             key = _key(write)
             if not key:
@@ -296,6 +316,8 @@ def play_block(world: Any, block: m.AtomicBlock, at: Any = lambda v: v, current:
                 epochs[version] = epochs.get(base_versions.get(key, -1), 0)
             read = base_versions.get(key, -1)
             fp = replace(combine(parts[key], base_states.get(key)), version=at(read if current else version))
+            if key in queried:
+                fp = queried_whole_table(fp, base_states.get(key))
             first = analyses[key][0]
             out.append(BlockTable(names[key], fp, tuple(analyses[key]), True, first.layout.isolation))
             continue
