@@ -169,7 +169,7 @@ MERGES_SPARK = {
                 "WHEN MATCHED THEN UPDATE SET k = tg.k + src.big",
 }
 # What each form's plan says (in its reason) Spark computes.
-MERGE_REASONS = {"decimal-into-double": "column v is decimal", "residual-on": "residual condition src.x > 1",
+MERGE_REASONS = {"decimal-into-double": "storing a DECIMAL in a double column", "residual-on": "residual condition src.x > 1",
                  "function": "upper(src.name)", "ambiguous": "k is not a column the driver resolves",
                  "overflow": "overflow while computing on the driver"}
 
