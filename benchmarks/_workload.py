@@ -347,8 +347,10 @@ def load_now() -> float:
 
 
 def load_note(loads: list[float], when: str) -> str:
+    busy = max(loads, default=0.0) > (os.cpu_count() or 1)
     return (f"1-minute load average {', '.join(f'{x:.1f}' for x in loads)} ({when}) on {os.cpu_count()} cores "
-            f"(load above the core count: other work competed for the CPU)")
+            + ("(load above the core count: other work competed for the CPU)" if busy
+               else "(below the core count: the machine was otherwise idle)"))
 
 
 def _main(payload: dict[str, Any]) -> dict[str, Any]:
