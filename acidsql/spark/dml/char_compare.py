@@ -4,12 +4,9 @@ string by its collation, so the driver path leaves such conditions to Spark (exa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Optional
+from typing import AbstractSet, Optional
 
 from sqlglot import exp
-
-if TYPE_CHECKING:
-    from acidsql.spark.dml.exact import Columns
 
 
 def is_char_type(declared: str) -> bool:
@@ -17,13 +14,15 @@ def is_char_type(declared: str) -> bool:
     return declared.strip().lower().startswith("char(")
 
 
-def special_column(condition: exp.Expression, columns: "Columns", names: Mapping[str, str]) -> Optional[str]:
-    """Why a condition over a CHAR or collated string column is Spark's (None when it reads none)."""
+def special_column(condition: exp.Expression, char: AbstractSet[str], collated: AbstractSet[str],
+                   names: Mapping[str, str]) -> Optional[str]:
+    """Why a condition over a CHAR (`char`) or collated string (`collated`) column is Spark's (None
+    when it reads none); `names` maps lower-cased names to the columns' own."""
     for node in condition.find_all(exp.Column):
         name = names.get(node.name.lower())
-        if name in columns.char:
+        if name in char:
             return (f"{name} is a CHAR column: Spark compares it padded to its length (and a literal padded to it), "
                     "so Spark computes the condition")
-        if name in columns.collated:
+        if name in collated:
             return f"{name} is a string with a collation: Spark compares it by its collation, so Spark computes it"
     return None

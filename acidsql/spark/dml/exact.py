@@ -234,7 +234,7 @@ def check_condition(condition: Optional[exp.Expression], columns: Columns,
         return (f"{_sql(e)} does not compare an integer, string, DECIMAL, DATE or TIMESTAMP column with literals of "
                 "its type (other types, casts and functions are Spark's)")
 
-    special = special_column(condition, columns, names)
+    special = special_column(condition, columns.char, columns.collated, names)
     if special is not None:
         raise NotExactOnDriver(special)
     try:
@@ -294,7 +294,7 @@ def clause_condition(node: Optional[exp.Expression], resolve: Resolver,
     try:
         fn = driver_filter(renamed, columns)
     except NotExactOnDriver as e:
-        if special_column(renamed, columns, columns.names()) is not None:
+        if special_column(renamed, columns.char, columns.collated, columns.names()) is not None:
             raise NotExactOnDriver(f"the condition {_sql(node)} reads a CHAR or collated string column: Spark "
                                    "compares it") from None
         raise NotExactOnDriver(f"the condition {_sql(node)} does not compare integer or string columns with literals "
