@@ -86,3 +86,19 @@ def test_a_bucket_the_connector_cannot_reach_falls_back_to_the_arrow_scan(connec
             _reader(db, "ev")
     finally:
         spark.conf.unset("acidsql.scan.reader")
+
+
+def test_a_typo_in_the_reader_option_is_refused_not_guessed(connector, s3_bucket):
+    import acidsql
+    from acidsql.spark.hadoop_files import OPTION
+
+    spark = connector
+    db = acidsql.connect(spark=spark, warehouse=f"s3://{s3_bucket}/wh")
+    db.sql("CREATE TABLE t (id BIGINT) USING DELTA")
+    db.sql("INSERT INTO t VALUES (1)")
+    spark.conf.set(OPTION, "hadop")
+    try:
+        with pytest.raises(ValueError, match="acidsql.scan.reader must be one of auto, hadoop, arrow, not 'hadop'"):
+            _reader(db, "t")
+    finally:
+        spark.conf.unset(OPTION)
