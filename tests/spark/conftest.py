@@ -1,7 +1,13 @@
 """Fixtures for the Spark execution tests: a Session on the run's one SparkSession."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
+
+# A job group's name must never repeat within the run: Spark keeps finished jobs' groups, and a
+# name built from id(run) can be reused once the lambda is freed (CI counted another test's 3 jobs).
+_GROUPS = itertools.count()
 
 
 @pytest.fixture
@@ -34,7 +40,7 @@ def table_rows():
 def _spark_jobs(db, run):
     """`run()` and the number of Spark jobs it started."""
     sc = db.spark.sparkContext
-    group = f"acidsql-test-{id(run)}"
+    group = f"acidsql-test-{next(_GROUPS)}"
     sc.setJobGroup(group, "count jobs")
     try:
         out = run()
