@@ -29,6 +29,7 @@ from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.readsets import query_roots
 from acidsql.analysis.region import Region
 from acidsql.analysis.result import Analysis
+from acidsql.analysis.rebase import rebased
 from acidsql.analysis.symbolic import (
     SymbolicFileFilter, SymbolicFileFilters, SymbolicFiles, SymbolicRows, TableState,
 )
@@ -340,7 +341,7 @@ def check_block(tables: Sequence[BlockTable], winners: dict[str, list[Footprint]
         if t.footprint is None:
             checked.append((t, None))
             continue
-        v = check(t.footprint, winners.get(t.key.lower(), []))
+        v = check(t.footprint, winners.get(t.key.lower(), []), rebased)
         checked.append((t, v))
         if v.conflict is not None:
             if v.certain and certain is None:

@@ -355,11 +355,15 @@ class _Effector:
             if all(f in read_c for f in fs):
                 removed_c += fs
                 fid, state = state.new_id()
-                rows = tuple(r for f in fs for i, r in enumerate(f.rows) if i not in f.deleted)
-                new_files.append(DataFile(fid, fs[0].partition, rows, cube=(fid, cluster) if cluster else None))
+                live = [(f.id, i, r) for f in fs for i, r in enumerate(f.rows) if i not in f.deleted]
+                new_files.append(DataFile(fid, fs[0].partition, tuple(r for _f, _i, r in live),
+                                          cube=(fid, cluster) if cluster else None,
+                                          moved_from=tuple((f, i) for f, i, _r in live)))
             else:
                 removed_m += fs
-        gone = set(removed_c) | set(removed_m)
+        # Files it may compact stay in the state, standing for their rows wherever they went: a
+        # later commit that changes those rows is then still seen to change them.
+        gone = set(removed_c)
         after = replace(state, files=tuple(f for f in state.files if f not in gone) + tuple(new_files), exact=state.exact and not removed_m)
         # What it reads: the files it rewrites (Delta records those, and its partition predicate).
         return Effects(

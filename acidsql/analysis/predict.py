@@ -18,6 +18,7 @@ from acidsql.analysis.world import World, commit_winners, key_of, versions
 from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
 from acidsql.analysis.catalog import Catalog
 from acidsql.analysis.footprints import footprint_of
+from acidsql.analysis.rebase import rebased
 from acidsql.analysis.symbolic import SymbolicRows
 from acidsql.analysis.region import Region
 from acidsql.conflict import IsolationLevel, Overlap, Verdict, check
@@ -155,7 +156,7 @@ def predict_race(world: World, current: m.AnyStatement, winners: Sequence[m.AnyS
     if cur_eff is not None and not cur_eff.commits:
         why = "the current statement has nothing to commit (nothing to compact, no file to remove): it cannot conflict"
         return Verdict(None, cur.layout.isolation, False, notes=(why,)), cur, notes
-    return check(cur_fp, found[key]), cur, notes
+    return check(cur_fp, found[key], rebased), cur, notes
 
 
 def predict_block_race(world: World, block: m.AtomicBlock, winners: Sequence[m.AnyStatement]) -> tuple[BlockVerdict, list[str]]:

@@ -31,6 +31,9 @@ class DataFile:
     rows: tuple[Row, ...] = field(compare=False)
     deleted: frozenset[int] = field(default=frozenset(), compare=False)
     cube: Optional[tuple[str, tuple[str, ...]]] = field(default=None, compare=False)
+    # A compaction's output: where each of its rows was before (file id, position), in order,
+    # so a transaction that read those rows follows them here as the engine's rebase does.
+    moved_from: tuple["RowRef", ...] = field(default=(), compare=False)
 
     def live(self) -> list[tuple[int, dict]]:
         return [(i, dict(r)) for i, r in enumerate(self.rows) if i not in self.deleted]

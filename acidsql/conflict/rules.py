@@ -26,7 +26,7 @@ The rule code sees only footprints; see footprint.py for who fills them and how.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from acidsql.conflict.footprint import (
     Evidence,
@@ -37,6 +37,9 @@ from acidsql.conflict.footprint import (
     Overlap,
 )
 from acidsql.conflict.verdict import Check, Conflict, ConflictKind, Rebase, RebaseKind, Verdict
+
+# The transaction under test as it is after a winner's rebases: (current, winner, rebases) -> current.
+Rebased = Callable[[Footprint, Footprint, Sequence[Rebase]], Footprint]
 
 def effective_isolation(current: Footprint) -> IsolationLevel:
     """The isolation level a commit runs at. Like Delta, a commit that changes no data and
@@ -434,24 +437,27 @@ def _removed_overlap(winner: Footprint, current: Footprint) -> Evidence:
     return ev
 
 
-def check(current: Footprint, winners: Sequence[Footprint]) -> Verdict:
+def check(current: Footprint, winners: Sequence[Footprint], rebased: Optional[Rebased] = None) -> Verdict:
     """Check `current` against every winner, in commit order.
 
     The first certain conflict decides. Possible conflicts are kept (the first becomes
     `conflict` when nothing is certain) and checking goes on, since the transaction reaches
-    the next winner whenever a possible conflict does not happen.
+    the next winner whenever a possible conflict does not happen. `rebased(current, winner,
+    rebases)` gives the transaction as it is after a winner's rebases (rows a compaction moved
+    are followed into its files), so the winners after it are checked against that, as the
+    engine does; without it `current` stays as described.
     """
     skipped = empty_commit_skipped(current)
     if skipped is Overlap.CERTAIN:
         return Verdict(None, IsolationLevel.SNAPSHOT, False, notes=(EMPTY_COMMIT_NOTE.format(op=current.operation),))
-    verdict = _check_recorded(current, winners)
+    verdict = _check_recorded(current, winners, rebased)
     if skipped is Overlap.POSSIBLE:
         # Whether it finds rows to change is data: each conflict is possible at most.
         return _unless_empty(verdict, "; unless it finds nothing to change: " + EMPTY_COMMIT_NOTE.format(op=current.operation))
     return verdict
 
 
-def _check_recorded(current: Footprint, winners: Sequence[Footprint]) -> Verdict:
+def _check_recorded(current: Footprint, winners: Sequence[Footprint], rebased: Optional[Rebased]) -> Verdict:
     """`check` for a commit Delta records."""
     possible: list[Conflict] = []
     rebases: list[Rebase] = []
@@ -462,6 +468,8 @@ def _check_recorded(current: Footprint, winners: Sequence[Footprint]) -> Verdict
         v = check_winner(current, winner)
         row_level = row_level or v.row_level
         rebases.extend(v.rebases)
+        if v.rebases and rebased is not None:
+            current = rebased(current, winner, v.rebases)
         notes.extend(v.notes)
         if v.conflict is None:
             continue
