@@ -85,6 +85,9 @@ class Outcome:
     rows: Optional[tuple[tuple, ...]] = None  # canonical, sorted; read when the statement ran
     metrics: tuple[tuple[str, int], ...] = ()
     wrote: bool = False  # a new log version appeared
+    # acidsql's DML path for a statement it ran ("driver", "spark") and the planner's reason
+    path: str = ""
+    path_reason: str = ""
 
     def brief(self) -> str:
         if self.status == "ran":
@@ -429,7 +432,7 @@ class Parity:
 
         self.spark.conf.set(DML_PATH_OPTION, dml_path)
         try:
-            self.acidsql.sql(case.sql(self.delta.ref(path)))
+            result = self.acidsql.sql(case.sql(self.delta.ref(path)))
         except (StatementError, DeltaError, TableLocationError, CapturedException) as e:
             name = getattr(e, "error_class", None) or error_class_of(e)
             return Outcome("refused", name, _message(e, name), type(e).__name__,
@@ -438,7 +441,11 @@ class Parity:
             return Outcome("crashed", None, first_line(e), type(e).__name__)
         finally:
             self.spark.conf.unset(DML_PATH_OPTION)
-        return self._ran(case, path, start)
+        plan = getattr(result, "plan", None)
+        ran = self._ran(case, path, start)
+        if plan is None:
+            return ran
+        return replace(ran, path=plan.path.value, path_reason=plan.reason)
 
     def _run_delta(self, case: Case, path: str, start: int) -> Outcome:
         try:
@@ -500,6 +507,7 @@ class Tally:
                  f"(unexplained: {sum(1 for v in self.verdicts if v.unexplained)})"]
         refusals = Counter(v.acidsql.origin for v in self.verdicts if v.acidsql.status == "refused")
         lines.append("acidsql's refusals by exception: " + ", ".join(f"{k} {n}" for k, n in refusals.most_common()))
+        lines += self._paths()
         lines.append("divergences by class:")
         for group, n in groups.most_common():
             if group in AGREE or group in (DOCUMENTED, DELTA_INTERNAL):
@@ -516,6 +524,23 @@ class Tally:
         for key, v in sorted(firsts.items()):
             lines.append(f"== {key}\n{v.reproducer()}\n")
         return "\n".join(lines)
+
+
+    def _paths(self) -> list[str]:
+        """Which path acidsql's planner chose for the statements it ran, by kind, and why the
+        others took the Spark path (the planner's reasons, most common first)."""
+        ran = [v for v in self.verdicts if v.acidsql.status == "ran" and v.acidsql.path]
+        if not ran:
+            return []
+        lines = ["acidsql's DML path for the statements it ran (planner, acidsql.dml.path=auto):"]
+        for kind in sorted({v.case.kind for v in ran}):
+            paths = Counter(v.acidsql.path for v in ran if v.case.kind == kind)
+            n = sum(paths.values())
+            lines.append(f"  {kind:7s} {n:5d}: " + ", ".join(f"{p} {c} ({100 * c / n:.0f}%)" for p, c in paths.most_common()))
+        reasons = Counter(" ".join(v.acidsql.path_reason.split())[:110] for v in ran if v.acidsql.path != "driver")
+        lines.append("  why not the driver path (most common first):")
+        lines += [f"    {c:5d}  {r}" for r, c in reasons.most_common(12)]
+        return lines
 
 
 def main(argv: Optional[list[str]] = None) -> int:
