@@ -25,6 +25,7 @@ from typing import Any, Optional, Sequence
 
 from sqlglot import exp
 
+from acidsql.analysis.catalog import table_key
 from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.readsets import query_roots
 from acidsql.analysis.region import Region
@@ -264,7 +265,7 @@ def read_only_footprint(analysis_layout: Any, name: str, state: Optional[TableSt
 
 
 def _key(statement: Any) -> str:
-    return statement.target.key.lower() if getattr(statement, "target", None) is not None else ""
+    return table_key(statement.target) if getattr(statement, "target", None) is not None else ""
 
 
 def play_block(world: Any, block: m.AtomicBlock, at: Any = lambda v: v, current: bool = False) -> tuple[BlockTable, ...]:
@@ -283,7 +284,7 @@ def play_block(world: Any, block: m.AtomicBlock, at: Any = lambda v: v, current:
     queried: set[str] = set()
     for statement in block_statements(block):
         for ref in tables_read(statement):
-            key = ref.key.lower()
+            key = table_key(ref)
             if key not in order:
                 order.append(key)
             read_refs.setdefault(key, ref)
@@ -341,7 +342,7 @@ def check_block(tables: Sequence[BlockTable], winners: dict[str, list[Footprint]
         if t.footprint is None:
             checked.append((t, None))
             continue
-        v = check(t.footprint, winners.get(t.key.lower(), []), rebased)
+        v = check(t.footprint, winners.get(table_key(t.key), []), rebased)
         checked.append((t, v))
         if v.conflict is not None:
             if v.certain and certain is None:

@@ -214,10 +214,29 @@ def table_info_of_delta(name: str, *, schema: Mapping[str, Any], partition_colum
 TableLoader = Callable[[str], Union[TableInfo, ViewDefinition, None]]
 
 
-def _normalize_key(name: Union[str, m.TableRef, None]) -> str:
+def table_key(name: Union[str, m.TableRef, None]) -> str:
+    """The analyzer's identity of a table: a path table by its path; a named one by its schema
+    and name, lower case, the way `readsets.same_table` compares names: a catalog part is
+    dropped (the analyzer does not know the session's current catalog, and any catalog's
+    `db.t` is taken to be the same table) and the default schema is implied (USE is not
+    followed), so `spark_catalog.default.t`, `main.default.t`, `default.t` and `t` are one
+    table, and `sales.t` another. Every table the analysis keeps per-table state for (the
+    catalog, a race's world, a block's tables) is keyed by it."""
     if isinstance(name, m.TableRef):
-        return name.key
-    return (name or "").strip().lower()
+        if name.path is not None:
+            return name.key
+        parts = name.parts
+    else:
+        text = (name or "").strip()
+        if text.startswith("delta.`"):
+            return text
+        parts = m.split_name(text)
+    parts = tuple(p.lower() for p in parts)
+    if len(parts) >= 3:
+        parts = parts[-2:]
+    if len(parts) == 2 and parts[0] == "default":
+        parts = parts[1:]
+    return m.name_of_parts(parts)
 
 
 @lru_cache(maxsize=4096)
@@ -230,13 +249,16 @@ def _short_keys(key: str) -> tuple[str, ...]:
     return tuple(".".join(parts[i:]) for i in range(len(parts)))
 
 
+_CREATED_BY_STATEMENTS = frozenset({"CREATE TABLE", "CREATE TABLE ... CLONE", "CONVERT TO DELTA"})
+
+
 class Catalog:
     """Tables by key. Mutable while a script is analyzed (CREATE / ALTER are applied in
     order); `copy()` gives an independent catalog for a what-if run."""
 
     def __init__(self, tables: Optional[Mapping[str, TableInfo]] = None, loaders: Sequence[TableLoader] = (),
                  views: Optional[Mapping[str, ViewDefinition]] = None):
-        self._tables: dict[str, TableInfo] = {k.lower(): v for k, v in (tables or {}).items()}
+        self._tables: dict[str, TableInfo] = {table_key(k): v for k, v in (tables or {}).items()}
         self._views: dict[str, ViewDefinition] = {k.lower(): v for k, v in (views or {}).items()}
         self.loaders: tuple[TableLoader, ...] = tuple(loaders)
 
@@ -262,7 +284,7 @@ class Catalog:
 
         tables = {}
         for name, spec in section("tables").items():
-            tables[name.lower()] = table_from_config(name, spec, source=p.name)
+            tables[table_key(name)] = table_from_config(name, spec, source=p.name)
         views = {}
         for name, spec in section("views").items():
             views[name.lower()] = view_from_config(name, spec, source=p.name)
@@ -276,18 +298,25 @@ class Catalog:
 
     # --- lookup ----------------------------------------------------------------------------------
     def __contains__(self, name: Union[str, m.TableRef]) -> bool:
-        return self._find(_normalize_key(name)) is not None
+        return self._find(table_key(name)) is not None
 
     def _find(self, key: str) -> Optional[TableInfo]:
-        for k in _short_keys(key):
-            if k in self._tables:
-                return self._tables[k]
+        found = self._tables.get(key)
+        if found is not None:
+            return found
+        # A shorter name answers only for a table described by its short name (configuration,
+        # a loader): one a statement created is known by its full name, and `sales.t` is not
+        # the `t` a script created in the default schema.
+        for k in _short_keys(key)[1:]:
+            found = self._tables.get(k)
+            if found is not None and found.source not in _CREATED_BY_STATEMENTS:
+                return found
         return None
 
     def lookup(self, name: Union[str, m.TableRef, None]) -> TableInfo:
         """The table's description; an `unknown` TableInfo (with its assumptions) when
         neither configuration, loaders nor earlier statements described it."""
-        key = _normalize_key(name)
+        key = table_key(name)
         found = self._find(key)
         if found is not None:
             return found
@@ -318,7 +347,7 @@ class Catalog:
         """The view `ref` names, or None when it names none (a table, a path, or nothing known)."""
         if ref.path is not None or not ref.name:
             return None
-        key = _normalize_key(ref)
+        key = table_key(ref)
         found = self._find_view(key)
         if found is not None or self._find(key) is not None:
             return found
@@ -345,7 +374,7 @@ class Catalog:
         return self.lookup(statement.target) if statement.target is not None else TableInfo.unknown("")
 
     def put(self, info: TableInfo) -> None:
-        self._tables[info.name.lower()] = info
+        self._tables[table_key(info.name)] = info
 
     @property
     def tables(self) -> dict[str, TableInfo]:
@@ -411,7 +440,7 @@ class Catalog:
                 info = replace(info, clustering_columns=tuple(c.lower() for c in statement.cluster_by))
             else:
                 return
-            self._tables[key.lower()] = replace(info, name=key)
+            self._tables[table_key(key)] = replace(info, name=key)
             return
         if isinstance(statement, m.Reorg) and statement.target is not None and statement.apply is m.ReorgApply.UPGRADE_UNIFORM:
             info = self.lookup(statement.target).with_properties([
@@ -419,7 +448,7 @@ class Catalog:
                 ("delta.columnMapping.mode", "name"),
                 ("delta.enableDeletionVectors", "false"),
             ])
-            self._tables[statement.target.key.lower()] = info
+            self._tables[table_key(statement.target)] = info
 
 
 def table_from_config(name: str, spec: Mapping, source: str = "config") -> TableInfo:

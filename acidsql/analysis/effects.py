@@ -9,7 +9,7 @@ from typing import Any, Mapping, Optional
 
 from sqlglot import exp
 
-from acidsql.analysis.catalog import TableInfo
+from acidsql.analysis.catalog import TableInfo, table_key
 from acidsql.analysis.values import coerce, literal_value, type_category, Unknown, UNKNOWN_VALUE
 from acidsql.analysis.evaluate import condition_holds, evaluate_expression
 from acidsql.analysis.clauses import Clause, ColumnConstraint
@@ -128,7 +128,7 @@ class _Effector:
         self.resolver = TargetColumns(a.statement.target, self.info)
         self.tables = dict(tables or {})
         if a.statement.target is not None:
-            self.tables[a.statement.target.key.lower()] = state
+            self.tables[table_key(a.statement.target)] = state
         self.versions = versions or {}
 
     def run(self) -> Effects:

@@ -16,7 +16,7 @@ from acidsql.analysis.analyze import Analysis, analyze
 from acidsql.analysis.blocks import BlockRefused, BlockTableReport, BlockVerdict, block_report, check_allowed, check_block, is_block, play_block, tables_read, transaction_units
 from acidsql.analysis.world import World, commit_winners, key_of, versions
 from acidsql.analysis.archetypes import MATRIX_COLUMNS, archetype
-from acidsql.analysis.catalog import Catalog
+from acidsql.analysis.catalog import Catalog, table_key
 from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.rebase import rebased
 from acidsql.analysis.symbolic import SymbolicRows
@@ -165,7 +165,7 @@ def predict_block_race(world: World, block: m.AtomicBlock, winners: Sequence[m.A
     that table's winners at the table's isolation level (`blocks.check_block`)."""
     at = versions(world)
     tables = play_block(world.copy(), block, at, current=True)
-    found, notes = commit_winners(world, winners, {t.key.lower() for t in tables}, at)
+    found, notes = commit_winners(world, winners, {table_key(t.key) for t in tables}, at)
     return check_block(tables, found), notes
 
 
@@ -376,7 +376,7 @@ def _script_writes(script: m.Script, catalog: Catalog, errors: list[str]) -> lis
                 if writes:
                     infos = [cat.target_info(st) for st in writes]
                     assumed = tuple(dict.fromkeys(f"{i.name}: {a}" for i in infos for a in i.assumptions))
-                    touched = {key_of(st) for st in writes} | {t.key.lower() for st in whole.statements for t in tables_read(st)}
+                    touched = {key_of(st) for st in writes} | {table_key(t) for st in whole.statements for t in tables_read(st)}
                     out.append(_JobWrite(whole, cat.copy(), assumed, frozenset(touched)))
             for st in () if is_block(whole) else whole.writes:  # each INSERT of a multi-insert is its own transaction
                 if st.target is not None and not _defines_table(st) and analyze(st, cat).is_write:

@@ -17,7 +17,7 @@ from typing import Any, Mapping, Optional
 
 from sqlglot import exp
 
-from acidsql.analysis.catalog import TableInfo
+from acidsql.analysis.catalog import TableInfo, table_key
 from acidsql.analysis.evaluate import condition_holds, evaluate_expression
 from acidsql.analysis.readsets import same_table
 from acidsql.analysis.symbolic import Row, TableState
@@ -114,7 +114,7 @@ def insert_rows(statement: m.Insert, info: TableInfo, values: list[tuple[Any, ..
 def _state(ref: m.TableRef, tables: Mapping[str, TableState]) -> TableState:
     if ref.version_as_of is not None or ref.timestamp_as_of is not None or ref.path is not None:
         raise _NotKnown("time travel or a path")
-    found = tables.get((ref.key or "").lower())
+    found = tables.get(table_key(ref))
     if found is None:
         matches = [s for k, s in tables.items() if same_table(m.TableRef(name=k), ref)]
         if len(matches) != 1:

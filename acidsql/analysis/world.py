@@ -10,7 +10,7 @@ from typing import Callable, Optional, Sequence
 
 from acidsql.analysis.analyze import IDENTITY_HIGH_WATER_MARK, Analysis, analyze
 from acidsql.analysis.blocks import is_block, play_block
-from acidsql.analysis.catalog import Catalog
+from acidsql.analysis.catalog import Catalog, table_key
 from acidsql.analysis.effects import Effects, effects_of
 from acidsql.analysis.footprints import footprint_of
 from acidsql.analysis.symbolic import TableState
@@ -49,7 +49,7 @@ class World:
     def run(self, statement: m.AnyStatement) -> tuple[Analysis, Optional[Effects], int]:
         """Analyze and commit one write; return its analysis, effects and version."""
         a = analyze(statement, self.catalog)
-        key = statement.target.key.lower() if statement.target is not None else ""
+        key = table_key(statement.target) if statement.target is not None else ""
         eff = None
         if a.is_write and statement.target is not None:
             state = self.states.get(key)
@@ -115,7 +115,7 @@ def _settled(a: Analysis, eff: Effects) -> Analysis:
 
 
 def key_of(statement: m.AnyStatement) -> str:
-    return statement.target.key.lower() if statement.target is not None else ""
+    return table_key(statement.target) if statement.target is not None else ""
 
 
 def commit_winners(world: World, winners: Sequence[m.AnyStatement], keys: set[str],
@@ -131,9 +131,9 @@ def commit_winners(world: World, winners: Sequence[m.AnyStatement], keys: set[st
         if is_block(whole):
             wrote = [t for t in play_block(world, whole, at) if t.writes]
             for t in wrote:
-                if t.key.lower() in keys and t.footprint is not None:
-                    found[t.key.lower()].append(t.footprint)
-            if not any(t.key.lower() in keys for t in wrote):
+                if table_key(t.key) in keys and t.footprint is not None:
+                    found[table_key(t.key)].append(t.footprint)
+            if not any(table_key(t.key) in keys for t in wrote):
                 notes.append(f"winner {short!r} does not write {where}: it cannot conflict")
             continue
         states = dict(world.states)

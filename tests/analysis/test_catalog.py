@@ -68,3 +68,21 @@ def test_loaders_are_asked_for_unknown_tables():
     assert a.row_level.applies
     assert not cat.lookup("other").known
     assert asked == ["delta.`/data/t`", "other"]
+
+
+@pytest.mark.parametrize("created, named", [
+    ("default.events", "events"), ("events", "default.events"), ("events", "spark_catalog.default.events"),
+    ("spark_catalog.default.events", "EVENTS"),
+])
+def test_one_table_under_its_spellings(created, named):
+    """`t`, `default.t` and `spark_catalog.default.t` are one table (Spark's default schema); a
+    table created under one spelling is found, with its layout, under the others."""
+    cat = Catalog()
+    cat.apply(parse_statement(f"CREATE TABLE {created} (id BIGINT, date DATE) USING DELTA PARTITIONED BY (date)"))
+    cat.apply(parse_statement(f"ALTER TABLE {named} SET TBLPROPERTIES ('delta.isolationLevel' = 'Serializable')"))
+    info = cat.lookup(named)
+    assert info.known and info.partition_columns == ("date",)
+    assert info.layout.isolation is IsolationLevel.SERIALIZABLE
+    assert len(cat.tables) == 1
+    # another schema is another table
+    assert not cat.lookup("sales.events").known
