@@ -254,9 +254,6 @@ KNOWN: tuple[Known, ...] = (
     Known("new: MERGE combines its clauses' values before casting them to the column's type",
           lambda v: v.case.kind == "MERGE" and v.what in ("acidsql refused, Delta ran", "other error class")
           and (v.acidsql.error_class or "").split(".")[0] in ("CAST_INVALID_INPUT", "DATATYPE_MISMATCH")),
-    Known("new: MERGE clauses out of Spark's order (PARSE_SYNTAX_ERROR)",
-          lambda v: "clause-order" in v.case.features and _acidsql_did_not_refuse_alike(v)
-          and _delta_refused(v, "PARSE_SYNTAX_ERROR")),
     Known("new: a value that does not fit its column fails with Spark's cast error class, not Delta's write error",
           lambda v: v.what == "other error class"
           and _delta_refused(v, "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE", "CAST_INVALID_INPUT")

@@ -146,7 +146,7 @@ _R = [
     ("merge-clauses-out-of-order", NARROW,
      "MERGE INTO {t} AS t USING (SELECT 9 AS id) AS s ON t.id = s.id "
      "WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id) WHEN MATCHED AND s.id > 0 THEN DELETE", "MERGE",
-     ("clause-order",), "new: MERGE clauses out of"),
+     ("clause-order",), None),
     ("update-double-into-int-overflow", NARROW, "UPDATE {t} SET i = 1e10 WHERE id = 1", "UPDATE", (),
      "new: a value that does not fit"),
     ("delete-condition-fails-ansi-cast", NARROW, "DELETE FROM {t} WHERE s = true", "DELETE", (),
