@@ -219,18 +219,6 @@ def _only_signed_zero(v: Verdict) -> bool:
     return v.what == "rows differ" and unsigned(v.acidsql.rows) == unsigned(v.delta.rows)
 
 
-def _only_empty_partition(v: Verdict) -> bool:
-    """The rows differ only in a partition value that is '' on one side and NULL on the other."""
-    if v.what != "rows differ" or not v.case.table.partitioned:
-        return False
-    at = [c.name for c in v.case.table.columns].index("p")
-
-    def nulled(rows):
-        return Counter(r[:at] + (None if r[at] == "" else r[at],) + r[at + 1:] for r in rows)
-
-    return nulled(v.acidsql.rows) == nulled(v.delta.rows)
-
-
 # Refusals acidsql's front end makes before anything runs (Spark's parser makes them too).
 FRONT_END_CLASSES = frozenset({"DELTA_CONFLICT_SET_COLUMN", "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
                                "INVALID_NUMERIC_LITERAL_RANGE", "NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION",
@@ -250,7 +238,6 @@ KNOWN: tuple[Known, ...] = (
           "logic (its statistics skip a file of NULLs)",
           lambda v: v.what == "rows differ" and "out-of-range-literal" in v.case.features
           and "9223372036854775808" in v.case.statement),
-    Known("new: '' written as a partition value (Delta writes NULL)", lambda v: _only_empty_partition(v)),
     Known("new: MERGE combines its clauses' values before casting them to the column's type",
           lambda v: v.case.kind == "MERGE" and v.what in ("acidsql refused, Delta ran", "other error class")
           and (v.acidsql.error_class or "").split(".")[0] in ("CAST_INVALID_INPUT", "DATATYPE_MISMATCH")),
