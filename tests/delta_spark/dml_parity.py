@@ -241,10 +241,6 @@ KNOWN: tuple[Known, ...] = (
     Known("new: MERGE combines its clauses' values before casting them to the column's type",
           lambda v: v.case.kind == "MERGE" and v.what in ("acidsql refused, Delta ran", "other error class")
           and (v.acidsql.error_class or "").split(".")[0] in ("CAST_INVALID_INPUT", "DATATYPE_MISMATCH")),
-    Known("new: a value that does not fit its column fails with Spark's cast error class, not Delta's write error",
-          lambda v: v.what == "other error class"
-          and _delta_refused(v, "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE", "CAST_INVALID_INPUT")
-          and v.acidsql.error_class in ("CAST_OVERFLOW", "CAST_INVALID_INPUT", "NUMERIC_VALUE_OUT_OF_RANGE")),
     Known("new: a condition Spark's ANSI cast fails on (CAST_INVALID_INPUT) runs",
           lambda v: v.what == "acidsql ran, Delta refused" and _delta_refused(v, "CAST_INVALID_INPUT")),
 )
