@@ -16,7 +16,9 @@ from acidsql.delta.errors import DeltaError
 def partition_value_to_string(value: Any, arrow_type: pa.DataType) -> Optional[str]:
     """A partition value as the protocol serializes it in `partitionValues` (None for null):
     dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]` (UTC for zoned timestamps),
-    booleans `true`/`false`, numbers and decimals in plain decimal notation."""
+    booleans `true`/`false`, numbers and decimals in plain decimal notation. An empty string
+    (or binary) value is the null partition, as Spark's partitioned writes make it (Delta Spark
+    writes `{"p": null}` under __HIVE_DEFAULT_PARTITION__ and reads the row back as NULL)."""
     if value is None:
         return None
     if isinstance(value, pa.Scalar):
@@ -41,8 +43,8 @@ def partition_value_to_string(value: Any, arrow_type: pa.DataType) -> Optional[s
     if pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type):
         # Spark keeps a binary partition value as the string its bytes decode to in UTF-8; bytes
         # that are not UTF-8 become lone surrogates, which partition_value_from_string restores.
-        return bytes(value).decode("utf-8", errors="surrogateescape")
-    return str(value)
+        return bytes(value).decode("utf-8", errors="surrogateescape") or None
+    return str(value) or None
 
 
 def partition_value_from_string(s: Optional[str], arrow_type: pa.DataType) -> Any:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional, Union
 
 from acidsql.analysis.statements import BY_MODEL, Runner
 from acidsql.spark import maintenance
-from acidsql.spark.dml import delete, insert, merge, truncate, update
+from acidsql.spark.dml import delete, insert, merge, store_assignment, truncate, update
 from acidsql.spark.dml.plan import path_option
 from acidsql.spark.prepared import NoCommit, Prepared, PreparedWrite
 from acidsql.spark.results import StatementError, StatementResult
@@ -113,4 +113,10 @@ class Executor:
             raise StatementError(f"acidsql does not run {statement.label} statements: {statement.text}")
         if spec.runner is not Runner.MAINTENANCE:
             statement = with_views_expanded(statement, self.view_catalog)
-        return getattr(RUNNERS[spec.runner], spec.executor)(self, statement)
+        try:
+            return getattr(RUNNERS[spec.runner], spec.executor)(self, statement)
+        except Exception as error:  # noqa: BLE001 - Spark's errors pass on, but for a value its column refused
+            refusal = store_assignment.refusal_of(error)
+            if refusal is None:
+                raise
+            raise refusal from None

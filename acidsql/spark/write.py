@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 from acidsql.delta.actions import AddFile
 from acidsql.delta.datafiles import DEFAULT_PARQUET_CODEC, DEFAULT_TARGET_FILE_SIZE, DICTIONARY_PAGE_BYTES, PARQUET_CODECS, data_file_name, parquet_codec
+from acidsql.delta.partition_values import partition_value_to_string
 from acidsql.delta.snapshot import PHYSICAL_NAME_KEY
 from acidsql.protocol.properties import TableProperties
 
@@ -43,24 +44,6 @@ _ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x20)}
 
 def escape_path_name(text: str) -> str:
     return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in text)
-
-
-def partition_value_string(value: Any) -> Optional[str]:
-    """A partition value as Delta serializes it in `partitionValues` (None for null)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f")
-    if isinstance(value, _dt.date):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        # As partition_values.partition_value_to_string: the UTF-8 text Spark keeps for binary values.
-        return value.decode("utf-8", errors="surrogateescape")
-    return str(value)
 
 
 def partition_dir(partition_cols: Sequence[str], values: Mapping[str, Optional[str]]) -> str:
@@ -326,7 +309,8 @@ def _write_task(batches: Iterator["pa.RecordBatch"], *, storage: "Storage", data
         start = 0
         for i in range(1, len(keys) + 1):
             if i == len(keys) or keys[i] != keys[start]:
-                values = {c: partition_value_string(v) for c, v in zip(partition_cols, keys[start])}
+                values = {c: partition_value_to_string(v, table.schema.field(c).type)
+                          for c, v in zip(partition_cols, keys[start])}
                 roller.write(conform(table.slice(start, i - start), data_schema), values)
                 start = i
     roller.close()

@@ -213,7 +213,17 @@ def check_number(token: Token, before: Optional[Token]) -> None:
                              f"of {precision}, above the maximum of 38", token.start)
 
 
+# Spark's grammar (mergeIntoTable): matchedClause* notMatchedClause* notMatchedBySourceClause*.
+# After a NOT MATCHED [BY TARGET] clause, and after a NOT MATCHED BY SOURCE clause: the words a
+# later clause must begin with. The first word that leaves them is where Spark's parser reports
+# the syntax error (`WHEN MATCHED` after a NOT MATCHED clause: at MATCHED; `WHEN NOT MATCHED
+# THEN` after a BY SOURCE clause: at THEN).
+_AFTER_NOT_MATCHED = ("WHEN", "NOT")
+_AFTER_BY_SOURCE = ("WHEN", "NOT", "MATCHED", "BY", "SOURCE")
+
+
 def _merge_clause_words(seq: list[Token]) -> None:
+    allowed: tuple[str, ...] = ()  # the words the next clause must begin with (none yet)
     for k, token in enumerate(seq):
         if token.upper != "WHEN" or token.kind != "word":
             continue
@@ -225,6 +235,12 @@ def _merge_clause_words(seq: list[Token]) -> None:
         clause_end = j + 1
         if clause_end + 1 < len(seq) and seq[clause_end].upper == "BY" and seq[clause_end + 1].upper in ("SOURCE", "TARGET"):
             clause_end += 2
+        off = next((t for t, word in zip(seq[k:], allowed) if t.upper != word), None)
+        if off is not None:
+            raise _syntax_error(off, token, "the WHEN clauses of a MERGE come in this order: WHEN MATCHED, then "
+                                "WHEN NOT MATCHED [BY TARGET], then WHEN NOT MATCHED BY SOURCE")
+        if j == k + 2:  # WHEN NOT MATCHED ...
+            allowed = _AFTER_BY_SOURCE if seq[clause_end - 1].upper == "SOURCE" else _AFTER_NOT_MATCHED
         clause = " ".join(t.upper for t in seq[k:clause_end])
         following = next((t for t in seq[clause_end:] if t.kind == "word" and t.upper in _CLAUSE_WORDS), None)
         if following is None or following.upper != "THEN":

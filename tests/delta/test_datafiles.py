@@ -286,3 +286,24 @@ def test_dictionaries_give_up_early_on_high_cardinality_columns(tmp_path, writer
         assert "PLAIN" in ids.encodings
         # every value a dictionary index (under a byte each); plain strings would be ~7 bytes
         assert names.has_dictionary_page and names.total_uncompressed_size < n
+
+
+def test_an_empty_string_partition_value_is_null():
+    """Spark's partitioned writes make '' the null partition (Delta Spark: partitionValues
+    {"p": null}, the row read back as NULL); so does every writer of acidsql."""
+    assert partition_value_to_string("", pa.string()) is None
+    assert partition_value_to_string(b"", pa.binary()) is None
+    assert partition_value_to_string(" ", pa.string()) == " "
+
+
+def test_the_engine_writes_empty_and_null_partition_values_as_one_null_partition(tmp_path):
+    from acidsql.delta import DeltaTable
+
+    t = DeltaTable.create(str(tmp_path / "t"), pa.schema([("id", pa.int64()), ("p", pa.string())]),
+                          partition_columns=("p",))
+    t.append(pa.table({"id": [1, 2, 3], "p": ["", None, "x"]}))
+    files = sorted(t.log.snapshot().files.values(), key=lambda a: a.path)
+    assert [(dict(a.partition_values)["p"], a.num_records) for a in files] == [(None, 2), ("x", 1)]
+    assert files[0].path.startswith("p=__HIVE_DEFAULT_PARTITION__/")
+    assert sorted(t.to_arrow().to_pylist(), key=lambda r: r["id"]) == [
+        {"id": 1, "p": None}, {"id": 2, "p": None}, {"id": 3, "p": "x"}]

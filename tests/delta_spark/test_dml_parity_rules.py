@@ -82,3 +82,18 @@ def test_documented_differences_and_delta_internal_errors_are_not_divergences():
     assert judge(_case(features=("subquery",)), _ran(), subquery).what == DOCUMENTED
     assert judge(_case(), _ran(), subquery).unexplained  # no subquery: nothing documents it
     assert judge(_case(), _ran(), Outcome("internal", "INTERNAL_ERROR", "", "SparkException")).what == DELTA_INTERNAL
+
+
+def test_a_value_error_is_deltas_class_and_only_a_race_between_two_may_differ():
+    overflow, malformed = "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE", "CAST_INVALID_INPUT"
+    update = _case(kind="UPDATE")
+    # Spark's own cast class where Delta names its write error is a divergence again (fixed)
+    assert judge(update, _refused("CAST_OVERFLOW"), _refused(overflow)).unexplained
+    assert judge(update, _refused("NUMERIC_VALUE_OUT_OF_RANGE"), _refused(overflow)).unexplained
+    # two rows' errors in two tasks: each engine names the task that failed first
+    assert not judge(update, _refused(malformed), _refused(overflow)).unexplained
+    assert not judge(update, _refused(overflow), _refused(malformed)).unexplained
+    # '' written where Delta writes NULL, MERGE clauses out of order: no longer known (fixed)
+    assert judge(update, _ran((1, "")), _ran((1, None))).unexplained
+    out_of_order = _case("MERGE INTO {t} ...", "MERGE", ("clause-order",))
+    assert judge(out_of_order, _ran(), _refused("PARSE_SYNTAX_ERROR")).unexplained

@@ -1,7 +1,10 @@
 """Issue 22 items 3 and 4, at parse time: a column set twice in one UPDATE or one MERGE clause
 is Delta's DELTA_CONFLICT_SET_COLUMN; a MERGE clause without a condition before the last clause
-of its kind is Spark's NON_LAST_*_CLAUSE_OMIT_CONDITION. Both are parse errors: lint reports
-DL000, run refuses before anything runs."""
+of its kind is Spark's NON_LAST_*_CLAUSE_OMIT_CONDITION; MERGE clauses out of Spark's order
+(WHEN MATCHED, then NOT MATCHED, then NOT MATCHED BY SOURCE) are Spark's PARSE_SYNTAX_ERROR,
+placed where Spark's parser places it (tests/sql/test_spark_parser_parity.py checks the places
+against Spark). All are parse errors: parse, lint and explain report them, run refuses before
+anything runs."""
 from __future__ import annotations
 
 import json
@@ -65,3 +68,51 @@ def test_lint_reports_them_as_dl000_and_run_runs_nothing(tmp_path):
                      (3, 1, "DL000", "[NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION")]
     run = acidsql("run", "job.sql", "--warehouse", "wh", cwd=tmp_path)
     assert run.returncode == 1 and "nothing was run" in run.stderr and not (tmp_path / "wh").exists()
+
+
+# Where Spark 4.2's parser reports each (its "line L, pos P" is 0-based: col = P + 1): at the
+# first word that leaves the clauses the grammar still allows, not at the WHEN.
+@pytest.mark.parametrize("clauses, line, col, near", [
+    ("WHEN NOT MATCHED THEN INSERT (k) VALUES (s.k) WHEN MATCHED AND s.k > 0 THEN DELETE", 1, 86, "MATCHED"),
+    ("WHEN NOT MATCHED BY SOURCE THEN DELETE WHEN MATCHED THEN DELETE", 1, 79, "MATCHED"),
+    ("WHEN NOT MATCHED BY SOURCE THEN DELETE WHEN NOT MATCHED THEN INSERT *", 1, 91, "THEN"),
+    ("WHEN NOT MATCHED BY SOURCE THEN DELETE WHEN NOT MATCHED BY TARGET THEN INSERT *", 1, 94, "TARGET"),
+    ("\n  WHEN MATCHED THEN DELETE\n  WHEN NOT MATCHED BY SOURCE THEN DELETE\n  WHEN NOT MATCHED AND s.x THEN INSERT *",
+     4, 20, "AND"),
+    # the order comes first: Spark's parser stops there, before the clauses' own checks
+    ("WHEN NOT MATCHED THEN INSERT * WHEN MATCHED THEN DELETE WHEN MATCHED THEN DELETE", 1, 71, "MATCHED"),
+    ("WHEN NOT MATCHED THEN INSERT * WHEN MATCHED THEN UPDATE SET v = 1, v = 2", 1, 71, "MATCHED"),
+])
+def test_merge_clauses_out_of_order_are_sparks_syntax_error(clauses, line, col, near):
+    (error,) = parse_script(f"MERGE INTO t USING s ON t.k = s.k {clauses}").errors
+    assert error.message.startswith(f"[PARSE_SYNTAX_ERROR] syntax error at or near '{near}': the WHEN clauses of a "
+                                    "MERGE come in this order")
+    assert (error.line, error.col) == (line, col)
+
+
+@pytest.mark.parametrize("clauses", [
+    "WHEN MATCHED AND s.d THEN DELETE WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED AND s.x THEN INSERT * "
+    "WHEN NOT MATCHED BY TARGET THEN INSERT * WHEN NOT MATCHED BY SOURCE AND t.x THEN DELETE "
+    "WHEN NOT MATCHED BY SOURCE THEN DELETE",
+    "WHEN NOT MATCHED BY TARGET AND s.x THEN INSERT * WHEN NOT MATCHED THEN INSERT *",
+    "WHEN MATCHED THEN DELETE WHEN NOT MATCHED BY SOURCE THEN DELETE",
+    "WHEN NOT MATCHED THEN INSERT * WHEN NOT MATCHED BY SOURCE THEN DELETE",
+])
+def test_merge_clauses_in_sparks_order_are_read(clauses):
+    assert not parse_script(f"MERGE INTO t USING s ON t.k = s.k {clauses}").errors
+
+
+def test_every_command_refuses_merge_clauses_out_of_order(tmp_path):
+    (tmp_path / "job.sql").write_text("CREATE TABLE t (k INT, v INT) USING DELTA;\n"
+                                      "MERGE INTO t USING (SELECT 1 AS k) AS s ON t.k = s.k\n"
+                                      "WHEN NOT MATCHED THEN INSERT (k) VALUES (s.k)\nWHEN MATCHED THEN DELETE;\n")
+    expected = "job.sql:4:6: error: [PARSE_SYNTAX_ERROR] syntax error at or near 'MATCHED'"
+    for command in ("parse", "explain"):
+        done = acidsql(command, "job.sql", cwd=tmp_path)
+        assert done.returncode == 1 and expected in done.stderr and "Traceback" not in done.stderr, command
+    lint = acidsql("lint", "job.sql", "--format", "json", cwd=tmp_path)
+    found = [(f["line"], f["col"], f["code"], f["message"].split("]")[0]) for f in json.loads(lint.stdout)["findings"]]
+    assert lint.returncode == 1 and found == [(4, 6, "DL000", "[PARSE_SYNTAX_ERROR")]
+    run = acidsql("run", "job.sql", "--warehouse", "wh", cwd=tmp_path)
+    assert run.returncode == 1 and expected in run.stderr and "nothing was run" in run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "wh").exists()

@@ -24,6 +24,7 @@ from acidsql.spark.dml.exact import NotExactOnDriver
 from acidsql.spark.dml.names import target_alias
 from acidsql.spark.dml.plan import Path
 from acidsql.spark.dml.run import StatementRun, begin, prepared_run
+from acidsql.spark.dml.store_assignment import Writing, stored_columns
 from acidsql.spark.prepared import PreparedWrite, RunContext
 from acidsql.spark.results import StatementError
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
@@ -238,7 +239,8 @@ def _insert_rows(run: StatementRun, s: m.Insert, schema_json: Mapping[str, Any])
     for c, v in static.items():
         mapping[c] = F.expr(v.sql(dialect="spark"))
     types = {f.name: f.dataType for f in StructType.fromJson(dict(schema_json)).fields}
-    rows = df.select(*[(mapping[f] if f in mapping else F.lit(None)).cast(types[f]).alias(f) for f in fields])
+    rows = stored_columns(df.select(*[(mapping[f] if f in mapping else F.lit(None)).alias(f) for f in fields]), types,
+                          Writing.INSERT)
     return rows, list(mapping)
 
 

@@ -34,6 +34,7 @@ from acidsql.spark.dml.names import (
     CLAUSE, PAIR, PRE_IMAGE, SOURCE_MARK, SOURCE_ROW, TARGET_MARK, source_alias, target_alias,
 )
 from acidsql.spark.dml.run import StatementRun
+from acidsql.spark.dml.store_assignment import Writing, stored_columns
 from acidsql.spark.results import StatementError
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.views import TableViews
@@ -206,8 +207,10 @@ def joined_rows(run: StatementRun, s: m.Merge, src: MergeSource, target_rows: "D
                 on_driver: bool) -> "DataFrame":
     """The target rows joined with the source, one row per clause taken: the target row's file
     and position (NULL for inserts), CLAUSE, the new values of the table's columns, the values
-    before (with the change data feed) and the stable row id (with row tracking)."""
+    before (with the change data feed) and the stable row id (with row tracking), each value
+    stored into its column's type as Delta stores it (store_assignment)."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
 
     views, talias, salias = run.views, src.talias, src.salias
     has_insert = any(c.match is m.MergeMatch.NOT_MATCHED for c in s.clauses)
@@ -256,7 +259,9 @@ def joined_rows(run: StatementRun, s: m.Merge, src: MergeSource, target_rows: "D
         several = (pairs if split else joined).where(F.col(PAIR)).groupBy(FILE_COLUMN, ROW_COLUMN).count()
         if several.where(F.col("count") > 1).limit(1).count():
             raise several_matches()
-    return joined.where(F.col(CLAUSE).isNotNull()).drop(PAIR)
+    types = {f.name: f.dataType for f in StructType.fromJson(src.schema_json).fields}
+    return stored_columns(joined.where(F.col(CLAUSE).isNotNull()).drop(PAIR), {f: types[f] for f in src.fields},
+                          Writing.UPDATE_OR_MERGE)
 
 
 def _clause_case(s: m.Merge, talias: str, salias: str, views: TableViews) -> str:
