@@ -245,15 +245,7 @@ KNOWN: tuple[Known, ...] = (
           "front end checks what Spark's parser checks, before Delta's analysis)",
           lambda v: v.what == "other error class" and v.acidsql.status == "refused" and v.delta.status == "refused"
           and v.acidsql.error_class in FRONT_END_CLASSES),
-    Known("new: Spark's analyzer folds a comparison of an integral column with a literal past its "
-          "range (i < 9223372036854775808) to TRUE, NULL rows included; acidsql keeps SQL's three-valued "
-          "logic (its statistics skip a file of NULLs)",
-          lambda v: v.what == "rows differ" and "out-of-range-literal" in v.case.features
-          and "9223372036854775808" in v.case.statement),
     Known("new: '' written as a partition value (Delta writes NULL)", lambda v: _only_empty_partition(v)),
-    Known("new: MERGE combines its clauses' values before casting them to the column's type",
-          lambda v: v.case.kind == "MERGE" and v.what in ("acidsql refused, Delta ran", "other error class")
-          and (v.acidsql.error_class or "").split(".")[0] in ("CAST_INVALID_INPUT", "DATATYPE_MISMATCH")),
     Known("new: MERGE clauses out of Spark's order (PARSE_SYNTAX_ERROR)",
           lambda v: "clause-order" in v.case.features and _acidsql_did_not_refuse_alike(v)
           and _delta_refused(v, "PARSE_SYNTAX_ERROR")),
@@ -261,8 +253,6 @@ KNOWN: tuple[Known, ...] = (
           lambda v: v.what == "other error class"
           and _delta_refused(v, "DELTA_CAST_OVERFLOW_IN_TABLE_WRITE", "CAST_INVALID_INPUT")
           and v.acidsql.error_class in ("CAST_OVERFLOW", "CAST_INVALID_INPUT", "NUMERIC_VALUE_OUT_OF_RANGE")),
-    Known("new: a condition Spark's ANSI cast fails on (CAST_INVALID_INPUT) runs",
-          lambda v: v.what == "acidsql ran, Delta refused" and _delta_refused(v, "CAST_INVALID_INPUT")),
 )
 
 
