@@ -179,6 +179,9 @@ _R = [
      "DELETE FROM {t} WHERE id = 4 AND p = true", "DELETE", (), None),
     ("update-condition-ansi-cast-of-partitions-that-cast", CASTS_BY_PARTITION,
      "UPDATE {t} SET s = 'q' WHERE p <> 'a' AND p = true", "UPDATE", (), None),
+    # A static partition value is cast to the column's type: PARTITION (p = 1) names p = '1'.
+    ("insert-overwrite-partition-value-of-another-type", CASTS_BY_PARTITION,
+     "INSERT OVERWRITE {t} PARTITION (p = 1) VALUES (9, 'q')", "INSERT", (), None),
     # -- item 7: MERGE metrics
     ("merge-delete-metrics-duplicate-source-rows", NARROW,
      f"MERGE INTO {{t}} AS t USING {TWO_SOURCE_ROWS} WHEN MATCHED THEN DELETE", "MERGE", ("duplicate-source-keys",),
