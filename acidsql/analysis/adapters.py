@@ -8,7 +8,7 @@ from typing import Any, Callable, Collection, Mapping, Optional
 
 from sqlglot import exp
 
-from acidsql.analysis.values import Unknown, coerce, literal_value, parse_partition_value, type_category
+from acidsql.analysis.values import Unknown, coerce, comparison_value, literal_value, parse_partition_value, type_category
 from acidsql.analysis.clauses import Clause, ColumnConstraint
 from acidsql.analysis.region import Region
 
@@ -113,13 +113,15 @@ def to_arrow_filter(condition: Optional[exp.Expression], schema: Any,
         elif pa.types.is_timestamp(typ):
             v = coerce(v, "timestamp")
         elif pa.types.is_integer(typ):
-            v = coerce(v, "int")
+            v = comparison_value(v, "int")
+            if not isinstance(v, int):  # `i < 1.5`: Spark compares i < 2 (the bound rounded), not i < 1
+                raise Unknown(f"{v} compared with an integer column")
         elif pa.types.is_floating(typ):
             v = float(coerce(v, "float"))
         elif pa.types.is_decimal(typ):
             v = coerce(v, "decimal")
         elif pa.types.is_string(typ) or pa.types.is_large_string(typ):
-            v = coerce(v, "string")
+            v = comparison_value(v, "string")
         elif pa.types.is_boolean(typ):
             v = coerce(v, "boolean")
         return pa.scalar(v, type=typ)

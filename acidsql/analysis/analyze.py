@@ -28,6 +28,7 @@ from acidsql.analysis.readsets import (
     TargetColumns,
     WriteSet,
     and_all,
+    static_partition_condition,
     fallbacks_in,
     merge_target_predicates,
     read_set_for_condition,
@@ -356,7 +357,7 @@ class _Analyzer:
                 cond = s.replace_where
                 why = "REPLACE WHERE reads (and replaces) the rows its predicate selects"
             elif s.partition_spec and all(v is not None for _, v in s.partition_spec):
-                cond = and_all([exp.EQ(this=exp.column(c), expression=v.copy()) for c, v in s.partition_spec])
+                cond = static_partition_condition(s.partition_spec, self.info.column_types)
                 why = "INSERT OVERWRITE ... PARTITION replaces the partition it names"
             else:
                 cond = None

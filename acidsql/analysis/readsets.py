@@ -10,7 +10,7 @@ Reads are described at Delta's three levels:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from sqlglot import exp
 
@@ -555,6 +555,24 @@ def and_all(parts: list[exp.Expression]) -> Optional[exp.Expression]:
     for p in parts[1:]:
         out = exp.and_(out, p, copy=False)
     return out
+
+
+def static_partition_condition(spec: Sequence[tuple[str, Optional[exp.Expression]]],
+                               column_types: Mapping[str, str]) -> Optional[exp.Expression]:
+    """The partitions PARTITION (c = v, ...) names (its static values; None when it has none), as
+    a condition: each value cast to its column's type, as Spark casts it (PARTITION (p = 1) of a
+    STRING `p` names p = '1'; compared as written, Spark would cast `p` to a number instead)."""
+    parts = []
+    for column, value in spec:
+        if value is None:
+            continue
+        declared = column_types.get(column.lower())
+        try:
+            typed = exp.cast(value.copy(), exp.DataType.build(declared, dialect=_SQL_DIALECT)) if declared else value.copy()
+        except Exception:  # a type sqlglot does not read: compared as written (a coarser read)
+            typed = value.copy()
+        parts.append(exp.EQ(this=exp.column(column), expression=typed))
+    return and_all(parts)
 
 
 def read_set_for_condition(condition: Optional[exp.Expression], info: TableInfo, resolver: TargetColumns, why: str, whole_if_none: bool = True) -> ReadSet:

@@ -13,6 +13,7 @@ a conjunct for conflict detection only when it references nothing but partition 
 """
 from __future__ import annotations
 
+import decimal
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
@@ -20,7 +21,8 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 from sqlglot import exp
 
 from acidsql.sql.build import tree_nodes
-from acidsql.analysis.values import UNKNOWN_VALUE, Unknown, coerce, literal_value, type_category
+from acidsql.sql.literals import BIGINT_MAX, BIGINT_MIN, folded_integral_comparison
+from acidsql.analysis.values import UNKNOWN_VALUE, Unknown, comparison_value, literal_value, type_category
 from acidsql.analysis.evaluate import _FUNCTIONS, _OPERATORS, default_resolve
 from acidsql.analysis.clauses import MAX_DISJUNCTS, Clause, ColumnConstraint, Conjunction, _product
 
@@ -71,6 +73,7 @@ class Region:
         builder = _Builder(_categories(types) if types else {}, resolve or default_resolve)
         clauses = []
         for conjunct in conjuncts:
+            builder.spark_decides = False
             t, _, exact, cols = builder.build(conjunct)
             if not exact and not _simplifier_cannot_help(conjunct):
                 # Only when the cheap walk could not express it: let sqlglot's simplifier fold
@@ -82,7 +85,7 @@ class Region:
                         t, exact, cols = t2, True, cols | cols2
             if t is None:
                 t, exact = ((),), False
-            evaluable = not exact and _evaluable(conjunct, builder.resolve)
+            evaluable = not exact and not builder.spark_decides and _evaluable(conjunct, builder.resolve)
             clauses.append(Clause(t, frozenset(cols), exact, "", conjunct, builder.resolve if evaluable else None))
         return clauses
 
@@ -335,6 +338,19 @@ def split_conjuncts(condition: exp.Expression) -> list[exp.Expression]:
     return out
 
 
+_ORDERINGS = {exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
+
+
+def _past_bigint(node: exp.Expression) -> bool:
+    """Whether `node` is a constant number past BIGINT (compared with an integer column, Spark
+    may fold the comparison: folded_integral_comparison)."""
+    try:
+        v = literal_value(node)
+    except Unknown:
+        return False
+    return isinstance(v, (int, decimal.Decimal)) and not isinstance(v, bool) and not BIGINT_MIN <= v <= BIGINT_MAX
+
+
 _FLIP = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE, exp.EQ: exp.EQ, exp.NEQ: exp.NEQ}
 
 DNF = Optional[tuple[Conjunction, ...]]  # None: TRUE, not expressible
@@ -386,6 +402,8 @@ class _Builder:
     def __init__(self, types: Mapping[str, str], resolve: Callable[[exp.Column], Optional[str]]):
         self.types = types
         self.resolve = resolve
+        # Set by a comparison whose value only Spark knows: its conjunct is not evaluated on rows.
+        self.spark_decides = False
 
     def build(self, e: exp.Expression) -> tuple[DNF, DNF, bool, set[str]]:
         """(true-region, false-region, exact, referenced columns)."""
@@ -410,7 +428,7 @@ class _Builder:
 
     def _value(self, node: exp.Expression, col: str) -> Any:
         v = literal_value(node)
-        return coerce(v, self.types.get(col, "unknown")) if v is not None else None
+        return comparison_value(v, self.types.get(col, "unknown")) if v is not None else None
 
     def _refs(self, e: exp.Expression, cols: set[str]) -> None:
         for c in tree_nodes(e):
@@ -446,7 +464,9 @@ class _Builder:
             return None, None, False
         return out[0], out[1], True
 
-    def _atom(self, e: exp.Expression, cols: set[str]) -> Optional[tuple[DNF, DNF]]:
+    def _atom(self, e: exp.Expression, cols: set[str], fold: bool = True) -> Optional[tuple[DNF, DNF]]:
+        """`fold`: a comparison Spark's analyzer folds to a constant is one (BETWEEN's bounds are
+        compared: Spark replaces BETWEEN after its analyzer's folding)."""
         nn = ColumnConstraint.not_null()
         if isinstance(e, tuple(_FLIP)) and not isinstance(e, exp.NullSafeEQ):
             op = type(e)
@@ -458,6 +478,13 @@ class _Builder:
                 op = _FLIP[op]
             if col is None:
                 return None
+            if fold and op in _ORDERINGS and self.types.get(col) == "int":
+                folded = folded_integral_comparison(_ORDERINGS[op], other)
+                if folded is not None:  # Spark's analyzer made it a constant: NULL rows too
+                    return (((),), ()) if folded else ((), ((),))
+                if _past_bigint(other):  # `i < 9...BD` folds, `i < CAST('9...' AS DECIMAL)` does not
+                    self.spark_decides = True
+                    return None
             v = self._value(other, col)
             if v is None:  # comparison with NULL is never TRUE nor FALSE
                 return (), ()
@@ -510,8 +537,8 @@ class _Builder:
             return t, f
         if isinstance(e, exp.Between):
             # x BETWEEN lo AND hi is x >= lo AND x <= hi (so a NULL bound leaves only FALSE rows)
-            lo_t, lo_f = self._atom(exp.GTE(this=e.this, expression=e.args["low"]), cols) or (None, None)
-            hi_t, hi_f = self._atom(exp.LTE(this=e.this, expression=e.args["high"]), cols) or (None, None)
+            lo_t, lo_f = self._atom(exp.GTE(this=e.this, expression=e.args["low"]), cols, fold=False) or (None, None)
+            hi_t, hi_f = self._atom(exp.LTE(this=e.this, expression=e.args["high"]), cols, fold=False) or (None, None)
             if lo_t is None and lo_f is None or hi_t is None and hi_f is None:
                 return None
             return _and_dnf_strict(lo_t, hi_t), _or(lo_f, hi_f)

@@ -132,6 +132,20 @@ def coerce(value: Any, category: str) -> Any:
     return value
 
 
+def comparison_value(value: Any, category: str) -> Any:
+    """A literal's value as a comparison with a column of `category` compares it (`coerce`), or
+    Unknown where Spark (ANSI) does not compare the column's values with that value: a STRING
+    column with a literal of another type, where Spark casts the column to the literal's type
+    (`s = true` is CAST(s AS BOOLEAN) = true, `s = 1` CAST(s AS BIGINT) = 1) and fails with
+    CAST_INVALID_INPUT on a row whose string is no such value. Which rows it selects, or whether
+    it fails, then depends on every row's string: a read of it covers every row (and file), and
+    Spark computes it. (An integer column's comparison Spark folds to a constant is the
+    region's: acidsql.sql.literals.folded_integral_comparison.)"""
+    if category == "string" and value is not None and value is not UNKNOWN_VALUE and not isinstance(value, str):
+        raise Unknown(f"Spark casts a STRING column to the type of {value!r} to compare them")
+    return coerce(value, category)
+
+
 def _finite(number: decimal.Decimal) -> decimal.Decimal:
     """`number` if it is finite. NaN and infinities order differently in Spark (NaN equals NaN
     and is above every other value) than Decimal can compare them (a NaN comparison raises), so

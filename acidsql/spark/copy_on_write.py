@@ -11,6 +11,8 @@ moved every kept row through the JVM, a shuffle and back out to the Python write
 copy-on-write DML 10-23x slower than deltalake on the same data (benchmarks/RESULTS.md).
 
 Updated and inserted rows are not part of the copies: the caller writes them as new files.
+The copied rows are written as Spark reads them, as Delta rewrites them: a CHAR(n) column padded
+to n (char_varchar.padded_as_read), where the file may hold it unpadded (as INSERT writes it).
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from acidsql.delta.deletion_vectors import DeletionVector
 from acidsql.delta.features import partition_columns_stored
 from acidsql.delta.datafiles import data_file_rel_path
 from acidsql.delta.row_tracking import MaterializedColumns, materialized_columns, with_materialized_values
+from acidsql.spark.dml.char_varchar import char_lengths
 from acidsql.spark.session import is_local, master_of
 from acidsql.spark.write import (
     FILE_ROW_SCHEMA, FileRoller, add_files_from_rows, conform, data_arrow_schema, file_row_arrow_schema,
@@ -103,8 +106,10 @@ def data_file_batches(storage: "Storage", add_path: str, dropped: BitMap64, sche
 def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str, str, bytes, Optional[RowTracking]]],
                storage: "Storage",
                data_schema_bytes: bytes, partition_cols: tuple[str, ...],
-               target_size: int, codec: str) -> Iterator["pa.RecordBatch"]:
+               target_size: int, codec: str, char_lengths: tuple[tuple[str, int], ...] = ()) -> Iterator["pa.RecordBatch"]:
     import pyarrow as pa
+
+    from acidsql.spark.dml.char_varchar import padded_as_read
 
     schema = pa.ipc.read_schema(pa.py_buffer(data_schema_bytes))
     for batch in indexes:
@@ -115,7 +120,7 @@ def _copy_task(indexes: Iterator["pa.RecordBatch"], *, files: Sequence[tuple[str
                                 stats_schema=stats_schema)
             values = json.loads(partition_json)
             for table in data_file_batches(storage, add_path, BitMap64.deserialize(dropped), schema, tracking):
-                roller.write(table, values)
+                roller.write(padded_as_read(table, dict(char_lengths)), values)
             roller.close()
             if roller.done:
                 yield pa.RecordBatch.from_pylist(roller.done, schema=file_row_arrow_schema())
@@ -159,10 +164,13 @@ def copy_without(spark: "SparkSession", snapshot: "Snapshot", files: Sequence[Ad
         payload.append((add.path, json.dumps(partition, sort_keys=True), gone.serialize(), tracking))
     schema = data_arrow_schema(schema_json, snapshot.partition_columns, hidden=tracked.names if tracked else (),
                                stored_partitions=partition_columns_stored(snapshot.protocol, snapshot.configuration))
+    # The CHAR columns the files hold (partition values are the log's), by their names in the files.
+    lengths = {c: n for c, n in char_lengths(schema_json).items() if c not in snapshot.partition_columns}
     task = functools.partial(
         _copy_task, files=payload, storage=storage, data_schema_bytes=schema.serialize().to_pybytes(),
         partition_cols=physical_column_names(schema_json, snapshot.partition_columns), target_size=target_size,
         codec=session_codec(spark, snapshot.configuration),
+        char_lengths=tuple(zip(physical_column_names(schema_json, list(lengths)), lengths.values())),
     )
     if is_local(master_of(spark)):
         rows = _copy_on_driver(task, len(payload), spark.sparkContext.defaultParallelism)

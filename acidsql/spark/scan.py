@@ -58,18 +58,9 @@ def scanned_frame(spark: "SparkSession", rows: "pa.Table", schema: "StructType")
     """Rows read on the driver (their values as stored) as the DataFrame `scan` would give of
     them: a CHAR(n) column right-padded to n, as Spark reads it from the files (read-side
     padding), so Spark computes over them what it computes over the scan ('ab' = 'ab ')."""
-    import pyarrow.compute as pc
+    from acidsql.spark.dml.char_varchar import char_lengths, padded_as_read
 
-    from acidsql.spark.dml.char_compare import is_char_type
-    from acidsql.spark.dml.exact import CHAR_VARCHAR
-
-    for field in schema.fields:
-        declared = str((field.metadata or {}).get(CHAR_VARCHAR, ""))
-        if is_char_type(declared) and field.name in rows.column_names:
-            width = int(declared.strip()[5:-1])
-            at = rows.column_names.index(field.name)
-            rows = rows.set_column(at, rows.schema.field(at), pc.utf8_rpad(rows.column(at), width=width, padding=" "))
-    return spark.createDataFrame(rows, schema=schema)
+    return spark.createDataFrame(padded_as_read(rows, char_lengths(schema.jsonValue())), schema=schema)
 
 
 def session_time_zone(spark: "SparkSession") -> str:

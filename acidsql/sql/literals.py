@@ -1,15 +1,128 @@
-"""Typed literals as Spark's parser reads them (AstBuilder.visitTypeConstructor, visitInterval;
-DateTimeUtils.stringToDate / stringToTimestamp; IntervalUtils): DATE '...', TIMESTAMP '...' and
-INTERVAL literals that Spark refuses before anything runs, with its error classes. sqlglot
-keeps any string there; acidsql refuses what Spark refuses, at the literal.
+"""Literals as Spark's parser reads them.
+
+- Typed literals (AstBuilder.visitTypeConstructor, visitInterval; DateTimeUtils.stringToDate /
+  stringToTimestamp; IntervalUtils): DATE '...', TIMESTAMP '...' and INTERVAL literals that
+  Spark refuses before anything runs, with its error classes. sqlglot keeps any string there;
+  acidsql refuses what Spark refuses, at the literal.
+- Numeric and other plain literals as Spark types them (`spark_literal`: an integer is INT, or
+  BIGINT when it does not fit, or a DECIMAL past BIGINT; `1.50` is a DECIMAL(3, 2); `1e3` a
+  DOUBLE), the numeric literals Spark refuses (`range_refusal`), and the comparisons of an
+  integer column Spark's analyzer folds to a constant because of a DECIMAL literal's value
+  (`folded_integral_comparison`). The driver path (acidsql.spark.dml.exact) and the analyzer's
+  regions (acidsql.analysis.region) both read them here.
 """
 from __future__ import annotations
 
+import decimal
 import re
-from typing import Optional
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from sqlglot import exp
 
 from acidsql.sql.failure import StatementError
 from acidsql.sql.scanner import Token
+
+MAX_DECIMAL_PRECISION = 38
+
+
+@dataclass(frozen=True)
+class SparkLiteral:
+    """A literal as Spark types it: `type` is null, boolean, string, int, bigint, decimal or double."""
+
+    value: Any  # None, bool, str, int, decimal.Decimal or float
+    type: str
+
+
+def spark_literal(node: exp.Expression) -> Optional[SparkLiteral]:
+    """The literal `node` is (through parentheses and minus signs), typed as Spark's parser
+    types it; None when it is no plain literal (a column, a function, a typed literal like 10L,
+    which sqlglot reads as a cast)."""
+    negative = False
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        if isinstance(node, exp.Neg):
+            negative = not negative
+        node = node.this
+    if isinstance(node, exp.Null) and not negative:
+        return SparkLiteral(None, "null")
+    if isinstance(node, exp.Boolean) and not negative:
+        return SparkLiteral(bool(node.this), "boolean")
+    if not isinstance(node, exp.Literal):
+        return None
+    if node.is_string:
+        return None if negative else SparkLiteral(str(node.this), "string")
+    text = str(node.this)
+    number = number_value(text)
+    if number is None or range_refusal(text) is not None:
+        return None  # refused by Spark's parser (acidsql.spark.dml.literals refuses it)
+    if "e" in text.lower():  # 1e3: a DOUBLE; negated as a double, so -0e0 is -0.0
+        value = float(number)
+        return SparkLiteral(-value if negative else value, "double")
+    if negative:
+        # copy_negate, not -number (which rounds to the context's 28 digits); a DECIMAL has no
+        # negative zero: -0.0 is 0.0, as in Spark.
+        number = number.copy_negate() if number else number.copy_abs()
+    if number.as_tuple().exponent == 0:
+        if -(1 << 31) <= number < (1 << 31):
+            return SparkLiteral(int(number), "int")
+        if -(1 << 63) <= number < (1 << 63):
+            return SparkLiteral(int(number), "bigint")
+    return SparkLiteral(number, "decimal")
+
+
+def range_refusal(text: str) -> Optional[tuple[str, str]]:
+    """(message, error class) when Spark refuses the numeric literal `text`: a DOUBLE past its
+    range (Spark's parser), a DECIMAL (or an integer past BIGINT) of more than 38 digits."""
+    number = number_value(text)
+    if number is None:
+        return None
+    if "e" in text.lower():
+        if abs(number) > decimal.Decimal("1.7976931348623157E308"):
+            return (f"Numeric literal {text} is outside the valid range for double with minimum value of "
+                    "-1.7976931348623157E308 and maximum value of 1.7976931348623157E308",
+                    "INVALID_NUMERIC_LITERAL_RANGE")
+        return None
+    digits, exponent = number.as_tuple().digits, number.as_tuple().exponent
+    precision = max(len(digits), -exponent if isinstance(exponent, int) and exponent < 0 else 0)
+    if precision > MAX_DECIMAL_PRECISION:
+        return (f"Decimal precision {precision} exceeds max precision {MAX_DECIMAL_PRECISION} (literal {text})",
+                "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION")
+    return None
+
+
+def number_value(text: str) -> Optional[decimal.Decimal]:
+    """The finite number a numeric literal's text is, or None."""
+    try:
+        number = decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        return None
+    return number if number.is_finite() else None
+
+
+BIGINT_MIN, BIGINT_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def folded_integral_comparison(op: str, node: exp.Expression) -> Optional[bool]:
+    """The constant Spark's analyzer puts in place of `<integer column> op node` (op one of <,
+    <=, >, >=, the column on its left) when `node` is a DECIMAL literal past BIGINT: TRUE or
+    FALSE for every row, NULL rows included (DecimalPrecision's integralAndDecimalLiteral:
+    `i < 9223372036854775808` is TRUE, `i > 9223372036854775808` FALSE). None when Spark compares
+    (a literal in BIGINT's range, or not a literal when Spark's analyzer sees it: `-(9...)` is a
+    minus sign applied to a literal, compared with SQL's three-valued logic)."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    literal = node.this if isinstance(node, exp.Neg) else node
+    if not isinstance(literal, exp.Literal):  # -(9...) is Spark's UnaryMinus, no literal yet
+        return None
+    typed = spark_literal(node)
+    if typed is None or typed.type != "decimal":
+        return None
+    if typed.value > BIGINT_MAX:
+        return op in ("<", "<=")
+    if typed.value < BIGINT_MIN:
+        return op in (">", ">=")
+    return None
+
 
 _YEAR_MONTH = {"YEAR": "YEAR", "YEARS": "YEAR", "MONTH": "MONTH", "MONTHS": "MONTH"}
 _DAY_TIME = {"WEEK": "WEEK", "WEEKS": "WEEK", "DAY": "DAY", "DAYS": "DAY", "HOUR": "HOUR", "HOURS": "HOUR",

@@ -247,16 +247,6 @@ KNOWN: tuple[Known, ...] = (
           "error of the task that failed first (a race: Delta Spark itself names either from run to run)",
           lambda v: v.what == "other error class" and v.acidsql.status == "refused" and v.delta.status == "refused"
           and {v.acidsql.error_class, v.delta.error_class} <= ROW_VALUE_CLASSES),
-    Known("new: Spark's analyzer folds a comparison of an integral column with a literal past its "
-          "range (i < 9223372036854775808) to TRUE, NULL rows included; acidsql keeps SQL's three-valued "
-          "logic (its statistics skip a file of NULLs)",
-          lambda v: v.what == "rows differ" and "out-of-range-literal" in v.case.features
-          and "9223372036854775808" in v.case.statement),
-    Known("new: MERGE combines its clauses' values before casting them to the column's type",
-          lambda v: v.case.kind == "MERGE" and v.what in ("acidsql refused, Delta ran", "other error class")
-          and (v.acidsql.error_class or "").split(".")[0] in ("CAST_INVALID_INPUT", "DATATYPE_MISMATCH")),
-    Known("new: a condition Spark's ANSI cast fails on (CAST_INVALID_INPUT) runs",
-          lambda v: v.what == "acidsql ran, Delta refused" and _delta_refused(v, "CAST_INVALID_INPUT")),
 )
 
 

@@ -63,6 +63,11 @@ WIDE = _spec("id BIGINT, i INT, d DOUBLE, m DECIMAL(18,2), s STRING, c CHAR(5), 
               "2; 2; 0.0D; -0.01; 'b'; ''; 'x'; NULL; 'a'",
               "3; NULL; double('NaN'); NULL; NULL; NULL; NULL; NULL; 'b'"], dv=False, partitioned=True)
 
+# STRING values of which some cast to BOOLEAN: 'true' and 'false' in one file, 'a' and NULL in the other.
+_CASTS = ["1; 'true'; 'true'", "2; 'false'; 'false'", "3; 'a'; 'a'", "4; NULL; NULL"]
+CASTS = _spec("id BIGINT, s STRING, p STRING", _CASTS)
+CASTS_BY_PARTITION = _spec("id BIGINT, s STRING, p STRING", _CASTS, partitioned=True)
+
 TWO_SOURCE_ROWS = "(SELECT * FROM VALUES (1, 'x'), (1, 'y') AS src(id, s)) AS s ON t.id = s.id"
 
 
@@ -116,11 +121,19 @@ _R = [
      ("out-of-range-literal",), None),
     ("update-signed-zero-literal", NARROW, "UPDATE {t} SET d = -0e0 WHERE id = 1", "UPDATE", ("signed-zero",),
      None),
-    # -- item 6: OverflowError (fixed; what remains is Spark folding the comparison, a new item)
+    # -- item 6: OverflowError (fixed). Spark's analyzer folds an integer column's <, <=, >, >= with a
+    # DECIMAL literal past BIGINT to TRUE or FALSE, NULL rows included (DecimalPrecision; a SELECT
+    # on a parquet table selects the same rows): a file of NULLs is read, not skipped.
     ("delete-literal-past-bigint", NARROW, "DELETE FROM {t} WHERE i < 9223372036854775808", "DELETE",
-     ("out-of-range-literal",), "new: Spark's analyzer folds"),
+     ("out-of-range-literal",), None),
     ("update-where-literal-past-bigint", NARROW, "UPDATE {t} SET s = 'z' WHERE i < 9223372036854775808", "UPDATE",
-     ("out-of-range-literal",), "new: Spark's analyzer folds"),
+     ("out-of-range-literal",), None),
+    ("delete-negated-literal-past-bigint", NARROW, "DELETE FROM {t} WHERE NOT (i > 9223372036854775808)", "DELETE",
+     ("out-of-range-literal",), None),
+    # -(9...) is a minus sign applied to a literal when Spark's analyzer sees it: compared, not folded.
+    ("update-where-minus-literal-past-bigint", NARROW,
+     "UPDATE {t} SET s = 'z' WHERE i < -(9223372036854775809) OR i >= -9223372036854775809 AND id > 1", "UPDATE",
+     ("out-of-range-literal",), None),
     # -- found by this differential, fixed: file skipping read a DECIMAL's JSON statistics as a
     # double (1e16 for 9999999999999999.99) and a TIMESTAMP's truncated to milliseconds as bounds
     ("delete-decimal-past-double-precision", WIDE, "DELETE FROM {t} WHERE m = 9999999999999999.99", "DELETE",
@@ -135,12 +148,30 @@ _R = [
      "UPDATE {t} SET ts = TIMESTAMP'1969-12-31 23:59:59.999999', m = 7 WHERE ts IS NULL AND m <=> NULL", "UPDATE",
      (), None),
     ("delete-timestamp-invalid-string", WIDE, "DELETE FROM {t} WHERE ts = 'not a time'", "DELETE", (), None),
+    # Delta casts each MERGE clause's value to the column's type before the clauses' values meet.
     ("merge-clause-values-of-two-types", NARROW,
      "MERGE INTO {t} AS t USING (SELECT 1 AS id, 5 AS n) AS s ON t.id = s.id "
-     "WHEN MATCHED THEN UPDATE SET t.s = s.n WHEN NOT MATCHED BY SOURCE THEN UPDATE SET t.i = 0", "MERGE", (),
-     "new: MERGE combines"),
-    ("delete-condition-fails-ansi-cast", NARROW, "DELETE FROM {t} WHERE s = true", "DELETE", (),
-     "new: a condition Spark's ANSI cast"),
+     "WHEN MATCHED THEN UPDATE SET t.s = s.n WHEN NOT MATCHED BY SOURCE THEN UPDATE SET t.i = 0", "MERGE", (), None),
+    ("merge-matched-clause-values-of-two-types", NARROW,
+     "MERGE INTO {t} AS t USING (SELECT * FROM VALUES (1, 5), (2, 6) AS src(id, n)) AS s ON t.id = s.id "
+     "WHEN MATCHED AND s.n = 5 THEN UPDATE SET t.s = s.n WHEN MATCHED THEN UPDATE SET t.s = 'x'", "MERGE", (), None),
+    ("merge-clause-value-fails-its-cast", NARROW,
+     "MERGE INTO {t} AS t USING (SELECT * FROM VALUES (1, 5), (9, 6) AS src(id, n)) AS s ON t.id = s.id "
+     "WHEN MATCHED THEN UPDATE SET t.i = s.n * 2 WHEN NOT MATCHED THEN INSERT (id, i) VALUES (s.id, 'q')", "MERGE",
+     (), None),
+    # `s = true` is CAST(s AS BOOLEAN) = true (ANSI): it fails on a string that is no boolean, in
+    # whichever file Delta reads; statistics skip no file for it, and a conjunct on partition
+    # columns is computed over every file's partition values (Delta's partition filter).
+    ("delete-condition-fails-ansi-cast", NARROW, "DELETE FROM {t} WHERE s = true", "DELETE", (), None),
+    ("delete-condition-fails-ansi-cast-in-skipped-file", CASTS, "DELETE FROM {t} WHERE s = true AND id = 1", "DELETE",
+     (), None),
+    ("delete-condition-fails-ansi-cast-in-skipped-partition", CASTS_BY_PARTITION,
+     "DELETE FROM {t} WHERE id = 4 AND p = true", "DELETE", (), None),
+    ("update-condition-ansi-cast-of-partitions-that-cast", CASTS_BY_PARTITION,
+     "UPDATE {t} SET s = 'q' WHERE p <> 'a' AND p = true", "UPDATE", (), None),
+    # A static partition value is cast to the column's type: PARTITION (p = 1) names p = '1'.
+    ("insert-overwrite-partition-value-of-another-type", CASTS_BY_PARTITION,
+     "INSERT OVERWRITE {t} PARTITION (p = 1) VALUES (9, 'q')", "INSERT", (), None),
     # -- found by this differential, fixed: '' into a STRING partition column is the null
     # partition; MERGE clauses out of Spark's order are its parser's error; a value past its
     # column's range is Delta's write error in UPDATE and MERGE, Spark's insert error in INSERT

@@ -13,7 +13,8 @@ import sqlglot
 
 from acidsql.spark.dml import plan as planner
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, check_condition, driver_filter
-from acidsql.spark.dml.literals import refuse_out_of_range_literals, spark_literal
+from acidsql.spark.dml.literals import refuse_out_of_range_literals
+from acidsql.sql.literals import spark_literal
 from acidsql.spark.dml.plan import (
     CANDIDATES_FIT, ON_LOCAL_SESSION, SCAN_FITS, SOURCE_FITS, DmlFacts, Path, path_option, plan,
 )

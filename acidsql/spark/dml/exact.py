@@ -48,11 +48,11 @@ from sqlglot import exp
 from acidsql.analysis.adapters import to_arrow_filter
 from acidsql.analysis.catalog import CHAR_VARCHAR_METADATA
 from acidsql.spark.dml.char_compare import is_char_type, special_column
-from acidsql.spark.dml.literals import SparkLiteral, spark_literal
 from acidsql.spark.dml.exact_types import (
     INT_DECIMAL_PRECISION, NEGATE_EXACT_PRECISION, NotExactOnDriver, comparison_literal, decimal_operand, decimal_result,
     literal_decimal_type, store_decimal, temporal_value,
 )
+from acidsql.sql.literals import SparkLiteral, spark_literal
 
 if TYPE_CHECKING:
     import pyarrow as pa

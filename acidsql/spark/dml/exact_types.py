@@ -187,7 +187,7 @@ def comparison_literal(node: exp.Expression, number: Optional[decimal.Decimal], 
     exactly (a decimal number of the column's scale, a 'YYYY-MM-DD[ HH:MM:SS.ffffff]' string);
     None when the column is none of these types. NotExactOnDriver when Spark's comparison is not
     this one (see the module doc). `number`: the value of `node` when Spark types it as an
-    integer or a DECIMAL (literals.spark_literal); NULL is kept."""
+    integer or a DECIMAL (acidsql.sql.literals.spark_literal); NULL is kept."""
     import pyarrow as pa
 
     node = _unparen(node)

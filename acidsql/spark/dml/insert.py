@@ -4,7 +4,7 @@ against the table's rules, and written as new files; the rows they replace taken
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -95,9 +95,8 @@ def prepare_insert(ex: RunContext, s: m.Insert) -> PreparedWrite:
             params["mode"] = "Overwrite"
             static = [(c, v) for c, v in s.partition_spec if v is not None]
             if static:
-                cond = exp.and_(*[exp.EQ(this=exp.column(c), expression=v.copy()) for c, v in static])
                 params["partition"] = json.dumps({c: v.sql(dialect="databricks") for c, v in static})
-                targets = _matching_files(snapshot, cond)
+                targets = _matching_files(snapshot, s.partition_spec)
             else:
                 targets = sorted(snapshot.files.values(), key=lambda a: a.path)
             ts = now_ms()
@@ -309,12 +308,14 @@ def _check_replace_where(run: StatementRun, rows: "DataFrame", s: m.Insert) -> N
             f"{s.replace_where.sql(dialect='databricks')}", "DELTA_REPLACE_WHERE_MISMATCH")
 
 
-def _matching_files(snapshot: "Snapshot", condition: exp.Expression) -> list[AddFile]:
+def _matching_files(snapshot: "Snapshot", partition_spec: Sequence[tuple[str, Optional[exp.Expression]]]) -> list[AddFile]:
+    """The files of the partitions a static PARTITION (c = v, ...) names."""
     from acidsql.analysis.adapters import to_partition_callable
+    from acidsql.analysis.readsets import static_partition_condition
     from acidsql.analysis.region import Region
 
     info = table_info("t", snapshot)
-    region = Region.from_condition(condition, info.column_types)
+    region = Region.from_condition(static_partition_condition(partition_spec, info.column_types), info.column_types)
     return select_files(snapshot, to_partition_callable(region.restrict(info.partition_columns), info.column_types))
 
 

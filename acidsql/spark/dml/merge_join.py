@@ -227,7 +227,9 @@ def joined_rows(run: StatementRun, s: m.Merge, src: MergeSource, target_rows: "D
         source = source.withColumn(SOURCE_ROW, F.monotonically_increasing_id()).localCheckpoint(eager=True)
     source_view = views.register(source, "source")
     clause_sql = _clause_case(s, talias, salias, views)
-    columns = [_column_value(s, f, talias, salias, src.df.columns, clause_sql, views, run.snapshot) for f in src.fields]
+    types = _store_types(src.schema_json)
+    columns = [_column_value(s, f, talias, salias, src.df.columns, clause_sql, views, run.snapshot, types.get(f))
+               for f in src.fields]
     on = views.sql(s.on) if s.on is not None else "TRUE"
     # With the change data feed, each target row's values before the MERGE (pre-images, deletes).
     target_fields = {f["name"] for f in run.snapshot.schema_json["fields"]}
@@ -277,10 +279,24 @@ def _clause_case(s: m.Merge, talias: str, salias: str, views: TableViews) -> str
     return "(CASE " + " ".join(whens) + " END)"
 
 
+def _store_types(schema_json: dict) -> dict[str, str]:
+    """The Spark SQL type each clause's value for a column is cast to: the column's type, for
+    columns of an atomic type (a struct, array or map is cast by Delta field by field, by name:
+    left to the write)."""
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    return {f.name: f.dataType.simpleString() for f in StructType.fromJson(schema_json).fields
+            if not isinstance(f.dataType, (ArrayType, MapType, StructType))}
+
+
 def _column_value(s: m.Merge, column: str, talias: str, salias: str, source_cols: Sequence[str],
-                  clause_sql: str, views: TableViews, snapshot: "Snapshot") -> str:
+                  clause_sql: str, views: TableViews, snapshot: "Snapshot", store_type: Optional[str] = None) -> str:
     """A table column's value after the MERGE, by the clause each row takes: its assignment, the
-    source's column under `*`, the target's value for an UPDATE that does not set it, else NULL."""
+    source's column under `*`, the target's value for an UPDATE that does not set it, else NULL.
+    Each clause's value is cast to the column's type (`store_type`) before the clauses' values
+    are combined, as Delta's MERGE casts each clause's assignments to the column's type
+    (UpdateExpressionsSupport.castIfNeeded): combined first, a STRING and an INT value would
+    meet in a common type (BIGINT, in ANSI mode) that fails on the STRING's values."""
     in_target = column in {f["name"] for f in snapshot.schema_json["fields"]}
     keep = f"`{talias}`.`{column}`" if in_target else "NULL"
     source_lower = {c.lower(): c for c in source_cols}
@@ -298,6 +314,8 @@ def _column_value(s: m.Merge, column: str, talias: str, salias: str, source_cols
             value = keep
         else:
             value = "NULL"
+        if store_type is not None:
+            value = f"CAST({value} AS {store_type})"
         branches.append(f"WHEN {i} THEN {value}")
     if not branches:
         return "NULL"

@@ -10,11 +10,12 @@ from sqlglot import exp
 
 from acidsql.analysis.adapters import to_arrow_filter, to_partition_callable, to_stats_callable
 from acidsql.analysis.analyze import Analysis
+from acidsql.analysis.region import Region
 from acidsql.delta.actions import AddFile
 from acidsql.delta.transaction import OptimisticTransaction
-from acidsql.spark.changes import by_column_names, collect_positions, select_files
+from acidsql.spark.changes import by_column_names, collect_positions, logical_names, select_files
 from acidsql.spark.dml.driver_rows import matching_positions
-from acidsql.spark.dml.char_varchar import char_varchar_columns
+from acidsql.spark.dml.char_varchar import char_lengths
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter
 from acidsql.spark.dml.names import target_alias
 from acidsql.spark.dml.plan import OPTION, SCAN_MAX_BYTES, SPARK_ONLY, path_option
@@ -67,12 +68,60 @@ def record_read(ex: RunContext, txn: OptimisticTransaction, snapshot: "Snapshot"
             txn.record_read_predicate(by_column_names(predicate, snapshot),
                                       "TRUE" if predicate is None else part.partitions.describe())
             selected = select_files(snapshot, predicate, to_stats_callable(part.files, types))
+            if part.through is None:
+                selected = partitions_spark_selects(ex, snapshot, part.partitions, statement, selected)
         txn.record_read_files(selected)
         if part.through is None:
             files.extend(a for a in selected if a not in files)
         if analysis.row_level.applies:
             _record_row_read(ex, txn, snapshot, selected, statement, part, files)
     return files
+
+
+# Conjuncts not evaluated over partition values alone: a subquery, or a value that differs per row.
+_NOT_ON_PARTITIONS = (exp.Subquery, exp.Select, exp.Exists, exp.Rand, exp.Randn, exp.Uuid, exp.Anonymous)
+
+
+def partitions_spark_selects(ex: RunContext, snapshot: "Snapshot", partitions: Region, statement: m.AnyStatement,
+                             files: list[AddFile]) -> list[AddFile]:
+    """`files` (pruned by `partitions`, the statement's conjuncts over partition columns only)
+    less those whose partition Spark's evaluation of those conjuncts excludes, where the region
+    cannot say exactly which partitions they select (`p = true` of a STRING column: Spark casts
+    `p`). Delta evaluates them so, over the partition values of every file of the table before
+    any is read (its partition filters), and refuses the statement when Spark fails on one
+    (CAST_INVALID_INPUT for `p = true` and a partition 'a'), whichever files its statistics
+    would skip: so does this, raising Spark's error."""
+    clauses = partitions.clauses
+    if all(c.exact for c in clauses) or any(c.source is None or c.source.find(*_NOT_ON_PARTITIONS) is not None
+                                            for c in clauses):
+        return files
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    from acidsql.analysis.readsets import and_all
+
+    names = list(snapshot.partition_columns)
+    renames = logical_names(snapshot)
+
+    def key(add: AddFile) -> tuple:
+        values = {renames.get(k, k): (v if v != "" else None) for k, v in add.partition_values}
+        return tuple(values.get(n) for n in names)
+
+    keys = sorted({key(a) for a in snapshot.files.values()}, key=repr)
+    raw = [f"_acid_partition_{i}" for i in range(len(names))]
+    types = {f.name: f.dataType for f in StructType.fromJson(snapshot.schema_json).fields}
+    df = ex.spark.createDataFrame(keys, StructType([StructField(r, StringType()) for r in raw]))
+    df = df.select(*[F.col(r).cast(types[n]).alias(n) for r, n in zip(raw, names)], *raw)
+    views = ex.table_views()
+    try:
+        view = views.register(df, "partitions")
+        condition = views.sql(and_all([c.source.copy() for c in clauses]))
+        alias = target_alias(statement.target)
+        rows = ex.spark.sql(f"SELECT {', '.join(raw)} FROM {view} AS `{alias}` WHERE {condition}").collect()
+    finally:
+        views.drop()
+    selected = {tuple(r) for r in rows}
+    return [a for a in files if key(a) in selected]
 
 
 def _record_row_read(ex: RunContext, txn: OptimisticTransaction, snapshot: "Snapshot", selected: Sequence[AddFile],
@@ -143,11 +192,6 @@ def matches_its_read_condition(statement: m.AnyStatement, condition: Optional[ex
     if where.find(exp.Subquery, exp.Select, exp.Exists) is not None:
         return False
     return where.sql(dialect="spark") == condition.sql(dialect="spark")
-
-
-def char_lengths(schema_json) -> dict[str, int]:
-    """The table's CHAR columns and their lengths."""
-    return {c.column: c.length for c in char_varchar_columns(schema_json) if c.kind == "char"}
 
 
 def spark_row_filter(spark: "SparkSession", condition: Optional[exp.Expression], chars: Optional[dict[str, int]] = None):
