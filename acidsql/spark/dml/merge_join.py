@@ -12,7 +12,7 @@ table's rules checked.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -34,7 +34,7 @@ from acidsql.spark.dml.names import (
     CLAUSE, PAIR, PRE_IMAGE, SOURCE_MARK, SOURCE_ROW, TARGET_MARK, source_alias, target_alias,
 )
 from acidsql.spark.dml.run import StatementRun
-from acidsql.spark.dml.store_assignment import Writing, stored_columns
+from acidsql.spark.dml.store_assignment import Writing, stored_sql
 from acidsql.spark.results import StatementError
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
 from acidsql.spark.views import TableViews
@@ -44,6 +44,7 @@ from acidsql.sql import model as m
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame
+    from pyspark.sql.types import DataType
 
     from acidsql.delta.snapshot import Snapshot
 
@@ -227,8 +228,9 @@ def joined_rows(run: StatementRun, s: m.Merge, src: MergeSource, target_rows: "D
         source = source.withColumn(SOURCE_ROW, F.monotonically_increasing_id()).localCheckpoint(eager=True)
     source_view = views.register(source, "source")
     clause_sql = _clause_case(s, talias, salias, views)
-    types = _store_types(src.schema_json)
-    columns = [_column_value(s, f, talias, salias, src.df.columns, clause_sql, views, run.snapshot, types.get(f))
+    types = {f.name: f.dataType for f in StructType.fromJson(src.schema_json).fields}
+    source_types = {f.name: f.dataType for f in src.df.schema.fields}
+    columns = [_column_value(s, f, talias, salias, source_types, clause_sql, views, run.snapshot, types[f])
                for f in src.fields]
     on = views.sql(s.on) if s.on is not None else "TRUE"
     # With the change data feed, each target row's values before the MERGE (pre-images, deletes).
@@ -261,9 +263,7 @@ def joined_rows(run: StatementRun, s: m.Merge, src: MergeSource, target_rows: "D
         several = (pairs if split else joined).where(F.col(PAIR)).groupBy(FILE_COLUMN, ROW_COLUMN).count()
         if several.where(F.col("count") > 1).limit(1).count():
             raise several_matches()
-    types = {f.name: f.dataType for f in StructType.fromJson(src.schema_json).fields}
-    return stored_columns(joined.where(F.col(CLAUSE).isNotNull()).drop(PAIR), {f: types[f] for f in src.fields},
-                          Writing.UPDATE_OR_MERGE)
+    return joined.where(F.col(CLAUSE).isNotNull()).drop(PAIR)
 
 
 def _clause_case(s: m.Merge, talias: str, salias: str, views: TableViews) -> str:
@@ -279,43 +279,35 @@ def _clause_case(s: m.Merge, talias: str, salias: str, views: TableViews) -> str
     return "(CASE " + " ".join(whens) + " END)"
 
 
-def _store_types(schema_json: dict) -> dict[str, str]:
-    """The Spark SQL type each clause's value for a column is cast to: the column's type, for
-    columns of an atomic type (a struct, array or map is cast by Delta field by field, by name:
-    left to the write)."""
-    from pyspark.sql.types import ArrayType, MapType, StructType
-
-    return {f.name: f.dataType.simpleString() for f in StructType.fromJson(schema_json).fields
-            if not isinstance(f.dataType, (ArrayType, MapType, StructType))}
-
-
-def _column_value(s: m.Merge, column: str, talias: str, salias: str, source_cols: Sequence[str],
-                  clause_sql: str, views: TableViews, snapshot: "Snapshot", store_type: Optional[str] = None) -> str:
+def _column_value(s: m.Merge, column: str, talias: str, salias: str, source_types: Mapping[str, "DataType"],
+                  clause_sql: str, views: TableViews, snapshot: "Snapshot", store_type: "DataType") -> str:
     """A table column's value after the MERGE, by the clause each row takes: its assignment, the
     source's column under `*`, the target's value for an UPDATE that does not set it, else NULL.
-    Each clause's value is cast to the column's type (`store_type`) before the clauses' values
-    are combined, as Delta's MERGE casts each clause's assignments to the column's type
-    (UpdateExpressionsSupport.castIfNeeded): combined first, a STRING and an INT value would
-    meet in a common type (BIGINT, in ANSI mode) that fails on the STRING's values."""
+    Each clause's value is stored into the column's type (`store_type`: store_assignment, with
+    Delta's overflow class) before the clauses' values are combined, as Delta's MERGE casts each
+    clause's assignments to the column's type (UpdateExpressionsSupport.castIfNeeded): combined
+    first, a STRING and an INT value would meet in a common type (BIGINT, in ANSI mode) that
+    fails on the STRING's values."""
     in_target = column in {f["name"] for f in snapshot.schema_json["fields"]}
     keep = f"`{talias}`.`{column}`" if in_target else "NULL"
-    source_lower = {c.lower(): c for c in source_cols}
-    from_source = f"`{salias}`.`{source_lower[column.lower()]}`" if column.lower() in source_lower else None
+    source_lower = {c.lower(): c for c in source_types}
+    source_column = source_lower.get(column.lower())
+    from_source = f"`{salias}`.`{source_column}`" if source_column is not None else None
     branches = []
     for i, c in enumerate(s.clauses, start=1):
         if c.action is m.MergeAction.DELETE:
             continue
         assigned = {m.assigned_column(k): v for k, v in c.assignments}
+        value_type = None  # known for a column's own value, else Spark's to find
         if column.lower() in assigned:
             value = views.sql(assigned[column.lower()])
         elif c.star and column.lower() not in {e.lower() for e in c.star_except} and from_source is not None:
-            value = from_source
+            value, value_type = from_source, source_types[source_column]
         elif c.action is m.MergeAction.UPDATE:
-            value = keep
+            value, value_type = keep, store_type if in_target else None
         else:
             value = "NULL"
-        if store_type is not None:
-            value = f"CAST({value} AS {store_type})"
+        value = stored_sql(value, store_type, column, Writing.UPDATE_OR_MERGE, value_type)
         branches.append(f"WHEN {i} THEN {value}")
     if not branches:
         return "NULL"

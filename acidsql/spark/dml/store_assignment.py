@@ -15,9 +15,10 @@ values are cast as they are. Only top-level columns are checked; a nested field 
 keeps Spark's cast errors.
 
 Spark has no expression that raises another class, so the checked value is a try_cast with
-raise_error where it gives NULL for a value that is not NULL; Spark reports that as
-USER_RAISED_EXCEPTION carrying the message, and `refusal_of` turns it back into the
-StatementError of Delta's class.
+raise_error where it gives NULL for a value that is not NULL (`stored_sql`: the one form, used
+by UPDATE's and INSERT's queries through `stored_columns` and by each MERGE clause's value);
+Spark reports that as USER_RAISED_EXCEPTION carrying the message, and `refusal_of` turns it
+back into the StatementError of Delta's class.
 """
 from __future__ import annotations
 
@@ -42,12 +43,17 @@ class Writing(Enum):
 
 _TRY_CAST = " Use `try_cast` on the input value to tolerate overflow and return NULL instead."
 _RAISED = re.compile(r"\[(" + "|".join(w.value for w in Writing) + r")\] (.*?)(?: SQLSTATE: \w+)?$")
+# The types of values that can overflow an integer or DECIMAL column (Spark's typeof names);
+# a string that is no number is CAST_INVALID_INPUT, not an overflow.
+_OVERFLOWING = "^(tinyint|smallint|int|bigint|float|double|decimal|timestamp|interval)"
+# The name the checked form binds the value to, so that the value is computed once (rand()).
+_VALUE = "acidsql_stored_value"
 
 
-def overflow_message(writing: Writing, source: "DataType", target: "DataType", column: str) -> str:
-    """Delta's (or Spark's, for INSERT) message for a value of type `source` that overflows
-    column `column` of type `target`."""
-    s, t = f'"{source.simpleString().upper()}"', f'"{target.simpleString().upper()}"'
+def overflow_message(writing: Writing, source: str, target: "DataType", column: str) -> str:
+    """Delta's (or Spark's, for INSERT) message for a value of type `source` (its SQL name, as
+    Spark's typeof gives it) that overflows column `column` of type `target`."""
+    s, t = f'"{source.upper()}"', f'"{target.simpleString().upper()}"'
     c = "`" + column.replace("`", "``") + "`"
     if writing is Writing.INSERT:
         text = f"Fail to assign a value of {s} type to the {t} type column or variable {c} due to an overflow."
@@ -56,30 +62,55 @@ def overflow_message(writing: Writing, source: "DataType", target: "DataType", c
     return f"[{writing.value}] {text}{_TRY_CAST}"
 
 
-def stored(value: "Column", source: "DataType", target: "DataType", column: str, writing: Writing) -> "Column":
-    """`value` (of type `source`) stored into column `column` of type `target`."""
-    from pyspark.sql import functions as F
+def stored_sql(value: str, target: "DataType", column: str, writing: Writing,
+               source: Optional["DataType"] = None) -> str:
+    """Spark SQL for `value` (Spark SQL; of type `source` where the caller knows it) stored into
+    column `column` of type `target`. A STRUCT, ARRAY or MAP column is left to the write's
+    cast (Delta casts it field by field)."""
+    from pyspark.sql.types import ArrayType, MapType, NullType, StructType
 
-    if source == target:
+    if source == target or isinstance(target, (ArrayType, MapType, StructType)):
         return value
-    if not checked(source, target):
-        return value.cast(target)
-    kept = value.try_cast(target)
-    refused = F.raise_error(F.lit(overflow_message(writing, source, target, column)))
-    return F.when(value.isNotNull() & kept.isNull(), refused).otherwise(kept)
+    t = target.simpleString()
+    if value.strip().upper() == "NULL":
+        source = NullType()
+    if not _overflows_into(target) or (source is not None and not checked(source, target)):
+        return f"CAST({value} AS {t})"
+    x = _VALUE
+    # The message with the value's type as Spark names it: typeof is folded to a constant.
+    before, after = overflow_message(writing, "\0", target, column).split('"\0"')
+    message = f"concat({_sql_string(before)}, '\"', upper(typeof({x})), '\"', {_sql_string(after)})"
+    return (f"transform(array({value}), {x} -> CASE WHEN {x} IS NOT NULL AND try_cast({x} AS {t}) IS NULL "
+            f"AND typeof({x}) RLIKE '{_OVERFLOWING}' THEN raise_error({message}) ELSE CAST({x} AS {t}) END)[0]")
 
 
 def stored_columns(df: "DataFrame", types: Mapping[str, "DataType"], writing: Writing) -> "DataFrame":
-    """`df` with each column `types` names stored into its type; the other columns as they are."""
+    """`df` with each column `types` names stored into its type (a STRUCT, ARRAY or MAP by Spark's
+    cast, unchecked); the other columns as they are."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType, MapType, StructType
 
     present = {f.name: f.dataType for f in df.schema.fields}
 
     def column(name: str) -> "Column":
-        c = F.col("`" + name.replace("`", "``") + "`")
-        return stored(c, present[name], types[name], name, writing).alias(name) if name in types else c
+        quoted = "`" + name.replace("`", "``") + "`"
+        if name not in types or present[name] == types[name]:
+            return F.col(quoted)
+        if isinstance(types[name], (ArrayType, MapType, StructType)):
+            return F.col(quoted).cast(types[name]).alias(name)
+        return F.expr(stored_sql(quoted, types[name], name, writing, present[name])).alias(name)
 
     return df.select(*[column(name) for name in df.columns])
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _overflows_into(target: "DataType") -> bool:
+    from pyspark.sql.types import DecimalType, IntegralType
+
+    return isinstance(target, (IntegralType, DecimalType))
 
 
 def checked(source: "DataType", target: "DataType") -> bool:
