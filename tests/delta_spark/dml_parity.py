@@ -573,7 +573,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     conf, _ = session_conf()
     spark = local_session(app_name="dml-parity", conf=conf)
     spark.sparkContext.setLogLevel("OFF")  # a refused statement's failed tasks are expected here
-    spark.conf.set("spark.databricks.delta.snapshotPartitions", "1")  # see test_dml_parity.parity
     tables = dml_cases.random_tables(args.seed, args.tables or max(4, args.cases // 25))
     started = time.monotonic()
     tally = Tally()
