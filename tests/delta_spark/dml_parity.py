@@ -7,6 +7,8 @@ How a case runs (`Parity.run`): the starting table is written once by Delta Spar
 reference writes its own starting point) and kept; each case copies its folder twice, runs the
 statement with acidsql (`Session.sql`) on one copy and with Delta Spark (`spark.sql`) on the
 other, and reads both copies back with Delta Spark (the reader users see results through).
+Delta's side does not depend on acidsql's DML path: a case run under several paths runs Delta
+once, keeps its copy and rows, and judges each path's acidsql run against them.
 
 Comparison rules (`judge`):
 - rows: the same multiset. DOUBLE values compare as Spark shows them: NaN equals NaN, and -0.0
@@ -328,9 +330,11 @@ def error_class_of(error: BaseException) -> Optional[str]:
 
 
 class Parity:
-    """Runs cases on both engines in `workdir`, on the run's one SparkSession (with Delta Spark)."""
+    """Runs cases on both engines in `workdir`, on the run's one SparkSession (with Delta Spark).
+    `keep_delta`: keep Delta's side of each case for a run of the same case under another DML
+    path (a long run of one path passes False and keeps nothing)."""
 
-    def __init__(self, spark: "SparkSession", workdir: str):
+    def __init__(self, spark: "SparkSession", workdir: str, keep_delta: bool = True):
         from acidsql.spark.session_api import Session
 
         self.spark = spark
@@ -339,12 +343,21 @@ class Parity:
         self.acidsql = Session(spark, workdir)
         self._bases: dict[str, str] = {}
         self._n = 0
+        # Delta Spark's side of a case depends on the case only (never on acidsql's DML path):
+        # it runs once, on a copy kept for the module, and each DML path's run is judged
+        # against it. (case's table, statement) -> Delta's copy and what Delta did there.
+        self._delta_runs: dict[tuple[str, str], tuple[str, Outcome]] = {}
+        self._unskipped: dict[tuple[str, str], Outcome] = {}
+        self._rows: dict[str, tuple[tuple, ...]] = {}  # a kept copy's rows, read once
+        self._keep_delta = keep_delta
         # Delta Spark runs its copy on this thread while acidsql runs its own on the caller's:
         # two tables, two engines, nothing shared but the SparkSession (a third off a case's time).
         self._delta_thread = ThreadPoolExecutor(1, thread_name_prefix="delta-spark")
 
     def close(self) -> None:
         self._delta_thread.shutdown()
+        for path, _ in self._delta_runs.values():
+            shutil.rmtree(path, ignore_errors=True)
 
     def base(self, spec: TableSpec) -> str:
         """The starting table, written once by Delta Spark."""
@@ -362,16 +375,25 @@ class Parity:
         folders, before the copies go) is kept in it as `looked`."""
         base = self.base(case.table)
         start = _log_versions(base)[-1]
+        key = (case.table.name, case.statement)
         self._n += 1
-        mine, theirs = (os.path.join(self.workdir, "cases", f"{self._n}-{who}") for who in ("acidsql", "delta"))
+        mine = os.path.join(self.workdir, "cases", f"{self._n}-acidsql")
         shutil.copytree(base, mine)
-        shutil.copytree(base, theirs)
+        theirs = None
         try:
-            theirs_done = self._delta_thread.submit(self._run_delta, case, theirs, start)
-            try:
+            ran = self._delta_runs.get(key)
+            if ran is None:
+                theirs = os.path.join(self.workdir, "cases", f"{self._n}-delta")
+                shutil.copytree(base, theirs)
+                theirs_done = self._delta_thread.submit(self._run_delta, case, theirs, start)
+                try:
+                    acid = self._run_acidsql(case, mine, dml_path, start)
+                finally:
+                    delta = theirs_done.result()
+                ran = self._delta_runs[key] = (theirs, delta)
+            else:
                 acid = self._run_acidsql(case, mine, dml_path, start)
-            finally:
-                delta = theirs_done.result()
+            theirs, delta = ran
             acid, delta = self._read(case.table, (mine, acid), (theirs, delta))
             verdict = judge(case, acid, delta)
             if verdict.what == "rows differ" and any(c.kind == "char" for c in case.table.columns):
@@ -379,27 +401,35 @@ class Parity:
             return replace(verdict, looked=look(base, mine, theirs)) if look is not None else verdict
         finally:
             for path in (mine, theirs):
-                self.delta.forget(path)
-                shutil.rmtree(path, ignore_errors=True)
+                if path is not None:
+                    self.delta.forget(path)
+            shutil.rmtree(mine, ignore_errors=True)
+            if not self._keep_delta and key in self._delta_runs:
+                self._rows.pop(self._delta_runs.pop(key)[0], None)
+                shutil.rmtree(theirs, ignore_errors=True)
 
     def _char_skipping(self, verdict: Verdict, base: str, start: int) -> Verdict:
         """A CHAR case whose rows differ, run by Delta again on a third copy with data skipping
         off (see the module doc): the documented difference CHAR_SKIPPING when acidsql's rows are
         what Delta then leaves."""
         case = verdict.case
-        path = os.path.join(self.workdir, "cases", f"{self._n}-delta-unskipped")
-        shutil.copytree(base, path)
-        key, value = CHAR_SKIPPING_OFF
-        try:
-            self.spark.conf.set(key, value)
+        unskipped = self._unskipped.get((case.table.name, case.statement))
+        if unskipped is None:
+            path = os.path.join(self.workdir, "cases", f"{self._n}-delta-unskipped")
+            shutil.copytree(base, path)
+            key, value = CHAR_SKIPPING_OFF
             try:
-                unskipped = self._run_delta(case, path, start)
+                self.spark.conf.set(key, value)
+                try:
+                    unskipped = self._run_delta(case, path, start)
+                finally:
+                    self.spark.conf.unset(key)
+                (unskipped,) = self._read(case.table, (path, unskipped))
             finally:
-                self.spark.conf.unset(key)
-            (unskipped,) = self._read(case.table, (path, unskipped))
-        finally:
-            self.delta.forget(path)
-            shutil.rmtree(path, ignore_errors=True)
+                self.delta.forget(path)
+                shutil.rmtree(path, ignore_errors=True)
+            if self._keep_delta:
+                self._unskipped[(case.table.name, case.statement)] = unskipped
         if unskipped.status == "ran" and unskipped.rows == verdict.acidsql.rows:
             return replace(verdict, what=DOCUMENTED, known=None, documented=CHAR_SKIPPING, unskipped=unskipped)
         return replace(verdict, unskipped=unskipped)
@@ -449,20 +479,24 @@ class Parity:
 
     def _read(self, spec: TableSpec, *sides: tuple[str, Outcome]) -> tuple[Outcome, ...]:
         """Both copies' rows as Delta Spark reads them, in one query, when both statements ran
-        (when one refused, the verdict needs no rows: the other's table is unchanged)."""
+        (when one refused, the verdict needs no rows: the other's table is unchanged). Delta's
+        kept copy is read once (Parity._delta_runs)."""
         if any(out.status != "ran" for _, out in sides):
             return tuple(out for _, out in sides)
-        wanted = list(enumerate(path for path, _ in sides))
-        cols = _projection(spec)
-        query = " UNION ALL ".join(f"SELECT {i} AS side__, {cols} FROM {self.delta.ref(p)}" for i, p in wanted)
+        wanted = [(i, p) for i, (p, _) in enumerate(sides) if p not in self._rows]
         rows: dict[int, list[tuple]] = {i: [] for i, _ in wanted}
-        for r in self.spark.sql(query).collect():
-            rows[r[0]].append(tuple(_canonical(v) for v in r[1:]))
+        if wanted:
+            cols = _projection(spec)
+            query = " UNION ALL ".join(f"SELECT {i} AS side__, {cols} FROM {self.delta.ref(p)}" for i, p in wanted)
+            for r in self.spark.sql(query).collect():
+                rows[r[0]].append(tuple(_canonical(v) for v in r[1:]))
+        kept = {path for path, _ in self._delta_runs.values()}
         out = []
-        for i, (_, outcome) in enumerate(sides):
+        for i, (path, outcome) in enumerate(sides):
             if i in rows:
-                outcome = replace(outcome, rows=tuple(sorted(rows[i], key=repr)))
-            out.append(outcome)
+                self._rows[path] = tuple(sorted(rows[i], key=repr))
+            got = self._rows[path] if path in kept else self._rows.pop(path)
+            out.append(replace(outcome, rows=got))
         return tuple(out)
 
 
@@ -545,12 +579,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     conf, _ = session_conf()
     spark = local_session(app_name="dml-parity", conf=conf)
     spark.sparkContext.setLogLevel("OFF")  # a refused statement's failed tasks are expected here
-    spark.conf.set("spark.databricks.delta.snapshotPartitions", "1")  # see test_dml_parity.parity
     tables = dml_cases.random_tables(args.seed, args.tables or max(4, args.cases // 25))
     started = time.monotonic()
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="dml-parity-") as workdir:
-        parity = Parity(spark, workdir)
+        parity = Parity(spark, workdir, keep_delta=False)
         for i, case in enumerate(dml_cases.cases(args.seed, args.cases, tables)):
             v = parity.run(case, args.dml_path)
             tally.add(v)

@@ -65,8 +65,13 @@ def delta_spark_conf() -> dict[str, str]:
         # The commit lock would let a held commit block every other commit of this JVM; Delta
         # takes it only because a local store may show partial writes (it does not: tmp+rename).
         "spark.databricks.delta.commitLock.enabled": "false",
-        # Small tables: replaying the log in 50 partitions is most of Delta's time on them.
-        "spark.databricks.delta.snapshotPartitions": "2",
+        # Small tables: replaying the log in 50 partitions is most of Delta's time on them. One,
+        # not the 2 of Delta's own build: every replay task generates the code of projections of
+        # Delta's action schema (hundreds of fields, too wide for whole-stage codegen) again, which
+        # measured ~half of the test JVM's CPU on these tables (a profile of Delta reading one
+        # table at 6 versions); 1 partition took it from ~10.5 to ~8 CPU s, 3 Delta DMLs from ~6.5
+        # to ~4.5. The replay merges actions by path and is the same with any number.
+        "spark.databricks.delta.snapshotPartitions": "1",
         # Delta's VACUUM lists the table's directories in this many Spark tasks (Spark's default
         # is 10,000): measured, 66-87 CPU s of VACUUM on a table of a dozen files, half the CPU
         # of a test in test_acidsql_tables_in_delta_spark.py; with 4, 6-9 CPU s.

@@ -207,18 +207,9 @@ def _reproducers():
 
 @pytest.fixture(scope="module")
 def parity(spark, delta, tmp_path_factory):
-    # Replaying a small log in one partition instead of two: Delta's reads of each copy
-    # (its snapshot) are most of a case's time. Only Delta reads the log through this setting.
-    key = "spark.databricks.delta.snapshotPartitions"
-    before = spark.conf.get(key, None)
-    spark.conf.set(key, "1")
     parity = Parity(spark, str(tmp_path_factory.mktemp("dml-parity")))
     yield parity
     parity.close()
-    if before is None:
-        spark.conf.unset(key)
-    else:
-        spark.conf.set(key, before)
 
 
 @pytest.mark.parametrize("dml_path", DML_PATHS)

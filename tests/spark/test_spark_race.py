@@ -25,11 +25,25 @@ def _scenarios():
     return [(path.stem, sc) for path in FILES for sc in load_scenarios(path)]
 
 
+class _Outcomes(dict):
+    """(file stem, race name) -> the engine's outcome, raced the first time a test asks: a
+    pytest-xdist worker races only the scenarios of the tests it was given, not all of them."""
+
+    def __init__(self, spark):
+        super().__init__()
+        self.spark = spark
+        self.scenarios = {(stem, sc.name): sc for stem, sc in _scenarios()}
+
+    def __missing__(self, key):
+        from acidsql.spark.race import run_scenario
+
+        self[key] = outcome = run_scenario(self.spark, self.scenarios[key])
+        return outcome
+
+
 @pytest.fixture(scope="module")
 def outcomes(spark):
-    from acidsql.spark.race import run_scenario
-
-    return {(stem, sc.name): run_scenario(spark, sc) for stem, sc in _scenarios()}
+    return _Outcomes(spark)
 
 
 @pytest.fixture(scope="module")
