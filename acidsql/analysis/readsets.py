@@ -560,17 +560,22 @@ def and_all(parts: list[exp.Expression]) -> Optional[exp.Expression]:
 def static_partition_condition(spec: Sequence[tuple[str, Optional[exp.Expression]]],
                                column_types: Mapping[str, str]) -> Optional[exp.Expression]:
     """The partitions PARTITION (c = v, ...) names (its static values; None when it has none), as
-    a condition: each value cast to its column's type, as Spark casts it (PARTITION (p = 1) of a
-    STRING `p` names p = '1'; compared as written, Spark would cast `p` to a number instead)."""
+    a condition: each value as Spark stores it in its column's type. Compared as written, a STRING
+    column and a value of another type would not be (PARTITION (p = 1) of a STRING `p` names
+    p = '1'; `p = 1` casts `p` to a number): such a value is cast to the column's type. (Other
+    columns compare with a literal by casting the literal, as the store does.)"""
     parts = []
     for column, value in spec:
         if value is None:
             continue
+        typed = value.copy()
         declared = column_types.get(column.lower())
-        try:
-            typed = exp.cast(value.copy(), exp.DataType.build(declared, dialect=_SQL_DIALECT)) if declared else value.copy()
-        except Exception:  # a type sqlglot does not read: compared as written (a coarser read)
-            typed = value.copy()
+        if declared and type_category(declared) in ("string", "char") and not (
+                isinstance(value, exp.Literal) and value.is_string):
+            try:
+                typed = exp.cast(typed, exp.DataType.build(declared, dialect=_SQL_DIALECT))
+            except Exception:  # a type sqlglot does not read: compared as written (a coarser read)
+                pass
         parts.append(exp.EQ(this=exp.column(column), expression=typed))
     return and_all(parts)
 

@@ -204,3 +204,61 @@ def test_arrow_filter_matches_sql_semantics(duck):
         got = {i for i, v in enumerate(f(table).to_pylist()) if v}
         assert got == selected(duck, text), text
     assert to_arrow_filter(cond("upper(b) = 'X'"), table.schema) is None
+
+
+# --- comparisons whose value only Spark knows (issue 22; what Spark does is checked against Delta
+# Spark in tests/delta_spark/test_dml_parity.py: delete-literal-past-bigint, delete-condition-fails-ansi-cast)
+
+NULL_FILE = ({}, {}, {"a": 1, "b": 1}, 1)  # a file of one row, NULL in every column
+
+
+def test_an_integer_column_compared_with_a_decimal_past_bigint_is_the_constant_spark_folds_it_to():
+    """Spark's analyzer (DecimalPrecision) makes `a < 9223372036854775808` TRUE and `a >
+    9223372036854775808` FALSE for every row, NULL rows included; BETWEEN, `=` and a minus sign
+    applied to a literal (`-(9...)`, not a literal when Spark's analyzer sees it) are compared."""
+    everything = [None, 0, 7]
+    for text, selects in [("a < 9223372036854775808", everything), ("a <= 9223372036854775807.5", everything),
+                          ("a > -9223372036854775809", everything), ("(-9223372036854775809) < a", everything),
+                          ("NOT (a > 9223372036854775808)", everything), ("a > 9223372036854775808", []),
+                          ("NOT (a < 9223372036854775808)", []), ("a < -(9223372036854775809)", []),
+                          ("a = 9223372036854775808", []), ("a BETWEEN 0 AND 9223372036854775808", [0, 7]),
+                          ("a < 9223372036854775807", [0, 7])]:
+        r = region(text)
+        assert r.exact, text
+        assert [v for v in everything if r.evaluate({"a": v, "b": None})] == selects, text
+        assert to_stats_callable(r, TYPES)(*NULL_FILE) is (None in selects), text
+
+
+def test_a_decimal_past_bigint_that_may_be_folded_or_not_is_left_to_spark():
+    # 9...BD is a DECIMAL literal (folded); CAST('9...' AS DECIMAL(19, 0)) is a cast (compared):
+    # sqlglot reads both as the cast, so neither the region nor a row evaluation decides it.
+    r = region("a < 9223372036854775808BD")
+    assert not r.exact and r.evaluate({"a": None, "b": None}) is None
+    assert to_stats_callable(r, TYPES)(*NULL_FILE) is True
+
+
+def test_a_string_column_compared_with_a_literal_of_another_type_is_left_to_spark():
+    """Spark casts the STRING column (`b = true` is CAST(b AS BOOLEAN) = true, failing on 'x'): no
+    file is skipped for it, nor is it compared on the driver as the string 'true'."""
+    table = pa.table({"a": pa.array([1, None], pa.int32()), "b": pa.array(["true", "x"])})
+    for text in ["b = true", "b = 1", "b IN (1, 2)", "b < DATE'2024-01-01'", "b = 1.5"]:
+        r = region(text)
+        assert not r.exact, text
+        assert to_stats_callable(r, TYPES)({"b": "x"}, {"b": "z"}, {"b": 0}, 3) is True, text
+        assert to_arrow_filter(cond(text), table.schema) is None, text
+    # `a < 1.5` is a < 2 in Spark (the bound rounded up): not a comparison with 1 on the driver.
+    assert to_arrow_filter(cond("a < 1.5"), table.schema) is None
+    assert region("a < 1.5").evaluate({"a": 1, "b": None}) is True
+
+
+def test_a_static_partition_value_is_the_value_its_column_stores():
+    from acidsql.analysis.readsets import static_partition_condition
+
+    types = {"p": "string", "d": "date"}
+    spec = [("p", cond("1")), ("d", cond("'2024-01-01'")), ("q", None)]
+    condition = static_partition_condition(spec, types)
+    assert condition.sql(dialect="databricks") == "p = CAST(1 AS STRING) AND d = '2024-01-01'"
+    r = Region.from_condition(condition, types)
+    assert r.exact and r.evaluate({"p": "1", "d": dt.date(2024, 1, 1)}) is True
+    assert r.evaluate({"p": "a", "d": dt.date(2024, 1, 1)}) is False
+    assert static_partition_condition([("p", None)], types) is None
