@@ -38,11 +38,11 @@ def test_driver_insert_equals_the_spark_path(db, spark_db, table_rows, spark_job
         db.sql(f"INSERT INTO {name} VALUES (100, 1, 'setup', 0.5, true)")
     fast, jobs = spark_jobs(db, lambda: db.sql(insert.format(t="fast")))
     if kind == "cdf" and "OVERWRITE" in insert:  # the overwritten rows' changes: Spark writes them
-        assert fast.plan is None or fast.plan.path is Path.SPARK
+        assert fast.plan.path is Path.SPARK and "change data feed" in fast.plan.reason
     else:
         assert (fast.plan.path, jobs) == (Path.DRIVER, 0), fast.plan.reason
     slow = spark_db.sql(insert.format(t="slow"))
-    assert slow.plan is None or slow.plan.path is Path.SPARK
+    assert slow.plan.path is Path.SPARK and "acidsql.dml.path = spark" in slow.plan.reason
     assert (fast.rows_inserted, fast.rows_deleted) == (slow.rows_inserted, slow.rows_deleted)
     assert table_rows(db.sql("SELECT * FROM fast")) == table_rows(db.sql("SELECT * FROM slow"))
     assert _files(db, "fast") == _files(db, "slow")
@@ -79,3 +79,17 @@ def test_refusals_are_sparks_on_both_paths(db, spark_db, insert):
         errors.append(type(e.value).__name__)
         assert db.sql(f"SELECT count(*) FROM {name}").collect()[0][0] == 0
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("insert, reason", [
+    ("INSERT INTO t VALUES (1, 0, upper('a'), 1.5, true)", "VALUES: "),
+    ("INSERT INTO t SELECT 1, 0, 'a', 1.5, true", "the INSERT's query is computed by Spark"),
+])
+def test_an_insert_spark_computes_says_so_and_why(db, insert, reason):
+    """The result of an INSERT Spark computes carries the plan (path and reason), as a DELETE's,
+    UPDATE's or MERGE's does: also where the planner chose the driver and a value turned out
+    not to be computable exactly there."""
+    db.sql(f"CREATE TABLE t ({_COLUMNS}) USING DELTA")
+    r = db.sql(insert)
+    assert (r.plan.path, r.rows_inserted) == (Path.SPARK, 1)
+    assert r.plan.reason.startswith(reason) if reason.endswith(": ") else reason in r.plan.reason, r.plan.reason

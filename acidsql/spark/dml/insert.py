@@ -22,7 +22,7 @@ from acidsql.spark.dml.delete import matching_rows
 from acidsql.spark.dml.driver_insert import numbered_on_driver, values_table
 from acidsql.spark.dml.exact import NotExactOnDriver
 from acidsql.spark.dml.names import target_alias
-from acidsql.spark.dml.plan import Path
+from acidsql.spark.dml.plan import DmlPlan, Path
 from acidsql.spark.dml.run import StatementRun, begin, prepared_run
 from acidsql.spark.dml.store_assignment import Writing, stored_columns
 from acidsql.spark.prepared import PreparedWrite, RunContext
@@ -49,9 +49,13 @@ def prepare_insert(ex: RunContext, s: m.Insert) -> PreparedWrite:
                 # new columns: the commit carries the new schema (a metadata change)
                 schema_json = evolved
                 txn.update_metadata(replace(snapshot.metadata, schema_string=schema_string(evolved)))
-        on_driver = _values_on_driver(run, s, schema_json)
-        if on_driver is not None:
-            return on_driver
+        plan = None if s.replace_where is not None else run.plan()
+        if plan is not None and plan.path is Path.DRIVER:
+            on_driver = _values_on_driver(run, s, schema_json, plan)
+            if not isinstance(on_driver, str):
+                return on_driver
+            # what the result reports: Spark computed the rows, and why
+            plan = DmlPlan(plan.statement, Path.SPARK, f"VALUES: {on_driver}: Spark computes the rows")
         rows, given = _insert_rows(run, s, schema_json)
         inserted = rows.localCheckpoint(eager=True)
         count = inserted.count()
@@ -69,7 +73,6 @@ def prepare_insert(ex: RunContext, s: m.Insert) -> PreparedWrite:
         params: dict[str, Any] = {"mode": "Append", "partitionBy": json.dumps(list(snapshot.partition_columns))}
         dv = snapshot.deletion_vectors_on
         file_changes = FileChanges()
-        plan = None
         if s.replace_using or s.replace_on is not None:
             params = {"mode": "Overwrite", "partitionBy": params["partitionBy"]}
             if s.replace_using:
@@ -115,19 +118,15 @@ def prepare_insert(ex: RunContext, s: m.Insert) -> PreparedWrite:
         return prepared_run(run, file_changes, RowChanges({}, inserted=count, deleted=deletes.deleted), params, plan)
 
 
-def _values_on_driver(run: StatementRun, s: m.Insert, schema_json: Mapping[str, Any]) -> Optional[PreparedWrite]:
-    """An INSERT ... VALUES computed and written on the driver (driver_insert.py), when plan.py
-    puts it there and pyarrow computes every value exactly; None: Spark computes it."""
-    if s.replace_where is not None:
-        return None
-    decided = run.plan()
-    if decided.path is not Path.DRIVER:
-        return None
+def _values_on_driver(run: StatementRun, s: m.Insert, schema_json: Mapping[str, Any],
+                      decided: DmlPlan) -> PreparedWrite | str:
+    """An INSERT ... VALUES computed and written on the driver (driver_insert.py), where plan.py
+    put it; or why not after all (a value pyarrow does not compute exactly): Spark computes it."""
     snapshot, txn = run.snapshot, run.txn
     try:
         table = values_table(s, schema_json, snapshot.arrow_schema())
-    except NotExactOnDriver:
-        return None
+    except NotExactOnDriver as e:
+        return str(e)
     if identity.identity_columns(schema_json):
         table, schema_json = numbered_on_driver(table, schema_json)
         txn.update_metadata(replace(snapshot.metadata, schema_string=schema_string(schema_json)))
