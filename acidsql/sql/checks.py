@@ -242,7 +242,7 @@ def _merge_clause_words(seq: list[Token]) -> None:
         if j == k + 2:  # WHEN NOT MATCHED ...
             allowed = _AFTER_BY_SOURCE if seq[clause_end - 1].upper == "SOURCE" else _AFTER_NOT_MATCHED
         clause = " ".join(t.upper for t in seq[k:clause_end])
-        following = next((t for t in seq[clause_end:] if t.kind == "word" and t.upper in _CLAUSE_WORDS), None)
+        following = _next_clause_word(seq, clause_end, token.depth)
         if following is None or following.upper != "THEN":
             at = following.start if following is not None else seq[-1].start
             raise StatementError(f"expected THEN after {clause}", at)
@@ -252,6 +252,23 @@ def _merge_clause_words(seq: list[Token]) -> None:
             if after is None or after.upper != "SET":
                 raise StatementError("expected SET after UPDATE (UPDATE SET * or UPDATE SET col = value)",
                                      after.start if after is not None else seq[k + 1].end)
+
+
+def _next_clause_word(seq: list[Token], start: int, depth: int) -> Optional[Token]:
+    """The first of THEN, UPDATE, DELETE, INSERT, WHEN from `start` at the clause's own level:
+    not inside parentheses nor inside a CASE ... END of its condition (whose WHEN and THEN are
+    the CASE's)."""
+    cases = 0
+    for t in seq[start:]:
+        if t.kind != "word" or t.depth != depth:
+            continue
+        if t.upper == "CASE":
+            cases += 1
+        elif t.upper == "END" and cases:
+            cases -= 1
+        elif not cases and t.upper in _CLAUSE_WORDS:
+            return t
+    return None
 
 
 def check_tree(tree: exp.Expression, text: str, masked: str, seq: list[Token]) -> None:

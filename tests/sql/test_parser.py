@@ -101,6 +101,19 @@ def test_hostile_parameter_value_stays_one_literal():
     assert [lit.this for lit in again.statements[0].on.find_all(exp.Literal) if lit.is_string] == [hostile]
 
 
+@pytest.mark.parametrize("condition", ["CASE WHEN s.v > 1 THEN true ELSE false END",
+                                       "(CASE WHEN s.v > 1 THEN true END)",
+                                       "s.v > CASE WHEN s.w THEN 1 ELSE CASE WHEN s.x THEN 2 END END"])
+def test_a_merge_clause_condition_may_hold_a_case_expression(condition):
+    """The CASE's own WHEN and THEN are not the clause's: the clause's THEN follows the END."""
+    (merge,) = parse_script(f"MERGE INTO t USING s ON t.k = s.k WHEN MATCHED AND {condition} THEN UPDATE SET t.v = s.v "
+                            "WHEN NOT MATCHED THEN INSERT *").statements
+    assert merge.clauses[0].condition.find(exp.Case) is not None and merge.clauses[0].action is MergeAction.UPDATE
+    (error,) = parse_script("MERGE INTO t USING s ON t.k = s.k WHEN MATCHED AND CASE WHEN s.v > 1 THEN true END "
+                            "UPDATE SET t.v = s.v").errors
+    assert (error.message, error.col) == ("expected THEN after WHEN MATCHED", 84)
+
+
 def test_error_in_the_middle_of_a_script_is_positioned_and_the_rest_parses():
     text = ("UPDATE t SET a = 1 WHERE b = 2;\n"
             "MERGE INTO t USING s ON t.id = s.id\n"
