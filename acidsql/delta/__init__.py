@@ -3,13 +3,15 @@ whose conflicts are decided by `acidsql.conflict`, deletion vectors and row-leve
 
 Imports nothing from the SQL, analysis or Spark layers, and never pyspark.
 
-The names below are loaded on first use (`__getattr__`, PEP 562): importing one module of the
+The names below are loaded on first use (`acidsql.lazy`, PEP 562): importing one module of the
 engine imports that module and what it needs, not the whole engine. So `acidsql.delta.errors`
 and `acidsql.delta.exceptions` (the errors a run raises, which `acidsql` re-exports) import
 neither pyarrow nor obstore, and work on the base install (issue 23 §12)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from acidsql.lazy import lazy_names as _lazy_names
 
 if TYPE_CHECKING:
     from acidsql.delta.actions import (
@@ -67,16 +69,4 @@ _LAZY = {name: module for module, names in _MODULES.items() for name in names}
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:  # also how `from acidsql.delta import log` finds a submodule not imported yet
-        raise AttributeError(f"module 'acidsql.delta' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = _lazy_names(__name__, _LAZY)
