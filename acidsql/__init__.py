@@ -16,7 +16,9 @@ Every result has `to_dict()` giving stable, JSON-serializable output.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
+
+from acidsql.lazy import lazy_names as _lazy_names
 
 __version__ = "0.1.0"
 
@@ -136,16 +138,4 @@ def predict_jobs(scripts: Sequence[Union[str, Path]], catalog: Optional["Catalog
     return predict_job_matrix(parsed, catalog)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'acidsql' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = _lazy_names(__name__, _LAZY)

@@ -86,7 +86,7 @@ def child(engine: str, path: str, repeats: int) -> dict:
     load = {"acidsql": _load_acidsql, "acidsql-every-file": _load_acidsql_every_file,
             "deltalake": _load_deltalake}[engine]
     if engine.startswith("acidsql"):
-        import acidsql.delta  # noqa: F401
+        import acidsql.delta.log  # noqa: F401  (acidsql.delta alone loads its modules on first use)
         import acidsql.delta.checkpoint  # noqa: F401
     else:
         import deltalake  # noqa: F401

@@ -28,6 +28,9 @@ class LintContext:
     config: LintConfig
     catalog: Catalog
     params: Mapping[str, str] = field(default_factory=dict)
+    # The script is a Jinja / dbt template: its statements are rendered SQL, so no finding may
+    # carry a fix (written back, it would replace the template's code with what it rendered to).
+    template: bool = False
     # The statement the rules are checking (set by the runner with `begin`), its target's
     # description (the catalog changes only between statements, so it is looked up once), and
     # its analysis: computed when a rule first asks, as most statements meet no rule that does.

@@ -15,6 +15,7 @@ from acidsql.linter.suppression import Suppressions
 from acidsql.sql import model as m
 from acidsql.sql.model import ParseError
 from acidsql.sql.parser import parse_statements
+from acidsql.sql.templates import is_template
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,8 @@ def lint_text(
     params = dict(params or {})
     catalog = (catalog.copy() if catalog is not None else config.catalog())
     suppressions = Suppressions.scan(text)
-    context = LintContext(file=file, text=text, config=config, catalog=catalog, params=params)
+    context = LintContext(file=file, text=text, config=config, catalog=catalog, params=params,
+                          template=is_template(text, config.templater))
     rules = [r for r in all_rules() if config.enabled(r.CODE, file)]
     model_queries = full_parse or any(getattr(rule, "READS_QUERIES", False) for rule in rules)
     report_errors = config.enabled("DL000", file)

@@ -10,15 +10,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 from acidsql.analysis.catalog import TableInfo, table_info_of_delta
+# The engine, imported with the module and not on first use: what imports a Warehouse (the
+# CLI's --warehouse, run, race, history, describe) needs it to read any table, so on the base
+# install that import is where the CLI says to install acidsql[engine] (cli/main.py), whatever
+# the warehouse holds.
+from acidsql.delta.log import DeltaLog
 from acidsql.delta.storage import is_object_store_location, join_location, normalize_location
 from acidsql.delta.stores import storage_for
+from acidsql.delta.table import DeltaTable
 from acidsql.sql.model import TableRef, split_name
 
 if TYPE_CHECKING:
-    from acidsql.delta.log import DeltaLog
     from acidsql.delta.snapshot import Snapshot
     from acidsql.delta.storage import Storage
-    from acidsql.delta.table import DeltaTable
 
 DEFAULT_DATABASE = "default"
 
@@ -54,14 +58,10 @@ class Warehouse:
     def storage(self, location: str) -> "Storage":
         return storage_for(location, dict(self.storage_options))
 
-    def log(self, location: str) -> "DeltaLog":
-        from acidsql.delta.log import DeltaLog
-
+    def log(self, location: str) -> DeltaLog:
         return DeltaLog(location, self.storage(location))
 
-    def table(self, location: str, name: Optional[str] = None) -> "DeltaTable":
-        from acidsql.delta.table import DeltaTable
-
+    def table(self, location: str, name: Optional[str] = None) -> DeltaTable:
         return DeltaTable(location, self.storage(location), name=name)
 
     def has_table(self, location: str) -> bool:
@@ -71,8 +71,6 @@ class Warehouse:
         storage = self.storage(location)
         if storage.lists_cheaply and not storage.exists("_delta_log"):
             return False
-        from acidsql.delta.log import DeltaLog
-
         return DeltaLog(location, storage).exists()
 
     def location(self, ref: TableRef) -> str:

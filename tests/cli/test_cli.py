@@ -237,3 +237,50 @@ def test_conflicts_jobs_matrix(work):
     clash = acidsql("conflicts", "--jobs", "a.sql", "c.sql", cwd=work)
     assert clash.returncode == 1 and "a.sql" in clash.stdout and "Exception" in clash.stdout
     assert acidsql("conflicts", "--jobs", "a.sql", "missing.sql", cwd=work).returncode == 2
+
+
+MERGE_ONE_DAY = """MERGE INTO orders t USING staged s
+ON s.id = t.id AND t.order_date = DATE'2024-06-01'
+WHEN MATCHED THEN UPDATE SET *
+WHEN NOT MATCHED THEN INSERT *;
+"""
+DELETE_OTHER_DAY = "DELETE FROM orders WHERE order_date = DATE'2024-03-01';\n"
+ORDERS_SETUP = """\
+  setup:
+  - CREATE TABLE orders (id BIGINT, order_date DATE, amount DOUBLE) USING DELTA PARTITIONED BY (order_date)
+  - CREATE TABLE staged (id BIGINT, order_date DATE, amount DOUBLE) USING DELTA
+  - INSERT INTO orders VALUES (1, DATE'2024-06-01', 1.0), (2, DATE'2024-03-01', 2.0)
+  - INSERT INTO staged VALUES (1, DATE'2024-06-01', 5.0), (3, DATE'2024-06-01', 6.0)
+"""
+
+
+def test_conflicts_jobs_agrees_with_scenario_mode_on_a_merge_of_one_day_and_a_delete_of_another(tmp_path):
+    """Issue 23 §10, from the command line: the MERGE reads and rewrites only 2024-06-01, so the
+    DELETE of 2024-03-01 committing first cannot fail it (--jobs said "possible:
+    ConcurrentDeleteDeleteException"; scenario mode and race: committed). The other order stays
+    possible in --jobs mode: the MERGE inserts source rows whose dates no job file shows."""
+    (tmp_path / "acidsql.toml").write_text('[tables.orders]\ncolumns = { id = "BIGINT", order_date = "DATE" }\n'
+                                           'partitioned_by = ["order_date"]\n')
+    (tmp_path / "merge.sql").write_text(MERGE_ONE_DAY)
+    (tmp_path / "delete.sql").write_text(DELETE_OTHER_DAY)
+    jobs = acidsql("conflicts", "--jobs", "merge.sql", "delete.sql", "--format", "json", cwd=tmp_path)
+    assert jobs.returncode == 1, jobs.stdout + jobs.stderr
+    found = json.loads(jobs.stdout)
+    assert [(c["loser"], c["outcome"]) for c in found["conflicts"]] == [
+        ("delete.sql", "possible: ConcurrentAppendException")]
+    assert "files may be added" not in jobs.stdout and found["notes"] == []
+    (tmp_path / "merge_last.yaml").write_text(f"- name: merge-last\n{ORDERS_SETUP}"
+                                              f"  current: {MERGE_ONE_DAY.strip().rstrip(';')!r}\n"
+                                              f"  winners: [{DELETE_OTHER_DAY.strip().rstrip(';')!r}]\n"
+                                              "  expect: committed\n")
+    scenario = acidsql("conflicts", "merge_last.yaml", cwd=tmp_path)
+    assert scenario.returncode == 0, scenario.stdout + scenario.stderr
+
+
+def test_conflicts_jobs_notes_the_layout_it_assumes_for_a_table_nobody_described(tmp_path):
+    (tmp_path / "merge.sql").write_text(MERGE_ONE_DAY)
+    (tmp_path / "delete.sql").write_text(DELETE_OTHER_DAY)
+    jobs = acidsql("conflicts", "--jobs", "merge.sql", "delete.sql", cwd=tmp_path)
+    assert jobs.returncode == 1, jobs.stdout + jobs.stderr
+    assert ("note: orders: unknown table: assumed unpartitioned, not clustered, deletion vectors off, "
+            "WriteSerializable, no identity columns") in " ".join(jobs.stdout.split())

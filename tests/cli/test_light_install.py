@@ -20,7 +20,9 @@ from tests.install import base_dependencies, closure
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RUNNER = """
+# The base install: every module the base dependencies do not bring is refused. argv[1]: the
+# distributions a base install has; argv[2]: where to write what ran and what it imported.
+BASE = """
 import importlib.metadata as md
 import json, sys
 
@@ -37,7 +39,11 @@ class Blocker:
         return None
 
 sys.meta_path.insert(0, Blocker())
-at_start = set(sys.modules)  # the interpreter's own (site, a .pth's finder): no command's
+at_start = set(sys.modules)  # the interpreter's own (site, a .pth's finder): none of acidsql's
+"""
+
+# An acidsql command (argv[3:]) on the base install: its exit status and third-party imports.
+RUNNER = BASE + """
 from acidsql.cli.main import main
 code = main(sys.argv[3:])
 third_party = sorted({m.split(".")[0] for m in set(sys.modules) - at_start} - set(sys.stdlib_module_names) - {"acidsql"})
@@ -46,16 +52,29 @@ with open(sys.argv[2], "w") as out:
 """
 
 
-def _light(tmp_path: Path, *argv: str) -> tuple[int, list[str], str]:
-    """(exit status, third-party top-level modules imported, stdout + stderr)."""
+def _on_base_install(tmp_path: Path, program: str, *argv: str) -> tuple[dict, str]:
+    """Run `program` (which starts with BASE) on the base install: (its report, stdout + stderr)."""
     runner, report = tmp_path / "runner.py", tmp_path / "report.json"
-    runner.write_text(RUNNER)
+    runner.write_text(program)
     out = subprocess.run([sys.executable, str(runner), json.dumps(sorted(closure(base_dependencies()))), str(report), *argv],
                          cwd=ROOT / "examples", capture_output=True, text=True, timeout=300,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
     assert out.returncode == 0, out.stderr[-3000:]
-    result = json.loads(report.read_text())
-    return result["code"], result["modules"], out.stdout + out.stderr
+    return json.loads(report.read_text()), out.stdout + out.stderr
+
+
+def _light(tmp_path: Path, *argv: str) -> tuple[int, list[str], str]:
+    """(exit status, third-party top-level modules imported, stdout + stderr)."""
+    result, output = _on_base_install(tmp_path, RUNNER, *argv)
+    return result["code"], result["modules"], output
+
+
+def _beyond_base(modules: list[str]) -> list[str]:
+    # A module of no distribution (Cython's runtime) is none of an install's; one that several
+    # provide (sqlglotc overlays compiled modules on sqlglot's package) is the base's if any is.
+    distributions, allowed = md.packages_distributions(), closure(base_dependencies())
+    return [m for m in modules
+            if distributions.get(m) and not any(d.lower().replace("_", "-") in allowed for d in distributions[m])]
 
 
 LIGHT = [
@@ -73,12 +92,36 @@ def test_the_static_commands_run_on_the_base_install(tmp_path, argv):
     code, modules, output = _light(tmp_path, *argv)
     assert code in (0, 1), output[-3000:]
     assert "internal error" not in output and "Traceback" not in output and "No module named" not in output
-    # A module of no distribution (Cython's runtime) is none of an install's; one that several
-    # provide (sqlglotc overlays compiled modules on sqlglot's package) is the base's if any is.
-    distributions, allowed = md.packages_distributions(), closure(base_dependencies())
-    beyond = [m for m in modules
-              if distributions.get(m) and not any(d.lower().replace("_", "-") in allowed for d in distributions[m])]
+    beyond = _beyond_base(modules)
     assert not beyond, f"imported beyond the base dependencies: {beyond}"
+
+
+# The errors `acidsql` exports (issue 23 §12): each one's class hierarchy, and what importing
+# them all imported.
+ERRORS = BASE + """
+import acidsql
+errors = {name: [c.__name__ for c in getattr(acidsql, name).__mro__]
+          for name in acidsql.__all__ if name.endswith(("Exception", "Exceeded", "Error"))}
+third_party = sorted({m.split(".")[0] for m in set(sys.modules) - at_start} - set(sys.stdlib_module_names) - {"acidsql"})
+with open(sys.argv[2], "w") as out:
+    json.dump({"errors": errors, "modules": third_party}, out)
+"""
+
+
+def test_the_conflict_exceptions_are_importable_from_acidsql_on_the_base_install(tmp_path):
+    """`except acidsql.ConcurrentAppendException` needs no engine: the errors a commit or a
+    statement raises live in modules that import acidsql.conflict and the standard library
+    only, and importing one module of acidsql.delta imports that module (acidsql/delta/__init__
+    loads its names on first use), not pyarrow and the whole engine."""
+    result, output = _on_base_install(tmp_path, ERRORS)
+    errors = result["errors"]
+    assert set(errors) == {
+        "DeltaConcurrentModificationException", "ConcurrentAppendException", "ConcurrentDeleteReadException",
+        "ConcurrentDeleteDeleteException", "MetadataChangedException", "ProtocolChangedException",
+        "ConcurrentTransactionException", "MaxCommitRetriesExceeded", "DeltaError", "StatementError"}, output
+    assert all("DeltaError" in mro for name, mro in errors.items() if name != "StatementError"), errors
+    assert "DeltaConcurrentModificationException" in errors["ConcurrentAppendException"]
+    assert result["modules"] == [], f"imported beyond the standard library: {result['modules']}"
 
 
 def test_explain_says_a_write_is_not_planned_without_the_engine(tmp_path):

@@ -162,3 +162,27 @@ def test_rewrite_refuses_a_template_instead_of_writing_rendered_sql_into_it(tmp_
     result = acidsql("rewrite", "t.sql", "--param", "date=2024-01-01", "--write", cwd=tmp_path)
     assert result.returncode == 1 and "does not rewrite Jinja / dbt templates" in result.stdout + result.stderr
     assert "{{ ref('t') }}" in (tmp_path / "t.sql").read_text()
+
+
+def test_lint_offers_no_fix_for_a_template_and_fix_write_leaves_it(tmp_path):
+    """A fix is the statement's rendered SQL: written into a template (by `--fix --write` or by a
+    SARIF consumer applying `fixes`) it would replace `{{ ref('orders') }}` and the `{% if %}`
+    around it with what they rendered to. lint says what to add and leaves the template alone."""
+    (tmp_path / "acidsql.toml").write_text('[tables.orders]\ncolumns = { id = "BIGINT", d = "DATE" }\n'
+                                           'partitioned_by = ["d"]\n[templater]\nis_incremental = true\n')
+    template = ("{% if is_incremental() %}\n"
+                "MERGE INTO {{ ref('orders') }} t USING (SELECT * FROM raw WHERE d = DATE'2024-01-01') s\n"
+                "ON t.id = s.id AND t.d = s.d WHEN MATCHED THEN UPDATE SET *;\n{% endif %}\n")
+    (tmp_path / "model.sql").write_text(template)
+    lint = acidsql("lint", "model.sql", "--param", "d=2024-01-01", "--fix", "--write", cwd=tmp_path)
+    assert lint.returncode == 1, lint.stdout + lint.stderr
+    assert "model.sql:2:1: DL001" in lint.stdout
+    assert "add `t.d = DATE '2024-01-01'` in the template (acidsql does not rewrite Jinja / dbt templates)" \
+        in lint.stdout, lint.stdout
+    assert "fix:" not in lint.stdout and "autofix" not in lint.stdout
+    assert (tmp_path / "model.sql").read_text() == template
+    sarif = json.loads(acidsql("lint", "model.sql", "--param", "d=2024-01-01", "--format", "sarif", cwd=tmp_path).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    assert "fixes" not in result
+    unbound = acidsql("lint", "model.sql", cwd=tmp_path)
+    assert "--param" not in unbound.stdout and "in the template" in unbound.stdout, unbound.stdout

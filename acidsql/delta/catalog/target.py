@@ -20,14 +20,14 @@ from typing import Any, Optional
 from acidsql.delta.actions import Action, CommitInfo, Metadata, action_to_line
 from acidsql.delta.catalog.base import STAGED_DIR, CatalogError, Proposal, staged_commit_name
 from acidsql.delta.catalog.resolve import Catalog
-from acidsql.delta.commit.hooks import CommittedTable
 from acidsql.delta import storage as storage_module
 from acidsql.delta.errors import CommitFileExists
 from acidsql.delta.storage import CATALOG_FAULT_REL
 from acidsql.delta.exceptions import InvalidTablePropertyError
 from acidsql.delta.log import CATALOG_ID_KEY, CATALOG_MANAGED, commit_path
 
-if typing.TYPE_CHECKING:
+if typing.TYPE_CHECKING:  # the commit stages call this module (prepare, pipeline): it names their types only
+    from acidsql.delta.commit.hooks import CommittedTable
     from acidsql.delta.commit.state import Transaction
     from acidsql.delta.log import DeltaLog
 

@@ -19,6 +19,7 @@ CODE = "DL001"
 NAME = "require-partition-predicate"
 SUMMARY = "MERGE/UPDATE/DELETE without literal predicates on the target's partition columns."
 SEVERITY = Severity.WARNING
+_NO_TEMPLATE_FIX = "(acidsql does not rewrite Jinja / dbt templates)"
 
 
 def check(statement, context) -> list[Finding]:
@@ -41,11 +42,16 @@ def check(statement, context) -> list[Finding]:
     )
     if result.added and not result.refused:
         added = " AND ".join(a.predicate for a in result.added)
+        if context.template:  # the rewrite is rendered SQL: the template's code would be lost
+            return [context.finding(sys.modules[__name__], statement, message,
+                                    hint=f"add `{added}` in the template {_NO_TEMPLATE_FIX}")]
         return [context.finding(sys.modules[__name__], statement, message,
                                 hint=f"add `{added}` (autofix available: acidsql rewrite)", fix=result.rewritten)]
     hint = "add literal predicates on " + missing
     if result.refused:
         hint += f"; not rewritten automatically: {result.refused}"
+    elif context.template:
+        hint += f" in the template {_NO_TEMPLATE_FIX}"
     else:
         hint += " (or pass their values with --param NAME=VALUE to get an autofix)"
     return [context.finding(sys.modules[__name__], statement, message, hint=hint)]
