@@ -36,10 +36,7 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
     from acidsql.analysis.blocks import transaction_units
     from acidsql.sql import model as m, parse_script
 
-    try:
-        from acidsql.analysis import conflict_row
-    except ImportError:
-        conflict_row = None
+    from acidsql.analysis import conflict_row
     script = parse_script(text, file, params=params or None)
     out = []
     # BEGIN TRANSACTION ... COMMIT, as one block, explained where its COMMIT stands
@@ -57,7 +54,7 @@ def explain_script(text: str, file: str, params: dict, catalog) -> tuple[list[di
                 try:
                     analysis = analyze(part, catalog)
                     entry["analysis"] = to_plain(analysis)
-                    entry["conflicts"] = to_plain(conflict_row(analysis, catalog)) if conflict_row is not None else None
+                    entry["conflicts"] = to_plain(conflict_row(analysis, catalog))
                     entry["path"] = dml_path(part, analysis, catalog)
                 except Exception as bug:  # a defect of acidsql on this statement: say so, explain the rest
                     entry["error"] = f"internal error: {type(bug).__name__}: {bug}"
@@ -75,11 +72,9 @@ def _block_entries(block, file: str, catalog, before: bool) -> list[dict]:
     statements or at a COMMIT."""
     entry = {"file": file, "line": block.span.line, "col": block.span.col,
              "statement": block.text.strip().splitlines()[0] if block.text.strip() else "BEGIN ATOMIC"}
-    try:
-        from acidsql.analysis.blocks import BlockRefused
-        from acidsql.analysis.predict import explain_block
-    except ImportError:  # the predictor needs PyYAML, as conflict_row does
-        return []
+    from acidsql.analysis.blocks import BlockRefused
+    from acidsql.analysis.predict import explain_block
+
     try:
         entry["block"] = to_plain(explain_block(block, catalog))
     except BlockRefused as refused:  # a transaction refuses it: nothing of it would commit

@@ -22,14 +22,9 @@ def register(subparsers) -> None:
 
 
 def statement_dict(statement) -> dict:
-    try:
-        from acidsql.sql.serialize import statement_to_dict
-    except ImportError:
-        statement_to_dict = None
-    if statement_to_dict is not None:
-        return statement_to_dict(statement)
-    return {"kind": statement.kind.value, "target": statement.target.key if statement.target else None,
-            "line": statement.span.line, "col": statement.span.col, "text": statement.text}
+    from acidsql.sql.serialize import statement_to_dict
+
+    return statement_to_dict(statement)
 
 
 def run(args) -> int:
