@@ -33,6 +33,12 @@ _NON_DETERMINISTIC_NODES = tuple(
 )
 
 
+def non_deterministic(node: exp.Expression) -> bool:
+    """Whether the function `node` gives another value each time (rand(), current_timestamp())."""
+    return isinstance(node, _NON_DETERMINISTIC_NODES) or (
+        isinstance(node, exp.Anonymous) and str(node.this).lower() in NON_DETERMINISTIC_FUNCTIONS)
+
+
 @dataclass(frozen=True)
 class ReadSet:
     """What a statement reads of its target. `reads` is False for a blind append."""
@@ -302,12 +308,7 @@ def fallbacks_in(condition: Optional[exp.Expression], resolver: TargetColumns, w
         complex_cols.append("an element of an array or map value")
     if complex_cols:
         out.append(f"the {where} uses a complex-type value ({', '.join(dict.fromkeys(complex_cols))}: struct, array or map)")
-    nd = set()
-    for node in walk.funcs:
-        if isinstance(node, _NON_DETERMINISTIC_NODES):
-            nd.add(node.sql(dialect=_SQL_DIALECT))
-        elif isinstance(node, exp.Anonymous) and str(node.this).lower() in NON_DETERMINISTIC_FUNCTIONS:
-            nd.add(node.sql(dialect=_SQL_DIALECT))
+    nd = {node.sql(dialect=_SQL_DIALECT) for node in walk.funcs if non_deterministic(node)}
     if nd:
         out.append(f"the {where} uses a non-deterministic expression ({', '.join(sorted(nd))})")
     if walk.selects:

@@ -239,6 +239,7 @@ FRONT_END_CLASSES = frozenset({"DELTA_CONFLICT_SET_COLUMN", "DECIMAL_PRECISION_E
 # is no number). A statement whose rows raise two of them in two files fails with the first task
 # to fail: Delta Spark 4.4 itself names either from run to run (one row raising both names the
 # same one on both engines: the columns are computed in the table's order).
+CARDINALITY = "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE"
 ROW_VALUE_CLASSES = frozenset({"DELTA_CAST_OVERFLOW_IN_TABLE_WRITE", "CAST_OVERFLOW_IN_TABLE_INSERT",
                                "CAST_INVALID_INPUT"})
 
@@ -254,6 +255,22 @@ KNOWN: tuple[Known, ...] = (
           "error of the task that failed first (a race: Delta Spark itself names either from run to run)",
           lambda v: v.what == "other error class" and v.acidsql.status == "refused" and v.delta.status == "refused"
           and {v.acidsql.error_class, v.delta.error_class} <= ROW_VALUE_CLASSES),
+    Known("new: both refuse a MERGE holding two errors, two source rows on one target row and a value Spark "
+          "cannot compute or store, each engine naming another first (Delta folds constants while it plans and "
+          "checks the rows' matches while it joins; acidsql checks the matches after computing the values)",
+          lambda v: v.what == "other error class" and v.case.kind == "MERGE"
+          and {v.acidsql.error_class, v.delta.error_class} & {CARDINALITY}
+          and {v.acidsql.error_class, v.delta.error_class} - {CARDINALITY} <= ROW_VALUE_CLASSES),
+    Known("new: acidsql skips files by the region its analyzer solves from an arithmetic condition (`i - 1 > 1` as "
+          "`i > 2`); Delta 4.4 reads them and fails on the overflow a row there gives (ARITHMETIC_OVERFLOW)",
+          lambda v: v.what == "acidsql ran, Delta refused" and v.delta.error_class == "ARITHMETIC_OVERFLOW"
+          and "arithmetic" in v.case.features),
+    Known("new: on a local session (the driver reads the candidate target rows) acidsql's MERGE computes a NOT "
+          "MATCHED clause's condition only on the source rows no target row matches; Delta's computes it on a "
+          "matched row too and fails where it raises there (CAST_INVALID_INPUT)",
+          lambda v: v.what == "acidsql ran, Delta refused" and v.case.kind == "MERGE"
+          and re.search(r"WHEN NOT MATCHED (BY TARGET )?AND", v.case.statement) is not None
+          and v.delta.error_class in ROW_VALUE_CLASSES | {"ARITHMETIC_OVERFLOW"}),
 )
 
 

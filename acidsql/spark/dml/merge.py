@@ -17,6 +17,7 @@ from acidsql.delta.actions import schema_string
 from acidsql.spark.changes import records_changes
 from acidsql.spark.dml import driver_merge, merge_join
 from acidsql.spark.dml.run import begin, prepared_run
+from acidsql.spark.dml.store_assignment import column_types, refuse_unstorable_constants
 from acidsql.spark.prepared import PreparedWrite, RunContext
 from acidsql.spark.results import StatementError
 from acidsql.sql import model as m
@@ -32,6 +33,9 @@ def prepare_merge(ex: RunContext, s: m.Merge) -> PreparedWrite:
             run.snapshot.schema_json, s.target.name if s.target else "a table")
         if refusal is not None:
             raise StatementError(refusal.message, refusal.error_class)
+        names = {f.lower(): f for f in table_fields}
+        refuse_unstorable_constants(run.spark, [(names.get(m.assigned_column(k), k), v) for c in s.clauses
+                                                for k, v in c.assignments], column_types(run.snapshot.schema_json), run.views.sql)
         plan = run.plan(source=src.columns(), new_columns=src.metadata is not None)
         part = driver_merge.on_driver(run, s, src, plan)
         changes, files, plan, marked = merge_join.finish(run, s, src, part)

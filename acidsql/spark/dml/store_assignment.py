@@ -23,15 +23,16 @@ back into the StatementError of Delta's class.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Optional
 
 from acidsql.spark.results import StatementError
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import DataType
+    from sqlglot import exp
 
 
 class Writing(Enum):
@@ -82,6 +83,66 @@ def stored_sql(value: str, target: "DataType", column: str, writing: Writing,
     message = f"concat({_sql_string(before)}, '\"', upper(typeof({x})), '\"', {_sql_string(after)})"
     return (f"transform(array({value}), {x} -> CASE WHEN {x} IS NOT NULL AND try_cast({x} AS {t}) IS NULL "
             f"AND typeof({x}) RLIKE '{_OVERFLOWING}' THEN raise_error({message}) ELSE CAST({x} AS {t}) END)[0]")
+
+
+def column_types(schema_json: Mapping[str, object]) -> dict[str, "DataType"]:
+    """The table's top-level columns' Spark types, by name."""
+    from pyspark.sql.types import StructType
+
+    return {f.name: f.dataType for f in StructType.fromJson(dict(schema_json)).fields}
+
+
+def refuse_unstorable_constants(spark: "SparkSession", values: Sequence[tuple[str, "exp.Expression"]],
+                                types: Mapping[str, "DataType"], render: Callable[["exp.Expression"], str]) -> None:
+    """An UPDATE's or MERGE's constant value (no column, no subquery, deterministic) that its
+    column cannot store fails the statement whatever rows it matches, as in Delta Spark, where
+    Spark folds the constant's cast when it plans the statement: `UPDATE t SET id = 'x' WHERE
+    false` fails CAST_INVALID_INPUT, a MERGE INSERT clause no row takes with 9223372036854775808
+    for an INT column fails DELTA_CAST_OVERFLOW_IN_TABLE_WRITE. `values`: (column, value) of
+    every assignment; the constants are computed here, in one query with nothing to read."""
+    from sqlglot import exp
+
+    from acidsql.analysis.readsets import non_deterministic
+
+    def constant(v: "exp.Expression") -> bool:
+        if isinstance(v, exp.Null) or v.find(exp.Column, exp.Subquery, exp.Select, exp.Star) is not None:
+            return False
+        return not any(non_deterministic(f) for f in v.find_all(exp.Func))
+
+    checks = [stored_sql(render(v), types[c], c, Writing.UPDATE_OR_MERGE) for c, v in values
+              if c in types and constant(v) and not _stores_as_is(v, types[c])]
+    if not checks:
+        return
+    try:
+        spark.sql("SELECT " + ", ".join(f"{e} AS `v{i}`" for i, e in enumerate(checks))).collect()
+    except Exception as error:  # noqa: BLE001 - the overflow of Delta's class, else Spark's own error
+        refusal = refusal_of(error)
+        if refusal is not None:
+            raise refusal from None
+        raise
+
+
+_INTEGRAL_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+
+
+def _stores_as_is(value: "exp.Expression", target: "DataType") -> bool:
+    """The plain literals a column takes without a cast that can fail (no query needed): a
+    string into a STRING, a boolean into a BOOLEAN, an integer within an integer column's range
+    or into a DOUBLE."""
+    from pyspark.sql.types import BooleanType, DoubleType, StringType
+    from sqlglot import exp
+
+    if value.is_string:
+        return isinstance(target, StringType)
+    if isinstance(value, exp.Boolean):
+        return isinstance(target, BooleanType)
+    if isinstance(value, exp.Neg):
+        value = value.this
+    if isinstance(value, exp.Literal) and value.this.isdigit():
+        bits = _INTEGRAL_BITS.get(target.simpleString())
+        return isinstance(target, DoubleType) and len(value.this) < 16 or (
+            bits is not None and int(value.this) < 2 ** (bits - 1))
+    return False
 
 
 def stored_columns(df: "DataFrame", types: Mapping[str, "DataType"], writing: Writing) -> "DataFrame":

@@ -22,7 +22,7 @@ from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter
 from acidsql.spark.dml.names import PRE_IMAGE, target_alias
 from acidsql.spark.dml.plan import Path, update_values
 from acidsql.spark.dml.run import StatementRun, begin, predicate_parameters, prepared_run
-from acidsql.spark.dml.store_assignment import Writing, stored_columns
+from acidsql.spark.dml.store_assignment import Writing, column_types, refuse_unstorable_constants, stored_columns
 from acidsql.spark.prepared import PreparedWrite, RunContext
 from acidsql.spark.results import StatementError
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN, scan
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 def prepare_update(ex: RunContext, s: m.Update) -> PreparedWrite:
     with begin(ex, s) as run:
         assigned = _assigned(s, run.snapshot.schema_json)
+        refuse_unstorable_constants(run.spark, list(assigned.items()), column_types(run.snapshot.schema_json), run.views.sql)
         plan = run.plan()
         parameters = predicate_parameters(s.where)
         if not run.files:
@@ -123,7 +124,6 @@ def _updated_rows_in_spark(run: StatementRun, s: m.Update, assigned: Mapping[str
     """The UPDATE's new rows computed by Spark: over the matched rows the driver read (then
     collected and written on the driver), or over every row of the files it reads."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import StructType
 
     from acidsql.delta.row_tracking import enabled
 
@@ -143,7 +143,7 @@ def _updated_rows_in_spark(run: StatementRun, s: m.Update, assigned: Mapping[str
     where = f" WHERE {views.sql(s.where)}" if s.where is not None else ""
     df = run.spark.sql(
         f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols}{pre} FROM {view} AS `{alias}`{where}")
-    types = {f.name: f.dataType for f in StructType.fromJson(snapshot.schema_json).fields}
+    types = column_types(snapshot.schema_json)
     df = stored_columns(df, {f: types[f] for f in assigned}, Writing.UPDATE_OR_MERGE)
     if matched is None:
         # Read twice (the positions, then the new rows and pre-images): materialized once so
