@@ -127,7 +127,7 @@ reliability: torture crash fuzz corrupt mixed
 
 # The refusal-parity differential (issue 22) on $(CASES) generated DML statements from seed
 # $(SEED) instead of CI's fixed sample: counts of same rows, both refused, divergences by class,
-# Delta internal errors (tests/delta_spark/dml_parity.py; docs/reliability.md section 6).
+# Delta internal errors (tests/delta_spark/dml_parity.py; docs/reliability.md section 8).
 CASES ?= 1000
 SEED ?= 1
 .PHONY: dml-parity

@@ -550,12 +550,7 @@ def merge_target_predicates(on: Optional[exp.Expression], resolver: TargetColumn
 
 
 def and_all(parts: list[exp.Expression]) -> Optional[exp.Expression]:
-    if not parts:
-        return None
-    out = parts[0]
-    for p in parts[1:]:
-        out = exp.and_(out, p, copy=False)
-    return out
+    return exp.and_(*parts, copy=False) if parts else None
 
 
 def static_partition_condition(spec: Sequence[tuple[str, Optional[exp.Expression]]],
@@ -593,12 +588,5 @@ def read_set_for_condition(condition: Optional[exp.Expression], info: TableInfo,
     target_only = [clause for clause, c in zip(clauses, conjuncts) if resolver.is_target_only(c)]
     files = Region.from_clauses(target_only) if target_only else Region()
     partitions = rows.restrict(info.partition_columns) if info.partition_columns else Region()
-    return ReadSet(
-        True,
-        whole_table=False,
-        partitions=partitions,
-        files=files,
-        rows=rows,
-        condition_expression=condition,
-        why=why,
-    )
+    return ReadSet(True, whole_table=False, partitions=partitions, files=files, rows=rows,
+                   condition_expression=condition, why=why)
