@@ -41,14 +41,83 @@ def _ref(path: str) -> str:
     return "delta.`" + path.replace("`", "``") + "`"
 
 
-def main() -> str:
+class Tally:
+    """The paths, reasons, refusals and warm times of one population's statements."""
+
+    def __init__(self) -> None:
+        self.paths: dict[str, Counter] = defaultdict(Counter)
+        self.times: dict[str, list[float]] = defaultdict(list)
+        self.reasons: Counter = Counter()
+        self.refused: Counter = Counter()
+
+    def table(self) -> list[str]:
+        ran = sum(sum(c.values()) for c in self.paths.values())
+        driver = sum(c["driver"] for c in self.paths.values())
+        lines = [f"**Driver path: {driver} of {ran} statements that ran ({100 * driver / max(ran, 1):.0f}%).**", "",
+                 "| kind | ran | driver | Spark | driver share | refused |", "|---|---:|---:|---:|---:|---:|"]
+        for kind in sorted(set(self.paths) | set(self.refused)):
+            c = self.paths[kind]
+            n = sum(c.values())
+            lines.append(f"| {kind} | {n} | {c['driver']} | {n - c['driver']} | {100 * c['driver'] / max(n, 1):.0f}% "
+                         f"| {self.refused[kind]} |")
+        lines += ["", "Median wall time per statement on the warm session (small tables: this is the fixed cost): "
+                  + ", ".join(f"{p} {1000 * statistics.median(v):.0f} ms ({len(v)} statements)"
+                              for p, v in sorted(self.times.items()) if v) + ".", "",
+                  "Why the planner sent the others to Spark (its reasons, most common first):", ""]
+        return lines + [f"- {n} × {reason}" for reason, n in self.reasons.most_common(8)]
+
+
+def as_strings(spec):
+    """`spec` with its CHAR and VARCHAR columns declared STRING (the same values)."""
+    from dataclasses import replace
+
+    return replace(spec, columns=tuple(replace(c, kind="string", length=0) if c.kind in ("char", "varchar") else c
+                                       for c in spec.columns))
+
+
+def run_population(spark, cases, workdir: str) -> Tally:
     from pyspark.errors.exceptions.captured import CapturedException
 
     from acidsql.delta.errors import DeltaError
     from acidsql.spark.results import StatementError
-    from acidsql.spark.tables import TableLocationError
-    from acidsql.spark.session import local_session
     from acidsql.spark.session_api import Session
+    from acidsql.spark.tables import TableLocationError
+
+    tally = Tally()
+    session = Session(spark, workdir)
+    bases: dict[str, str] = {}
+    for n, case in enumerate(cases):
+        base = bases.get(case.table.name)
+        warm = base is not None
+        if base is None:
+            base = bases[case.table.name] = os.path.join(workdir, "base", case.table.name)
+            for text in case.table.create_statements(_ref(base)):
+                session.sql(text)
+        copy = os.path.join(workdir, "cases", str(n))
+        shutil.copytree(base, copy)
+        t0 = time.perf_counter()
+        try:
+            result = session.sql(case.sql(_ref(copy)))
+        except (StatementError, DeltaError, TableLocationError, CapturedException):
+            tally.refused[case.kind] += 1
+            continue
+        finally:
+            shutil.rmtree(copy, ignore_errors=True)
+        elapsed = time.perf_counter() - t0
+        plan = getattr(result, "plan", None)
+        path = plan.path.value if plan is not None else "no plan reported"
+        tally.paths[case.kind][path] += 1
+        if warm:
+            tally.times[path].append(elapsed)
+        if plan is not None and path != "driver":
+            tally.reasons[" ".join(plan.reason.split())[:120]] += 1
+    return tally
+
+
+def main() -> str:
+    from dataclasses import replace
+
+    from acidsql.spark.session import local_session
     from tests.delta_spark import dml_cases
 
     count = case_count()
@@ -56,65 +125,24 @@ def main() -> str:
     cases = dml_cases.cases(SEED, count, tables)
     spark = local_session(app_name="bench-dml-paths")
     spark.sparkContext.setLogLevel("OFF")  # refused statements' failed tasks are expected
-    paths: dict[str, Counter] = defaultdict(Counter)
-    times: dict[str, list[float]] = defaultdict(list)
-    reasons: Counter = Counter()
-    refused: Counter = Counter()
-    warm: set[str] = set()
-    plain: Counter = Counter()  # statements on tables without CHAR / VARCHAR columns: path -> count
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-dml-paths-") as workdir:
-        session = Session(spark, workdir)
-        bases: dict[str, str] = {}
-        for n, case in enumerate(cases):
-            base = bases.get(case.table.name)
-            if base is None:
-                base = bases[case.table.name] = os.path.join(workdir, "base", case.table.name)
-                for text in case.table.create_statements(_ref(base)):
-                    session.sql(text)
-            copy = os.path.join(workdir, "cases", str(n))
-            shutil.copytree(base, copy)
-            t0 = time.perf_counter()
-            try:
-                result = session.sql(case.sql(_ref(copy)))
-            except (StatementError, DeltaError, TableLocationError, CapturedException):
-                refused[case.kind] += 1
-                continue
-            finally:
-                shutil.rmtree(copy, ignore_errors=True)
-            elapsed = time.perf_counter() - t0
-            plan = getattr(result, "plan", None)
-            path = plan.path.value if plan is not None else "no plan reported"
-            paths[case.kind][path] += 1
-            if not any(c.kind in ("char", "varchar") for c in case.table.columns):
-                plain[path] += 1
-            if case.table.name in warm:
-                times[path].append(elapsed)
-            warm.add(case.table.name)
-            if plan is not None and path != "driver":
-                reasons[" ".join(plan.reason.split())[:120]] += 1
+        generated = run_population(spark, cases, os.path.join(workdir, "generated"))
+        strings = run_population(spark, [replace(c, table=as_strings(c.table)) for c in cases],
+                                 os.path.join(workdir, "strings"))
     spark.stop()
-    ran = sum(sum(c.values()) for c in paths.values())
-    driver = sum(c["driver"] for c in paths.values())
     lines = ["## DML paths: the driver path's share of statements (issue 22)", "",
              f"{count} statements from the parity differential's generator (seed {SEED}, {len(tables)} starting "
              f"tables), each run by acidsql with `acidsql.dml.path=auto` on a fresh copy of its table in one local "
-             f"session; {ran} ran, {sum(refused.values())} refused as Delta refuses them; "
+             f"session; statements refused as Delta refuses them take no path and are counted apart; "
              f"{time.monotonic() - started:.0f} s in all.", "",
-             f"**Driver path: {driver} of {ran} statements that ran ({100 * driver / max(ran, 1):.0f}%).** "
-             f"On the tables without CHAR / VARCHAR columns (whose lengths Delta checks, so Spark computes every "
-             f"write to them): {plain['driver']} of {sum(plain.values())}.", "",
-             "| kind | ran | driver | Spark | driver share | refused |", "|---|---:|---:|---:|---:|---:|"]
-    for kind in sorted(set(paths) | set(refused)):
-        c = paths[kind]
-        n = sum(c.values())
-        other = n - c["driver"]
-        lines.append(f"| {kind} | {n} | {c['driver']} | {other} | {100 * c['driver'] / max(n, 1):.0f}% | {refused[kind]} |")
-    lines += ["", "Median wall time per statement on the warm session (small tables: this is the fixed cost): "
-              + ", ".join(f"{p} {1000 * statistics.median(v):.0f} ms ({len(v)} statements)"
-                          for p, v in sorted(times.items()) if v) + ".", "",
-              "Why the planner sent the others to Spark (its reasons, most common first):", ""]
-    lines += [f"- {n} × {reason}" for reason, n in reasons.most_common(12)]
+             "### As generated", "",
+             f"{sum(any(c.kind in ('char', 'varchar') for c in t.columns) for t in tables)} of the {len(tables)} "
+             "starting tables have a CHAR or VARCHAR column, whose lengths Delta checks: Spark computes every write "
+             "to such a table (INSERT, UPDATE, MERGE).", ""]
+    lines += generated.table()
+    lines += ["", "### The same statements with CHAR and VARCHAR columns declared STRING", ""]
+    lines += strings.table()
     text = "\n".join(lines) + "\n"
     print(text)
     return text
