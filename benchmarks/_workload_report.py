@@ -29,7 +29,7 @@ def missed_goals(steps: list[Step], results: Results, missed: list[str], small_l
     """Where the time goes on the steps that missed a goal, and how to profile one."""
     if not missed:
         return []
-    return where_time_goes(steps, results, missed, small_label) + [profile_hint, ""]
+    return where_time_goes(steps, results, missed, small_label) + [profile_hint, ""] + where_memory_goes(steps, results, missed)
 
 
 def present(step: Step, results: Results) -> list[str]:
@@ -204,4 +204,31 @@ def where_time_goes(steps: list[Step], results: Results, missed: list[str], smal
             lines.append(f"| {s.title} | {LABELS[c]} | {fmt_s(b['seconds'])} | {fmt_s(f) if f is not None else '-'} "
                          f"| {grows} | {', '.join(str(j) for j in jobs)} "
                          f"| {path} |")
+    return lines + [""]
+
+
+def where_memory_goes(steps: list[Step], results: Results, missed: list[str]) -> list[str]:
+    """For each step a memory goal missed: each contender's tree peak beside the peaks of its
+    Python process and its JVM. The rest, the tree's peak less those two, is a lower bound of
+    what the other processes of the tree (Spark's Python workers) held at the tree's peak: the
+    two parts may each peak at another moment."""
+    names = [s for s in steps if any("memory" in m and m.endswith(f": {s.name}") for m in missed)]
+    if not names:
+        return []
+    lines = ["Where the memory goes on the steps that missed the memory goal: the tree's peak (sampled sum of "
+             "the Python process, the Spark JVM and the Python workers Spark forks), and the peaks of the Python "
+             "process and of the JVM measured apart; the rest is at least what Spark's Python workers held at the "
+             "tree's peak (acidsql writes data files with pyarrow inside those workers, and reads object-store tables "
+             "there unless the session has a Hadoop connector for the store; Delta Spark writes in the JVM).", "",
+             "| step | contender | tree peak | Python peak | JVM peak | rest (Spark's Python workers, at least) |",
+             "|---|---|---:|---:|---:|---:|"]
+    for s in names:
+        for c in ("dv", "cow", "deltaspark"):
+            if c not in results[s.name]:
+                continue
+            b = best(results[s.name][c], s.name)
+            tree, py, jvm = b["tree_peak_mb"], b["py_peak_mb"], b["jvm_peak_mb"]
+            rest = max(tree - py - jvm, 0.0) if py is not None and jvm is not None else None
+            lines.append(f"| {s.title} | {LABELS[c]} | {fmt_mb(tree)} | {fmt_mb(py)} | {fmt_mb(jvm)} "
+                         f"| {fmt_mb(rest) if rest is not None else '-'} |")
     return lines + [""]
