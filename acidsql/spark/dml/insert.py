@@ -58,8 +58,11 @@ def prepare_insert(ex: RunContext, s: m.Insert) -> PreparedWrite:
             plan = DmlPlan(plan.statement, Path.SPARK, f"VALUES: {on_driver}: Spark computes the rows")
         rows, given = _insert_rows(run, s, schema_json)
         inserted = rows.localCheckpoint(eager=True)
-        count = inserted.count()
-        generating = {c.name: (None, count) for c in identity.generated_by(given, schema_json)}
+        identities = identity.generated_by(given, schema_json)
+        # The row count is needed before the write only to number identity values; otherwise
+        # the written files' numRecords give it, without another pass over the rows.
+        count = inserted.count() if identities else None
+        generating = {c.name: (None, count) for c in identities}
         if count and generating:
             # Identity values come from the high-water mark in the schema, so the insert
             # also commits new metadata: concurrent inserts fail (MetadataChangedException).
@@ -113,6 +116,9 @@ def prepare_insert(ex: RunContext, s: m.Insert) -> PreparedWrite:
                 file_changes = replace(file_changes, cdc=tuple(write_change_rows(
                     change_rows, snapshot, snapshot.schema_json, storage=txn.storage)))
         adds = write_rows(inserted, snapshot, schema_json, storage=txn.storage)
+        if count is None:
+            counts = [a.num_records for a in adds]
+            count = sum(counts) if None not in counts else inserted.count()
         file_changes = replace(file_changes, adds=file_changes.adds + tuple(adds),
                                removes=file_changes.removes + tuple(removed))
         return prepared_run(run, file_changes, RowChanges({}, inserted=count, deleted=deletes.deleted), params, plan)
