@@ -17,6 +17,33 @@ def delta(spark) -> DeltaSpark:
     return DeltaSpark(spark)
 
 
+# Spark settings for modules whose Delta Spark reads and writes tables of a few rows (races,
+# interop): each of their many tiny, different queries would otherwise compile its generated code
+# (Janino), much of their CPU; interpreted, they compute the same results. Whole-stage codegen
+# off alone changed nothing measurable; it is here because without it whole-stage code is still
+# compiled. Not for the DML parity differential's oracle, whose Spark runs as users' does.
+INTERPRETED_EXPRESSIONS = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
+
+
+@pytest.fixture(scope="module")
+def interpreted_expressions(spark):
+    """INTERPRETED_EXPRESSIONS on the shared session for one module, restored after it."""
+    previous = {key: spark.conf.get(key, None) for key in INTERPRETED_EXPRESSIONS}
+    for key, value in INTERPRETED_EXPRESSIONS.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
 @pytest.fixture
 def db(spark, warehouse, delta):
     """An acidsql Session on the shared SparkSession (which also carries Delta Spark)."""

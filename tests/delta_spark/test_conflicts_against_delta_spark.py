@@ -80,31 +80,12 @@ def _scenarios():
     return out
 
 
-# Spark settings for this module's races, set on the shared session and restored after it.
-# Every race is a handful of tiny, different queries on both engines (Delta's commands, its log
-# replay, acidsql's scans), so compiling generated code for each (Janino) is much of their CPU;
-# run interpreted instead: measured on 25 races, 124 -> 97 CPU s (JVM + Python, the races only).
-# Whole-stage codegen off alone changed nothing measurable (130 CPU s): it is here because
-# without it whole-stage code is still compiled. Neither setting changes a query's result.
-RACE_SPARK_CONF = {
-    "spark.sql.codegen.wholeStage": "false",
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-}
-
-
 @pytest.fixture(scope="module")
-def racer(spark, delta, tmp_path_factory):
-    previous = {key: spark.conf.get(key, None) for key in RACE_SPARK_CONF}
-    for key, value in RACE_SPARK_CONF.items():
-        spark.conf.set(key, value)
-    try:
-        yield Racer(spark, str(tmp_path_factory.mktemp("races")))
-    finally:
-        for key, value in previous.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
+def racer(spark, delta, interpreted_expressions, tmp_path_factory):
+    # Every race is a handful of tiny, different queries on both engines (Delta's commands, its
+    # log replay, acidsql's scans): interpreted_expressions (conftest) measured on 25 races, 124
+    # -> 97 CPU s (JVM + Python, the races only).
+    return Racer(spark, str(tmp_path_factory.mktemp("races")))
 
 
 def _judge(verdicts: RaceVerdicts, known: dict[str, tuple[str, str, str]], classify=None) -> None:

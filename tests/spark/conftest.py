@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
 
 import pytest
 
@@ -16,6 +18,48 @@ def db(spark, warehouse):
     from acidsql.spark.session_api import Session
 
     return Session(spark, warehouse)
+
+
+class BuiltTables:
+    """Tables built once per module (and test process) in a warehouse of their own, and copied,
+    data files, deletion vectors and log, into a test's warehouse. For the differentials that run
+    every case on fresh copies of the same few tables: building one is a CREATE and a few
+    INSERTs, each its own Spark jobs, and was most of a case's time; a copy is the same table
+    (the log names its files relative to the table's folder, which `copy` checks)."""
+
+    def __init__(self, spark, root):
+        self.spark, self.root = spark, root
+        self._built: dict[object, str] = {}
+
+    def copy(self, db, name: str, key, build) -> None:
+        """`name` in db's warehouse: a copy of the table `build(session, table_name)` makes,
+        built the first time `key` is asked for."""
+        source = self._built.get(key)
+        if source is None:
+            from acidsql.spark.session_api import Session
+
+            template = Session(self.spark, self.root)
+            table = f"built_{len(self._built)}"
+            build(template, table)
+            source = template.table_location(table)
+            _check_relative(source)
+            self._built[key] = source
+        shutil.copytree(source, db.table_location(name))
+
+
+def _check_relative(location: str) -> None:
+    """A copy of a table whose log named a file by its absolute path would read the original's."""
+    log = os.path.join(location, "_delta_log")
+    for entry in os.listdir(log):
+        with open(os.path.join(log, entry), "rb") as f:
+            if os.fsencode(location) in f.read():
+                raise AssertionError(f"{entry} of {location} names a path inside the table absolutely: it cannot be copied")
+
+
+@pytest.fixture(scope="module")
+def built_tables(spark, tmp_path_factory) -> BuiltTables:
+    """built_tables.copy(db, name, key, build): see BuiltTables."""
+    return BuiltTables(spark, tmp_path_factory.mktemp("built-tables"))
 
 
 @pytest.fixture

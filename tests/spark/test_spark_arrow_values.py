@@ -72,13 +72,18 @@ def _seen(db, name: str, kind: str) -> dict:
     return out
 
 
-def _both(db, spark_db, statement: str, kind: str, create=_create) -> tuple[object, list]:
+def _copy(built_tables, db, name: str, kind: str) -> None:
+    """A copy of the table `_create` makes (built once per module)."""
+    built_tables.copy(db, name, kind, lambda session, table: _create(session, table, kind))
+
+
+def _both(db, spark_db, built_tables, statement: str, kind: str) -> tuple[object, list]:
     """Run `statement` ({t}: the table) on two copies: as acidsql runs it, then with
     acidsql.dml.path = spark. Returns the plan the first ran with (None when it failed) and, per
     copy, its result counts (or error) and state."""
     outcomes, plans = [], []
     for session, name in ((db, "here"), (spark_db, "spark")):
-        create(db, name, kind)
+        _copy(built_tables, db, name, kind)
         try:
             r = session.sql(statement.format(t=name))
             result = (r.rows_updated, r.rows_inserted, r.rows_deleted, r.files_added > 0)
@@ -101,15 +106,15 @@ def _matrix(forms: list[str]) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("sets,kind", _matrix(UPDATES_HERE))
-def test_update_values_computed_here_equal_spark(db, spark_db, kind, sets):
-    plan, (here, spark) = _both(db, spark_db, f"UPDATE {{t}} SET {sets} WHERE k IN (1, 2) OR s IS NULL", kind)
+def test_update_values_computed_here_equal_spark(db, spark_db, built_tables, kind, sets):
+    plan, (here, spark) = _both(db, spark_db, built_tables, f"UPDATE {{t}} SET {sets} WHERE k IN (1, 2) OR s IS NULL", kind)
     assert plan.path is Path.DRIVER, plan.reason
     assert here == spark and here[0][0] > 0
 
 
 @pytest.mark.parametrize("sets", UPDATES_SPARK)
-def test_update_values_pyarrow_would_compute_differently_are_left_to_spark(db, spark_db, sets):
-    plan, (here, spark) = _both(db, spark_db, f"UPDATE {{t}} SET {sets} WHERE k < 3", "dv")
+def test_update_values_pyarrow_would_compute_differently_are_left_to_spark(db, spark_db, built_tables, sets):
+    plan, (here, spark) = _both(db, spark_db, built_tables, f"UPDATE {{t}} SET {sets} WHERE k < 3", "dv")
     # Spark computes the values, over the matched rows the driver read, and the driver writes them.
     assert (plan.path, plan.rows_on_driver, plan.writes_on_driver) == (Path.SPARK, True, True)
     assert "SET" in plan.reason
@@ -117,13 +122,13 @@ def test_update_values_pyarrow_would_compute_differently_are_left_to_spark(db, s
 
 
 @pytest.mark.parametrize("sets", ["k = k + 2147483647", "t = t + 100", "k = id * 100000000000"])
-def test_overflow_falls_back_to_spark_and_fails_as_spark_does(db, spark_db, sets):
+def test_overflow_falls_back_to_spark_and_fails_as_spark_does(db, spark_db, built_tables, sets):
     """pyarrow refuses the value (checked arithmetic, checked narrowing): Spark then computes
     the UPDATE and raises its own error; nothing is written. The same SET on rows where nothing
     overflows runs on the driver: the statement was planned there and fell back."""
-    plan, (here, spark) = _both(db, spark_db, f"UPDATE {{t}} SET {sets} WHERE id > 40", "dv")
+    plan, (here, spark) = _both(db, spark_db, built_tables, f"UPDATE {{t}} SET {sets} WHERE id > 40", "dv")
     assert here == spark and isinstance(here[0][0], str)
-    _create(db, "calm", "dv")
+    _copy(built_tables, db, "calm", "dv")
     assert db.sql(f"UPDATE calm SET {sets} WHERE id = 0").plan.path is Path.DRIVER  # k NULL, t = 0: no overflow
 
 
@@ -175,26 +180,26 @@ MERGE_REASONS = {"decimal-into-double": "storing a DECIMAL in a double column", 
 
 
 @pytest.mark.parametrize("merge,kind", _matrix(list(MERGES_HERE)))
-def test_merge_computed_here_equals_spark(db, spark_db, kind, merge):
-    plan, (here, spark) = _both(db, spark_db, MERGES_HERE[merge], kind)
+def test_merge_computed_here_equals_spark(db, spark_db, built_tables, kind, merge):
+    plan, (here, spark) = _both(db, spark_db, built_tables, MERGES_HERE[merge], kind)
     if plan is not None:  # several-matches fails (as Spark fails it)
         assert plan.path is Path.DRIVER, plan.reason
     assert here == spark
 
 
 @pytest.mark.parametrize("merge", list(MERGES_SPARK))
-def test_merge_forms_left_to_spark(db, spark_db, merge):
-    plan, (here, spark) = _both(db, spark_db, MERGES_SPARK[merge], "dv")
+def test_merge_forms_left_to_spark(db, spark_db, built_tables, merge):
+    plan, (here, spark) = _both(db, spark_db, built_tables, MERGES_SPARK[merge], "dv")
     if plan is not None:
         assert (plan.path, plan.rows_on_driver) == (Path.SPARK, True), plan.reason
         assert MERGE_REASONS[merge].lower() in plan.reason.lower()
     assert here == spark
 
 
-def test_a_merge_computed_here_runs_one_spark_job(db, spark_jobs):
+def test_a_merge_computed_here_runs_one_spark_job(db, built_tables, spark_jobs):
     """Only the source's rows are collected by Spark; the candidates, the join, the clauses and
     the writes run on the driver."""
-    _create(db, "t", "dv")
+    _copy(built_tables, db, "t", "dv")
     r, jobs = spark_jobs(db, lambda: db.sql(
         "MERGE INTO t USING (SELECT id, double(id) AS v FROM range(50, 70)) s ON t.id = s.id "
         "WHEN MATCHED THEN UPDATE SET f = s.v WHEN NOT MATCHED THEN INSERT (id, f) VALUES (s.id, s.v)"))

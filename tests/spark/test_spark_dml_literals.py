@@ -29,6 +29,11 @@ def _table(db, name: str) -> None:
     db.sql(f"INSERT INTO {name} {ROWS}")
 
 
+def _copy(built_tables, db, name: str) -> None:
+    """A copy of the table `_table` makes (built once per module)."""
+    built_tables.copy(db, name, "rows", _table)
+
+
 def _rows(db, name: str) -> list:
     return sorted(tuple(r) for r in db.sql(f"SELECT id, i, k, CAST(d AS STRING) FROM {name}").collect())
 
@@ -47,11 +52,11 @@ def _spark_answer(db, kind: str, cond: str) -> list:
                                   "i > -9223372036854775809 AND i IN (9223372036854775807, 9223372036854775808)",
                                   "k < 3000000000 AND id > 6"])
 @pytest.mark.parametrize("kind", list(STATEMENTS))
-def test_an_integer_literal_past_the_column_type_is_compared_as_spark_compares_it(db, spark_db, kind, cond):
+def test_an_integer_literal_past_the_column_type_is_compared_as_spark_compares_it(db, spark_db, built_tables, kind, cond):
     expected = _spark_answer(db, kind, cond)
     assert expected != _spark_answer(db, kind, "false")  # the statement changes rows
     for session, name in ((db, "auto"), (spark_db, "spark")):
-        _table(db, name)
+        _copy(built_tables, db, name)
         result = session.sql(STATEMENTS[kind].format(t=name, cond=cond))
         assert result.plan.path is Path.SPARK, result.plan.reason  # the driver would not compare it as Spark
         assert _rows(db, name) == expected
@@ -63,7 +68,7 @@ def test_an_integer_literal_past_the_column_type_is_compared_as_spark_compares_i
     ("12345678901234567890123456789012345678901234567890.5", "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION"),
 ])
 @pytest.mark.parametrize("kind", ["update-set", "delete-where", "merge-set"])
-def test_a_literal_spark_refuses_is_refused_with_its_error_class(db, spark_db, kind, literal, error_class):
+def test_a_literal_spark_refuses_is_refused_with_its_error_class(db, spark_db, built_tables, kind, literal, error_class):
     with pytest.raises(Exception) as spark_said:
         db.spark.sql(ROWS).createOrReplaceTempView("plain_rows")
         db.spark.sql(f"SELECT id, {literal} AS d FROM plain_rows").collect()
@@ -73,7 +78,7 @@ def test_a_literal_spark_refuses_is_refused_with_its_error_class(db, spark_db, k
                  "merge-set": f"MERGE INTO {{t}} USING (SELECT 1L AS sid) s ON {{t}}.id = s.sid "
                               f"WHEN MATCHED THEN UPDATE SET d = {literal}"}[kind]
     for session, name in ((db, "auto"), (spark_db, "spark")):
-        _table(db, name)
+        _copy(built_tables, db, name)
         before = _rows(db, name)
         with pytest.raises(StatementError) as refused:
             session.sql(statement.format(t=name))
@@ -83,14 +88,14 @@ def test_a_literal_spark_refuses_is_refused_with_its_error_class(db, spark_db, k
 
 @pytest.mark.parametrize("literal", ["-0e0", "-0.0", "-(0e0)", "1e-400", "0.1", "-1.5e2"])
 @pytest.mark.parametrize("kind", ["update", "merge"])
-def test_a_double_or_decimal_literal_is_stored_as_spark_stores_it(db, spark_db, kind, literal):
+def test_a_double_or_decimal_literal_is_stored_as_spark_stores_it(db, spark_db, built_tables, kind, literal):
     """-0e0 is the DOUBLE -0.0; -0.0 is a DECIMAL, which has no negative zero: 0.0."""
     spark_value = db.spark.sql(f"SELECT CAST(CAST({literal} AS DOUBLE) AS STRING)").first()[0]
     statement = {"update": "UPDATE {t} SET d = {v} WHERE id = 1",
                  "merge": "MERGE INTO {t} USING (SELECT 1L AS sid) s ON {t}.id = s.sid WHEN MATCHED THEN UPDATE SET d = {v}"}
     stored = {}
     for session, name in ((db, "auto"), (spark_db, "spark")):
-        _table(db, name)
+        _copy(built_tables, db, name)
         result = session.sql(statement[kind].format(t=name, v=literal))
         stored[name] = db.sql(f"SELECT CAST(d AS STRING) FROM {name} WHERE id = 1").first()[0]
         assert result.plan.path is (Path.DRIVER if name == "auto" else Path.SPARK), result.plan.reason

@@ -83,6 +83,11 @@ def _make(db, name: str, variant: dict, dv: bool) -> None:
         db.sql(f"DELETE FROM {name} WHERE id % 9 = 4")
 
 
+def _copy(built_tables, db, name: str, variant: str, dv: bool) -> None:
+    """A copy of the table `_make` makes (built once per module)."""
+    built_tables.copy(db, name, (variant, dv), lambda session, table: _make(session, table, VARIANTS[variant], dv))
+
+
 def _state(db, name: str, variant: dict, version: int) -> dict:
     out = {"rows": sorted(map(tuple, db.sql(f"SELECT * FROM {name}").collect()), key=repr)}
     if "delta.enableRowTracking" in variant.get("props", {}):
@@ -105,13 +110,13 @@ def _result(r) -> tuple:
 
 @pytest.mark.parametrize("dv", [True, False], ids=["dv", "cow"])
 @pytest.mark.parametrize("merge,variant", CASES)
-def test_driver_merge_matches_the_spark_path(db, spark_db, merge, variant, dv):
+def test_driver_merge_matches_the_spark_path(db, spark_db, built_tables, merge, variant, dv):
     from acidsql.delta import DeltaTable
 
     spec = VARIANTS[variant]
     outcomes, plans = {}, {}
     for session, name in ((db, "on_driver"), (spark_db, "in_spark")):
-        _make(db, name, spec, dv)
+        _copy(built_tables, db, name, variant, dv)
         result = session.sql(MERGES[merge].format(t=name))
         version = DeltaTable(db.table_location(name)).version
         outcomes[name] = (_result(result), _state(db, name, spec, version))
@@ -124,8 +129,8 @@ def test_driver_merge_matches_the_spark_path(db, spark_db, merge, variant, dv):
 
 
 @pytest.mark.parametrize("dv", [True, False], ids=["dv", "cow"])
-def test_several_source_rows_per_target_row_fail_on_the_driver_path_too(db, table_rows, dv):
-    _make(db, "t", {}, dv)
+def test_several_source_rows_per_target_row_fail_on_the_driver_path_too(db, built_tables, table_rows, dv):
+    _copy(built_tables, db, "t", "plain", dv)
     source = "(SELECT * FROM VALUES (5L, 1.0), (5L, 2.0), (70L, 3.0) AS x(id, x)) s"
     with pytest.raises(StatementError, match="DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE"):
         db.sql(f"MERGE INTO t USING {source} ON t.id = s.id "
@@ -136,12 +141,13 @@ def test_several_source_rows_per_target_row_fail_on_the_driver_path_too(db, tabl
     assert table_rows(db.sql("SELECT id FROM t")) == [(i,) for i in range(60) if i != 5]
 
 
-def test_candidates_beyond_the_driver_limit_are_scanned_by_spark_from_their_files_only(db, monkeypatch, table_rows):
+def test_candidates_beyond_the_driver_limit_are_scanned_by_spark_from_their_files_only(db, built_tables, monkeypatch,
+                                                                                      table_rows):
     """Too many candidate rows to hand over: Spark scans the files holding one, not the others."""
     from acidsql.spark import scan as scan_module
 
     monkeypatch.setattr(plan, "CANDIDATE_MAX_ROWS", 3)
-    _make(db, "t", {}, True)
+    _copy(built_tables, db, "t", "plain", True)
     scanned = []
     real = scan_module.scan
     monkeypatch.setattr("acidsql.spark.dml.merge_join.scan", lambda spark, snapshot, files=None, **kw: scanned.append(
@@ -157,13 +163,13 @@ def test_candidates_beyond_the_driver_limit_are_scanned_by_spark_from_their_file
     assert table_rows(db.sql("SELECT id, v FROM t WHERE id >= 40 AND id < 50")) == [(i, i * 100.0) for i in range(40, 50)]
 
 
-def test_a_merge_planned_on_the_driver_falls_back_to_spark_past_a_limit(db, spark_db, monkeypatch, table_rows):
+def test_a_merge_planned_on_the_driver_falls_back_to_spark_past_a_limit(db, spark_db, built_tables, monkeypatch, table_rows):
     """A MERGE pyarrow computes exactly, with more candidate rows than the driver hands over:
     the plan turns to Spark while it runs, says why, and the rows are Spark's."""
     merge = ("MERGE INTO {t} USING (SELECT id, double(id) AS x FROM range(40, 50)) s ON {t}.id = s.id "
              "WHEN MATCHED THEN UPDATE SET v = s.x WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.x)")
     for name in ("driver", "limited", "spark"):
-        _make(db, name, {}, True)
+        _copy(built_tables, db, name, "plain", True)
     assert db.sql(merge.format(t="driver")).plan.path is Path.DRIVER
     monkeypatch.setattr(plan, "CANDIDATE_MAX_ROWS", 3)
     r = db.sql(merge.format(t="limited"))
@@ -173,12 +179,13 @@ def test_a_merge_planned_on_the_driver_falls_back_to_spark_past_a_limit(db, spar
     assert rows("limited") == rows("spark") == rows("driver")
 
 
-def test_files_statistics_rule_out_are_not_read_but_the_read_set_is_the_whole_table(db, monkeypatch, table_rows):
+def test_files_statistics_rule_out_are_not_read_but_the_read_set_is_the_whole_table(db, built_tables, monkeypatch,
+                                                                                   table_rows):
     """The early filter narrows what is read, not what the transaction records as read: a
     MERGE whose ON has no target-only predicate reads the whole table, as Delta records it."""
     from acidsql.delta import datafiles
 
-    _make(db, "t", {}, True)
+    _copy(built_tables, db, "t", "plain", True)
     read = []
     real = datafiles.read_data_file
     monkeypatch.setattr(datafiles, "read_data_file",
@@ -194,10 +201,10 @@ def test_files_statistics_rule_out_are_not_read_but_the_read_set_is_the_whole_ta
     assert table_rows(db.sql("SELECT id, v FROM t WHERE id IN (3, 99)")) == [(3, 0.0), (99, 1.0)]
 
 
-def test_a_local_merge_runs_three_spark_jobs(db, spark_jobs):
+def test_a_local_merge_runs_three_spark_jobs(db, built_tables, spark_jobs):
     """Materializing the source, collecting its keys, and the join collected with its result;
     the counts, the positions and the writes need no further job (there were eight)."""
-    _make(db, "t", {}, True)
+    _copy(built_tables, db, "t", "plain", True)
     r, jobs = spark_jobs(db, lambda: db.sql(
         "MERGE INTO t USING (SELECT id, id * 2.0 AS x FROM range(55, 65)) s ON t.id = s.id "
         "WHEN MATCHED THEN UPDATE SET v = s.x WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.x)"))

@@ -47,6 +47,11 @@ def _create(db, name: str, kind: str, columns: str = _COLUMNS) -> None:
         db.sql(f"INSERT INTO {name} {_ROWS.format(lo=lo, hi=lo + 20)}")
 
 
+def _copy(built_tables, db, name: str, kind: str) -> None:
+    """A copy of the table `_create` makes (built once per module)."""
+    built_tables.copy(db, name, kind, lambda session, table: _create(session, table, kind))
+
+
 def _seen(db, table_rows, name: str, kind: str, version: int) -> dict[str, object]:
     """Everything readers see of `name` after the UPDATE committed as `version`."""
     # f as text: NaN is not equal to itself in a Python tuple.
@@ -72,9 +77,9 @@ def _version(db, name: str) -> int:
 
 @pytest.mark.parametrize("kind", list(_TABLES))
 @pytest.mark.parametrize("update", _UPDATES)
-def test_driver_written_update_equals_the_spark_path(db, spark_db, table_rows, kind, update):
-    _create(db, "fast", kind)
-    _create(db, "slow", kind)
+def test_driver_written_update_equals_the_spark_path(db, spark_db, built_tables, table_rows, kind, update):
+    _copy(built_tables, db, "fast", kind)
+    _copy(built_tables, db, "slow", kind)
     fast = db.sql(update.format(t="fast"))
     # The matched rows were read and the new rows written on the driver.
     assert fast.plan.rows_on_driver and fast.plan.writes_on_driver, fast.plan.reason
@@ -85,12 +90,16 @@ def test_driver_written_update_equals_the_spark_path(db, spark_db, table_rows, k
     assert _seen(db, table_rows, "fast", kind, _version(db, "fast")) == _seen(db, table_rows, "slow", kind, _version(db, "slow"))
 
 
-def test_generated_columns_are_recomputed_and_checked_on_the_driver_path(db, spark_db, table_rows):
+def test_generated_columns_are_recomputed_and_checked_on_the_driver_path(db, spark_db, built_tables, table_rows):
     columns = "id BIGINT, k INT, g INT GENERATED ALWAYS AS (k * 2), s STRING"
+
+    def build(session, name):
+        session.sql(f"CREATE TABLE {name} ({columns}) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
+        session.sql(f"ALTER TABLE {name} ADD CONSTRAINT small CHECK (k < 100)")
+        session.sql(f"INSERT INTO {name} (id, k, s) SELECT id, CAST(id % 5 AS INT), concat('s', id) FROM range(30)")
+
     for name in ("fast", "slow"):
-        db.sql(f"CREATE TABLE {name} ({columns}) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = true)")
-        db.sql(f"ALTER TABLE {name} ADD CONSTRAINT small CHECK (k < 100)")
-        db.sql(f"INSERT INTO {name} (id, k, s) SELECT id, CAST(id % 5 AS INT), concat('s', id) FROM range(30)")
+        built_tables.copy(db, name, "generated", build)
     fast = db.sql("UPDATE fast SET k = k + 10 WHERE k < 2")
     # The table's rules: Spark computes the new rows and checks them; the driver reads and writes.
     assert (fast.plan.path, fast.plan.rows_on_driver, fast.rows_updated) == (Path.SPARK, True, 12)
@@ -110,11 +119,11 @@ def test_generated_columns_are_recomputed_and_checked_on_the_driver_path(db, spa
     assert table_rows(db.sql("SELECT * FROM fast")) == table_rows(db.sql("SELECT * FROM slow"))
 
 
-def test_overflow_fails_alike_and_writes_nothing(db, spark_db, table_rows):
+def test_overflow_fails_alike_and_writes_nothing(db, spark_db, built_tables, table_rows):
     """Spark still computes SET values on the driver path: ANSI overflow is an error in both."""
     outcomes = []
     for session, name in ((db, "fast"), (spark_db, "slow")):
-        _create(db, name, "dv")
+        _copy(built_tables, db, name, "dv")
         with pytest.raises(Exception) as e:
             session.sql(f"UPDATE {name} SET k = k + 2147483647 WHERE k = 4")
         outcomes.append((type(e.value).__name__, "ARITHMETIC_OVERFLOW" in str(e.value)))
@@ -137,14 +146,17 @@ _WIDE_ROWS = ("SELECT id, CAST(id % 5 AS INT), "
 
 
 @pytest.mark.parametrize("kind", ["dv", "cow"])
-def test_decimal_and_timestamp_columns_are_carried_by_the_driver_path(db, spark_db, table_rows, kind):
+def test_decimal_and_timestamp_columns_are_carried_by_the_driver_path(db, spark_db, built_tables, table_rows, kind):
     """Issue 28: a DECIMAL or TIMESTAMP column no longer sends an integer-condition UPDATE to Spark;
     the driver-written rows equal the Spark path's (max precision, NULLs, boundary dates and
     timestamps with microseconds, carried unchanged)."""
-    for name in ("fast", "slow"):
-        db.sql(f"CREATE TABLE {name} ({_WIDE_COLUMNS}) USING DELTA {_TABLES[kind]}")
+    def build(session, name):
+        session.sql(f"CREATE TABLE {name} ({_WIDE_COLUMNS}) USING DELTA {_TABLES[kind]}")
         for lo in range(0, 60, 20):
-            db.sql(f"INSERT INTO {name} {_WIDE_ROWS.format(lo=lo, hi=lo + 20)}")
+            session.sql(f"INSERT INTO {name} {_WIDE_ROWS.format(lo=lo, hi=lo + 20)}")
+
+    for name in ("fast", "slow"):
+        built_tables.copy(db, name, ("wide", kind), build)
     # Not p = -p: Spark negates a 38-digit DECIMAL through a 34-digit BigDecimal and fails
     # (NUMERIC_VALUE_OUT_OF_RANGE), so the driver leaves that to Spark (exact_types.py).
     update = "UPDATE {t} SET k = k + 1, p = p, ts = ts, ntz = ntz, d = d WHERE k IN (1, 2)"
