@@ -43,6 +43,10 @@ DRIVER = [
     "MERGE INTO {t} AS t USING (SELECT * FROM VALUES (1L, 2.5, DATE'2020-02-29'), (9L, -0.125, DATE'1969-12-31') "
     "AS src(id, x, dd)) AS s ON t.id = s.id WHEN MATCHED AND t.ts < '2030-01-01' THEN UPDATE SET t.p = s.x * 2, "
     "t.d = s.dd WHEN NOT MATCHED THEN INSERT (id, k, p, d, ts) VALUES (s.id, 9, s.x, s.dd, TIMESTAMP'1969-12-31 23:59:59')",
+    # A source with TIMESTAMP and TIMESTAMP_NTZ columns (the dbt upsert's shape): pyspark wants a
+    # time zone to type them as Arrow, and without one every such MERGE went to Spark.
+    "MERGE INTO {t} AS t USING (SELECT id + 4 AS id, k, p, q, d, ts, ntz FROM {t} WHERE id <= 6) AS s "
+    "ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *",
     "UPDATE {t} SET p = p + k WHERE q > -1 AND q < 0.5",
     "UPDATE {t} SET ts = TIMESTAMP'1969-12-31 23:59:59.999999', d = DATE'0001-01-01', "
     "ntz = TIMESTAMP_NTZ'9999-12-31 23:59:59.999999' WHERE ts < '1970-01-01'",

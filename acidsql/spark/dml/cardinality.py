@@ -7,10 +7,13 @@ WHEN MATCHED clause is an unconditional DELETE. A MERGE with only WHEN NOT MATCH
 (insert-only) is not checked: it takes another path that never looks at matched pairs."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acidsql.spark.results import StatementError
 from acidsql.sql import model as m
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 def checks_cardinality(s: Any) -> bool:
@@ -30,6 +33,24 @@ def pairs_all_taken(s: Any) -> bool:
     there is an unconditional one (the last, as the parser requires). Then counting the pairs the
     clauses took finds every target row with several source rows."""
     return any(c.match is m.MergeMatch.MATCHED and c.condition is None for c in s.clauses)
+
+
+def pairs_checked_apart(s: Any) -> bool:
+    """Whether the MERGE's matched pairs no clause takes must be kept for the check: Delta checks
+    it and not every pair is taken by a clause (`pairs_all_taken`)."""
+    return checks_cardinality(s) and not pairs_all_taken(s)
+
+
+def several_on_one_row(pairs: "pa.Table", file_column: str, row_column: str) -> bool:
+    """Whether two of the matched (target row, source row) `pairs` (a row per pair, the target
+    row's file and position) are on one target row."""
+    import pyarrow.compute as pc
+
+    if not pairs.num_rows:
+        return False
+    per_row = pairs.select([file_column, row_column]).group_by(
+        [file_column, row_column], use_threads=False).aggregate([([], "count_all")])
+    return pc.max(per_row.column("count_all")).as_py() > 1
 
 
 def several_matches() -> StatementError:

@@ -41,7 +41,7 @@ from acidsql.delta.actions import AddFile
 from acidsql.delta.row_tracking import ROW_ID
 from acidsql.spark.dml.driver_rows import ScanShape, each
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, clause_condition, key_kind, not_carried, value
-from acidsql.spark.dml.cardinality import checks_cardinality, several_matches
+from acidsql.spark.dml.cardinality import checks_cardinality, several_matches, several_on_one_row
 from acidsql.spark.dml.names import CLAUSE
 from acidsql.spark.scan import FILE_COLUMN, ROW_COLUMN
 
@@ -399,11 +399,9 @@ class DriverMerge:
                            join_type="right outer" if self.inserts else "inner", coalesce_keys=False)
         n = joined.num_rows
         is_matched = pc.is_valid(joined.column(FILE_COLUMN)).to_numpy(zero_copy_only=False)
-        if self.checks_cardinality and n:
-            pairs = joined.filter(pa.array(is_matched)).select([FILE_COLUMN, ROW_COLUMN])
-            per_row = pairs.group_by([FILE_COLUMN, ROW_COLUMN], use_threads=False).aggregate([([], "count_all")])
-            if per_row.num_rows and pc.max(per_row.column("count_all")).as_py() > 1:
-                raise several_matches()
+        if self.checks_cardinality and n and several_on_one_row(joined.filter(pa.array(is_matched)), FILE_COLUMN,
+                                                                ROW_COLUMN):
+            raise several_matches()
         chosen = np.zeros(n, dtype=np.int32)
         for c in self.clauses:
             side = is_matched if c.matched else ~is_matched
@@ -468,15 +466,29 @@ def on_driver(run: Any, s: Any, src: Any, plan: Any) -> DriverPart:
         return DriverPart(plan)
     keys, _residual = equi_keys(s.on, src.talias, src.salias, target, src.columns())
     size = estimated_bytes(src.df)
-    # Read once: its keys and the join see the same rows (Delta materializes the source too).
-    source = src.df.localCheckpoint(eager=True)
+    # Read once: the keys the candidates are found by and the join must see the same rows, as
+    # Delta materializes a MERGE source. Without it a source that is not a pinned snapshot (a
+    # Parquet view whose files change, rand(), current_timestamp(), a LIMIT without an order)
+    # could join a row whose key was never collected, whose target row is then no candidate and
+    # is inserted twice or left unchanged. Lazily: the first job that reads the source (its
+    # count, else its keys) stores it, and no job of its own runs (it was one job).
+    source = src.df.localCheckpoint(eager=False)
     # Spark cannot size every plan: then the source's rows are counted before its keys come to
     # the driver.
-    plan = plan.with_source(size, source.count)
+    plan = plan.with_source(size, lambda: _row_count(source))
     if not (plan.rows_on_driver or plan.candidate_files_only):
         return DriverPart(plan, source=source)
     found, plan = candidates(run, plan, keys, source_keys(source, keys))
     return DriverPart(plan, target=found, source=source)
+
+
+def _row_count(df: "DataFrame") -> int:
+    """`df.count()` in one Spark job: counted as the rows come, not aggregated through a shuffle
+    (under adaptive execution DataFrame.count runs that shuffle's map stage as a job of its own)."""
+    try:
+        return int(df._jdf.queryExecution().toRdd().count())
+    except Exception:  # no JVM gateway (Spark Connect)
+        return df.count()
 
 
 def _whole_merge(run: Any, s: Any, src: Any, plan: Any, target: Columns) -> tuple[Optional["pa.Table"], Any]:

@@ -27,7 +27,7 @@ from acidsql.spark.changes import (
     FileChanges, RowChanges, apply_row_changes, write_change_rows_on_driver, write_rows_on_driver,
 )
 from acidsql.spark.constraints import checked_rows, table_rules
-from acidsql.spark.dml.cardinality import checks_cardinality, pairs_all_taken, several_matches
+from acidsql.spark.dml.cardinality import checks_cardinality, pairs_checked_apart, several_matches, several_on_one_row
 from acidsql.spark.dml.char_compare import is_char_type
 from acidsql.spark.dml.exact import CHAR_VARCHAR, Columns
 from acidsql.spark.dml.names import (
@@ -103,7 +103,10 @@ class MergeSource:
         arrow, char_varchar, collated, char = [], set(), set(), set()
         for f in self.df.schema.fields:
             try:
-                t = to_arrow_type(f.dataType)
+                # TIMESTAMP as the driver holds it: microseconds in UTC (pyspark asks for the zone
+                # and refused it without one, so a source with a TIMESTAMP column looked uncarried
+                # and every such MERGE went to Spark). A session in another zone is Spark's (plan.py).
+                t = to_arrow_type(f.dataType, timezone="UTC")
             except Exception:  # a type Arrow does not carry
                 t = pa.null()
             arrow.append(pa.field(f.name, t))
@@ -257,12 +260,12 @@ def joined_rows(run: StatementRun, s: m.Merge, src: MergeSource, target_rows: "D
         join = {(True, True): "FULL OUTER JOIN", (False, True): "LEFT OUTER JOIN",
                 (True, False): "RIGHT OUTER JOIN", (False, False): "INNER JOIN"}[(has_insert, has_by_source)]
         joined = run.spark.sql(f"{select} FROM {target_rel} {join} {source_view} AS `{salias}` ON {on}")
-    if checks_cardinality(s) and not pairs_all_taken(s):
-        # A pair no clause takes still counts for Delta's rule; the clauses' counts cannot show
-        # it (`accounting`), so one Spark job looks for a target row with several source rows.
-        several = (pairs if split else joined).where(F.col(PAIR)).groupBy(FILE_COLUMN, ROW_COLUMN).count()
-        if several.where(F.col("count") > 1).limit(1).count():
-            raise several_matches()
+    if pairs_checked_apart(s):
+        # A pair no clause takes still counts for Delta's rule, and the clauses' counts cannot
+        # show it (`accounting`): such pairs are kept (CLAUSE NULL) for whoever computes the
+        # joined rows to check them in the same pass (`outcome`, `_collected`), not in a Spark
+        # job of their own that would run the join once more.
+        return joined.where(F.col(CLAUSE).isNotNull() | F.col(PAIR))
     return joined.where(F.col(CLAUSE).isNotNull()).drop(PAIR)
 
 
@@ -334,14 +337,25 @@ def generated_given(s: m.Merge, snapshot: "Snapshot", source_cols: Sequence[str]
 
 
 def outcome(s: m.Merge, joined: "DataFrame") -> tuple[dict[int, int], dict[str, BitMap64]]:
-    """From the joined rows, in one Spark job: how many rows each clause took, and per file the
-    positions of the target rows updated or deleted (`accounting`). (Three jobs did this before;
-    each Spark job costs a fixed fraction of a second.)"""
+    """From the joined rows, in one Spark action: how many rows each clause took, and per file
+    the positions of the target rows updated or deleted (`accounting`); and, when `joined_rows`
+    kept the pairs no clause takes, whether one target row has several source rows (a row of
+    its own, CLAUSE NULL, in the same result). (Three jobs did this before; each Spark job costs
+    a fixed fraction of a second.)"""
     from pyspark.sql import functions as F
 
-    groups = [(r[FILE_COLUMN], r[CLAUSE], r["n"], r["rows"]) for r in joined.groupBy(FILE_COLUMN, CLAUSE).agg(
-        F.count(F.lit(1)).alias("n"), F.collect_list(ROW_COLUMN).alias("rows")).collect()]
-    return accounting(s, groups)
+    taken = joined.where(F.col(CLAUSE).isNotNull()) if PAIR in joined.columns else joined
+    groups = taken.groupBy(FILE_COLUMN, CLAUSE).agg(F.count(F.lit(1)).alias("n"),
+                                                    F.collect_list(ROW_COLUMN).alias("rows"))
+    if PAIR in joined.columns:
+        several = joined.where(F.col(PAIR)).groupBy(FILE_COLUMN, ROW_COLUMN).agg(F.count(F.lit(1)).alias("n"))
+        groups = groups.unionByName(several.where(F.col("n") > 1).limit(1).select(
+            F.col(FILE_COLUMN), F.lit(None).cast(groups.schema[CLAUSE].dataType).alias(CLAUSE), F.col("n"),
+            F.array(F.col(ROW_COLUMN)).alias("rows")))
+    rows = groups.collect()
+    if any(r[CLAUSE] is None for r in rows):
+        raise several_matches()
+    return accounting(s, [(r[FILE_COLUMN], r[CLAUSE], r["n"], r["rows"]) for r in rows])
 
 
 def positions_by_clause(joined: "pa.Table") -> list[tuple[Optional[str], int, int, Sequence[int]]]:
@@ -370,6 +384,7 @@ def accounting(s: m.Merge, groups: Sequence[tuple[Optional[str], int, int, Seque
     counts: dict[int, int] = {}
     touched: dict[str, BitMap64] = {}
     matched_pairs: dict[str, int] = {}  # file -> how many (target row, source row) pairs matched clauses took
+    matched_rows: dict[str, BitMap64] = {}  # file -> the target rows of those pairs
     checked = checks_cardinality(s)
     for path, clause, n, rows in groups:
         if not checked and clause in changing and path is not None:
@@ -381,9 +396,11 @@ def accounting(s: m.Merge, groups: Sequence[tuple[Optional[str], int, int, Seque
             touched.setdefault(path, BitMap64()).update(rows)
             if clause in matched:
                 matched_pairs[path] = matched_pairs.get(path, 0) + n
-    # Rows of one file taken by matched clauses are disjoint from those BY SOURCE clauses take,
-    # so more pairs than distinct positions means a target row matched several source rows.
-    if checked and any(n > len(touched[path]) for path, n in matched_pairs.items()):
+                matched_rows.setdefault(path, BitMap64()).update(rows)
+    # More pairs than distinct target rows means a target row matched several source rows. (The
+    # rows BY SOURCE clauses take are counted apart: with them among the distinct rows, a
+    # file's second pair on one row went unseen beside a row deleted BY SOURCE.)
+    if checked and any(n > len(matched_rows[path]) for path, n in matched_pairs.items()):
         raise several_matches()
     return counts, touched
 
@@ -467,8 +484,17 @@ def _collected(run: StatementRun, joined: "DataFrame", src: MergeSource) -> "pa.
         return (c if present[column] == types[field] else c.cast(types[field])).alias(field if column == field else column)
 
     tracked = [F.col(ROW_ID)] if enabled(run.snapshot.protocol, run.snapshot.properties) else []
-    return joined.select(F.col(FILE_COLUMN), F.col(ROW_COLUMN), F.col(CLAUSE), *[typed(f, f) for f in src.fields],
-                         *[typed(b, f) for f, b in zip(src.fields, src.before)], *tracked).toArrow()
+    pair = [F.col(PAIR)] if PAIR in joined.columns else []
+    table = joined.select(F.col(FILE_COLUMN), F.col(ROW_COLUMN), F.col(CLAUSE), *[typed(f, f) for f in src.fields],
+                          *[typed(b, f) for f, b in zip(src.fields, src.before)], *tracked, *pair).toArrow()
+    if not pair:
+        return table
+    # The pairs no clause takes came along (joined_rows): checked here, then left out.
+    import pyarrow.compute as pc
+
+    if several_on_one_row(table.filter(pc.fill_null(table.column(PAIR), False)), FILE_COLUMN, ROW_COLUMN):
+        raise several_matches()
+    return table.filter(pc.is_valid(table.column(CLAUSE))).drop_columns([PAIR])
 
 
 def _written_in_spark(run: StatementRun, s: m.Merge, src: MergeSource,
