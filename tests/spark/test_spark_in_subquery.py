@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from acidsql.spark.dml.plan import Path
+from tests.spark.test_spark_driver_types import _run  # a statement's plan and counts, or its error
 
 pytestmark = pytest.mark.spark
 
@@ -87,15 +88,6 @@ def _keys(db) -> None:
 def _rows(db, table_rows, name: str) -> list[tuple]:
     return table_rows(db.sql(f"SELECT id, k, s, CAST(p AS STRING), CAST(d AS STRING), CAST(ts AS STRING), "
                              f"CAST(ntz AS STRING) FROM {name}"))
-
-
-def _run(session, statement: str) -> tuple[object, object]:
-    try:
-        r = session.sql(statement)
-        return r.plan, (r.rows_updated, r.rows_deleted, r.rows_inserted)
-    except Exception as error:  # the error users see: its type and its error class
-        condition = getattr(error, "getCondition", None)
-        return None, (type(error).__name__, getattr(error, "error_class", None) or (condition() if condition else None))
 
 
 def test_in_subquery_statements_on_the_driver_equal_spark(db, spark_db, table_rows):

@@ -13,9 +13,10 @@ The rules, each decided here and nowhere else:
 - **Conditions** (a DELETE's or UPDATE's WHERE, a MERGE clause's condition) may only combine
   (AND, OR, NOT) comparisons, IN lists, BETWEEN and IS NULL of a column with literals: integer
   and string columns with literals of their kind that fit (integers exactly, strings by UTF-8
-  bytes, NULL as unknown); DECIMAL, DATE and TIMESTAMP columns as exact_types.py decides. Floats
-  (NaN is equal to itself and above every number in Spark), other implicit casts, functions and
-  subqueries go to Spark (`check_condition`, `driver_filter`); so do CHAR columns (Spark
+  bytes, NULL as unknown); DECIMAL, DATE and TIMESTAMP columns as exact_types.py decides; `c IN
+  (SELECT ...)` once its subquery is computed, as in_subquery.py decides. Floats (NaN is equal to
+  itself and above every number in Spark), other implicit casts, functions and other subqueries
+  go to Spark (`check_condition`, `driver_filter`); so do CHAR columns (Spark
   reads CHAR(n) padded to n, pads a shorter literal to n and the column to a longer literal's
   length: 'ab' = 'ab ') and strings with a collation. VARCHAR compares as STRING.
 - **Values** (SET, INSERT values): a column, NULL, a literal, TRUE / FALSE; `+`, `-`, `*` and unary

@@ -186,8 +186,8 @@ class DmlPlan:
         compare with them, in_subquery.py): Spark computes the statement past the limit."""
         if refusal is None and rows <= SUBQUERY_MAX_ROWS:
             return self._measured(SUBQUERY_FITS)
-        return self._spark(refusal or f"an IN subquery gives more than {SUBQUERY_MAX_ROWS:,} rows, past what the "
-                           "driver compares with: Spark joins it")
+        return self._spark("WHERE: " + (refusal or f"an IN subquery gives more than {SUBQUERY_MAX_ROWS:,} rows, past "
+                                        "what the driver compares with: Spark joins it"))
 
     def _measured(self, fact: str) -> "DmlPlan":
         return replace(self, pending=tuple(p for p in self.pending if p != fact))
