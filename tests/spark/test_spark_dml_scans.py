@@ -117,7 +117,7 @@ def test_driver_match_deletes_the_rows_spark_selects(db, table_rows, where, spar
 
 
 @pytest.mark.parametrize("where", ["f > 3", "f <> 1.5", "k = 1.5", "k = '2'", "upper(s) = 'S1'",
-                                   "id IN (SELECT 1)", "k = id", "-k > -3"])
+                                   "EXISTS (SELECT 1)", "id IN (SELECT 1.5)", "k = id", "-k > -3"])
 def test_conditions_pyarrow_would_not_compute_as_spark_go_to_spark(db, table_rows, where, spark_jobs):
     """Floats (NaN is equal to itself and above every number in Spark, not in IEEE), implicit
     casts, functions, subqueries and column comparisons stay with Spark, with Spark's answer."""

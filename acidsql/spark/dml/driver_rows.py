@@ -30,9 +30,11 @@ RowFilter = Callable[["pa.Table"], "pa.Array"]
 
 
 def condition_columns(condition: exp.Expression, schema: "pa.Schema") -> list[str]:
-    """The table's columns a condition names (its exact names), sorted."""
+    """The table's columns a condition names (its exact names), sorted; not those its subqueries
+    name (an IN subquery's values come computed: exact.driver_filter)."""
     lower = {n.lower(): n for n in schema.names}
-    return sorted({lower[c.name.lower()] for c in condition.find_all(exp.Column)})
+    nodes = condition.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select)))
+    return sorted({lower[c.name.lower()] for c in nodes if isinstance(c, exp.Column)})
 
 
 def matching_positions(snapshot: "Snapshot", files: Sequence[AddFile], condition: exp.Expression,

@@ -13,9 +13,10 @@ The rules, each decided here and nowhere else:
 - **Conditions** (a DELETE's or UPDATE's WHERE, a MERGE clause's condition) may only combine
   (AND, OR, NOT) comparisons, IN lists, BETWEEN and IS NULL of a column with literals: integer
   and string columns with literals of their kind that fit (integers exactly, strings by UTF-8
-  bytes, NULL as unknown); DECIMAL, DATE and TIMESTAMP columns as exact_types.py decides. Floats
-  (NaN is equal to itself and above every number in Spark), other implicit casts, functions and
-  subqueries go to Spark (`check_condition`, `driver_filter`); so do CHAR columns (Spark
+  bytes, NULL as unknown); DECIMAL, DATE and TIMESTAMP columns as exact_types.py decides; `c IN
+  (SELECT ...)` once its subquery is computed, as in_subquery.py decides. Floats (NaN is equal to
+  itself and above every number in Spark), other implicit casts, functions and other subqueries
+  go to Spark (`check_condition`, `driver_filter`); so do CHAR columns (Spark
   reads CHAR(n) padded to n, pads a shorter literal to n and the column to a longer literal's
   length: 'ab' = 'ab ') and strings with a collation. VARCHAR compares as STRING.
 - **Values** (SET, INSERT values): a column, NULL, a literal, TRUE / FALSE; `+`, `-`, `*` and unary
@@ -52,6 +53,7 @@ from acidsql.spark.dml.exact_types import (
     INT_DECIMAL_PRECISION, NEGATE_EXACT_PRECISION, NotExactOnDriver, comparison_literal, decimal_operand, decimal_result,
     literal_decimal_type, store_decimal, temporal_value,
 )
+from acidsql.spark.dml.in_subquery import SubqueryValues, comparison_type, in_mask, subquery_ins
 from acidsql.sql.literals import SparkLiteral, spark_literal
 
 if TYPE_CHECKING:
@@ -66,6 +68,9 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeE
 # A column reference -> the name of the column holding its values in the table the values are
 # computed over, or None (not one the driver knows: Spark resolves it, or refuses it).
 Resolver = Callable[[exp.Column], Optional[str]]
+# What each `column IN (SELECT ...)` of a condition gave, in in_subquery.subquery_ins order (None:
+# not computed yet).
+Subqueries = Sequence[Optional[SubqueryValues]]
 
 
 def _sql(node: exp.Expression) -> str:
@@ -161,18 +166,21 @@ def key_kind(columns: Columns, name: str) -> Optional[str]:
 # ---- conditions -----------------------------------------------------------------------------------
 
 def check_condition(condition: Optional[exp.Expression], columns: Columns,
-                    qualifiers: Sequence[str] = ()) -> exp.Expression:
+                    qualifiers: Sequence[str] = (), subqueries: Optional[Subqueries] = None) -> exp.Expression:
     """Raise NotExactOnDriver unless pyarrow evaluates `condition` exactly as Spark SQL (see the
     module doc); return it with each DECIMAL, DATE or TIMESTAMP literal in the canonical form
     the translation reads exactly (exact_types.comparison_literal). A column may be qualified
     only by one of `qualifiers` (the target's alias or name): `s.a` could be a field of a struct
-    column `s`, not the column `a`."""
+    column `s`, not the column `a`. `subqueries`: what each `column IN (SELECT ...)` of the
+    condition gave (in_subquery.subquery_ins order; None: not computed yet, only its column is
+    checked); without it such a condition is Spark's."""
     import pyarrow as pa
 
     if condition is None:
         raise NotExactOnDriver("no condition to compute: every row matches")
     condition = condition.copy()
     names = columns.names()
+    subquery_index = {id(node): i for i, node in enumerate(subquery_ins(condition))}
     allowed = {q.lower() for q in qualifiers}
     canonical: list[tuple[exp.Expression, exp.Expression]] = []
 
@@ -220,6 +228,8 @@ def check_condition(condition: Optional[exp.Expression], columns: Columns,
             ok = fits(left, e.expression) if left is not None else fits(column_type(e.expression), e.this)
         elif isinstance(e, exp.Is):
             ok = isinstance(e.expression, exp.Null) and column_type(e.this) is not None
+        elif isinstance(e, exp.In) and e.args.get("query") is not None:
+            return in_subquery_refusal(e, column_type(e.this))
         elif isinstance(e, exp.In):
             t = column_type(e.this)
             ok = (e.args.get("query") is None and e.args.get("unnest") is None and bool(e.expressions)
@@ -233,6 +243,18 @@ def check_condition(condition: Optional[exp.Expression], columns: Columns,
             return None
         return (f"{_sql(e)} does not compare an integer, string, DECIMAL, DATE or TIMESTAMP column with literals of "
                 "its type (other types, casts and functions are Spark's)")
+
+    def in_subquery_refusal(e: exp.In, column: Any) -> Optional[str]:
+        if subqueries is None or id(e) not in subquery_index:
+            return f"{_sql(e)}: a subquery here is computed by Spark"
+        if column is None:
+            return (f"{_sql(e)}: the driver computes IN (SELECT ...) only of an integer, string, DECIMAL, DATE or "
+                    "TIMESTAMP column of the table")
+        given = subqueries[subquery_index[id(e)]]
+        if given is not None and comparison_type(column[1], given) is None:
+            return (f"{_sql(e)}: Spark compares the subquery's {given.describe()} values with the {column[1]} column "
+                    f"{column[0]} in their common type, left to Spark")
+        return None
 
     special = special_column(condition, columns.char, columns.collated, names)
     if special is not None:
@@ -249,19 +271,49 @@ def check_condition(condition: Optional[exp.Expression], columns: Columns,
     return condition
 
 
-def driver_filter(condition: Optional[exp.Expression], columns: Columns,
-                  qualifiers: Sequence[str] = ()) -> Callable[["pa.Table"], "pa.Array"]:
+def driver_filter(condition: Optional[exp.Expression], columns: Columns, qualifiers: Sequence[str] = (),
+                  subqueries: Optional[Subqueries] = None) -> Callable[["pa.Table"], "pa.Array"]:
     """`condition` as a function table -> BooleanArray that selects exactly the rows Spark SQL
-    selects (NULL selects nothing); raises NotExactOnDriver when it would not."""
-    exact = check_condition(condition, columns, qualifiers)
+    selects (NULL selects nothing); raises NotExactOnDriver when it would not. `subqueries`:
+    what its IN subqueries gave (check_condition); the function needs them all computed."""
+    import pyarrow as pa
+
+    exact = check_condition(condition, columns, qualifiers, subqueries)
+    # Each `c IN (SELECT ...)` becomes a BOOLEAN column computed from `c` before the
+    # translation (in_subquery.in_mask: Spark's TRUE / FALSE / NULL).
+    schema, marks, names = columns.schema, [], columns.names()
+    for i, node in enumerate(subquery_ins(exact)):
+        mark = f"__acid_in_subquery_{i}"
+        if mark.lower() in names:
+            raise NotExactOnDriver(f"the table has a column {mark}, the name the driver gives an IN subquery's result")
+        replacement = exp.column(mark, quoted=True)
+        if node is exact:
+            exact = replacement
+        else:
+            node.replace(replacement)
+        column = names[node.this.unnest().name.lower()]
+        given = subqueries[i] if subqueries is not None else None
+        common = comparison_type(schema.field(column).type, given) if given is not None else None
+        marks.append((mark, column, given, common))
+        schema = schema.append(pa.field(mark, pa.bool_()))
     # The translation itself is the analyzer's (acidsql.analysis.adapters): the engine's
     # row-level conflict checks compile read conditions with it too, for any condition it can
     # translate. Exactness is what the driver path adds, and it is decided above (DECIMAL, DATE
     # and TIMESTAMP literals made canonical, so that the translation reads them as Spark).
-    row_filter = to_arrow_filter(exact, columns.schema)
+    row_filter = to_arrow_filter(exact, schema)
     if row_filter is None:
         raise NotExactOnDriver(f"{_sql(condition)}: pyarrow cannot translate it")
-    return row_filter
+    if not marks:
+        return row_filter
+
+    def with_subqueries(table: "pa.Table") -> "pa.Array":
+        for mark, column, given, common in marks:
+            if given is None:
+                raise NotExactOnDriver("an IN subquery of the condition has not been computed")
+            table = table.append_column(mark, in_mask(table.column(column), given, common))
+        return row_filter(table)
+
+    return with_subqueries
 
 
 def clause_condition(node: Optional[exp.Expression], resolve: Resolver,

@@ -31,6 +31,7 @@ from sqlglot import exp
 
 from acidsql.spark.dml.driver_merge import DriverMerge, conjuncts, equi_keys
 from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter, not_carried, value
+from acidsql.spark.dml.in_subquery import subquery_ins
 from acidsql.spark.dml.names import source_alias, target_alias
 from acidsql.spark.session import is_local, is_utc
 from acidsql.sql import model as m
@@ -48,6 +49,12 @@ SCAN_MAX_BYTES = 1 << 30
 SOURCE_MAX_BYTES = 1 << 30
 SOURCE_MAX_ROWS = 10_000_000
 CANDIDATE_MAX_ROWS = 2_000_000
+# The rows of a `c IN (SELECT ...)` subquery whose values the driver compares with (in_subquery.py).
+# "Small" because pyarrow's is_in builds its hash set of the values again for every data file it
+# filters: ~10 ms per file at 100,000 values, 0.4 s at 1,000,000 (and the rows are collected
+# whole). Past it, Spark's join of the subquery is cheaper than that; TPC-H's RF2 deletes
+# SF x 1,500 orders (15,000 at SF10).
+SUBQUERY_MAX_ROWS = 100_000
 
 _GIB = f"{SCAN_MAX_BYTES >> 30} GiB"
 # Facts a plan still depends on, in words (acidsql explain lists them; measuring one removes it).
@@ -60,6 +67,8 @@ NO_UNSEEN_RULES = "the table has no NOT NULL or generated column (its catalog en
 NO_IDENTITY = "the table has no identity column (a MERGE's new rows would be numbered by Spark)"
 SOURCE_TYPES = "the source's column types make ON's equalities keys and its clauses exact (known when it runs)"
 SESSION_UTC = "the session time zone is UTC (the driver reads TIMESTAMP literals and strings as UTC)"
+SUBQUERY_FITS = (f"each IN subquery compiles on its own and gives at most {SUBQUERY_MAX_ROWS:,} rows of a type "
+                 "the driver compares with its column exactly (Spark computes it first, one job)")
 
 
 def path_option(value: Optional[str]) -> str:
@@ -172,6 +181,14 @@ class DmlPlan:
         return replace(self._spark(f"{rows:,} target rows match the source's keys, past the {CANDIDATE_MAX_ROWS:,} "
                                    "the driver hands Spark"), candidate_files_only=True)
 
+    def with_subquery(self, rows: int, refusal: Optional[str] = None) -> "DmlPlan":
+        """Once an IN subquery is computed (`rows` it gave; `refusal`: why the driver does not
+        compare with them, in_subquery.py): Spark computes the statement past the limit."""
+        if refusal is None and rows <= SUBQUERY_MAX_ROWS:
+            return self._measured(SUBQUERY_FITS)
+        return self._spark("WHERE: " + (refusal or f"an IN subquery gives more than {SUBQUERY_MAX_ROWS:,} rows, past "
+                                        "what the driver compares with: Spark joins it"))
+
     def _measured(self, fact: str) -> "DmlPlan":
         return replace(self, pending=tuple(p for p in self.pending if p != fact))
 
@@ -238,15 +255,25 @@ def _delete(s: m.AnyStatement, condition: Optional[exp.Expression], facts: DmlFa
         return _spark(label, "the table records its change data feed: Spark reads the deleted rows for it")
     if getattr(s, "ctes", ()):
         return _spark(label, "the statement has a WITH clause: Spark computes its condition")
+    subqueries = _subqueries(condition)
     try:
-        driver_filter(condition, facts.columns, (target_alias(s.target),))
+        driver_filter(condition, facts.columns, (target_alias(s.target),), subqueries)
     except NotExactOnDriver as e:
         return _spark(label, f"WHERE: {e}")
     too_large = _scan_too_large(facts)
     if too_large:
         return _spark(label, too_large)
+    if subqueries:
+        return DmlPlan(label, Path.DRIVER, "pyarrow computes its WHERE exactly as Spark, with the values of its IN "
+                       "subquery: the driver finds the rows", True, True,
+                       pending=_scan_pending(facts) + (SUBQUERY_FITS,))
     return DmlPlan(label, Path.DRIVER, "pyarrow computes its WHERE exactly as Spark: the driver finds the rows, "
                    "no Spark job", True, True, pending=_scan_pending(facts))
+
+
+def _subqueries(condition: Optional[exp.Expression]) -> tuple[None, ...]:
+    """A condition's IN subqueries, none computed yet (exact.check_condition)."""
+    return (None,) * len(subquery_ins(condition))
 
 
 def _insert(s: m.Insert, facts: DmlFacts) -> DmlPlan:
@@ -275,11 +302,13 @@ def _update(s: m.Update, facts: DmlFacts) -> DmlPlan:
     refused = _scan_too_large(facts) or not_carried(facts.columns)
     if refused:
         return _spark(label, refused)
+    subqueries = _subqueries(s.where)
     try:
-        driver_filter(s.where, facts.columns, (target_alias(s.target),))
+        driver_filter(s.where, facts.columns, (target_alias(s.target),), subqueries)
     except NotExactOnDriver as e:
         return _spark(label, f"WHERE: {e}")
-    share = dict(rows_on_driver=True, writes_on_driver=True, pending=_scan_pending(facts) + _rules_pending(facts))
+    share = dict(rows_on_driver=True, writes_on_driver=True, pending=_scan_pending(facts) + _rules_pending(facts)
+                 + ((SUBQUERY_FITS,) if subqueries else ()))
     checked = _checked_by_spark(facts)
     if checked:
         return _spark(label, f"{checked}: Spark computes the new rows and checks them", **share)
@@ -287,6 +316,9 @@ def _update(s: m.Update, facts: DmlFacts) -> DmlPlan:
         update_values(s, facts.columns)
     except NotExactOnDriver as e:
         return _spark(label, str(e), **share)
+    if subqueries:
+        return DmlPlan(label, Path.DRIVER, "pyarrow computes its WHERE (with the values of its IN subquery) and "
+                       "every SET value exactly as Spark", **share)
     return DmlPlan(label, Path.DRIVER, "pyarrow computes its WHERE and every SET value exactly as Spark: no Spark job",
                    **share)
 

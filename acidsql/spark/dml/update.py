@@ -18,7 +18,8 @@ from acidsql.spark.changes import (
 )
 from acidsql.spark.constraints import checked_rows
 from acidsql.spark.dml.driver_rows import MatchedRows, matching_rows
-from acidsql.spark.dml.exact import Columns, NotExactOnDriver, driver_filter
+from acidsql.spark.dml.delete import driver_row_filter
+from acidsql.spark.dml.exact import Columns, NotExactOnDriver
 from acidsql.spark.dml.names import PRE_IMAGE, target_alias
 from acidsql.spark.dml.plan import Path, update_values
 from acidsql.spark.dml.run import StatementRun, begin, predicate_parameters, prepared_run
@@ -41,10 +42,10 @@ def prepare_update(ex: RunContext, s: m.Update) -> PreparedWrite:
         if not run.files:
             return prepared_run(run, FileChanges(), RowChanges({}), parameters, plan)
         matched = None
-        if plan.rows_on_driver:
+        row_filter, plan = driver_row_filter(run, s.where, plan)
+        if row_filter is not None:
             columns = Columns.of_delta_schema(run.snapshot.schema_json, run.snapshot.arrow_schema())
-            matched = matching_rows(run.spark, run.snapshot, run.files, s.where,
-                                    driver_filter(s.where, columns, (target_alias(s.target),)), run.storage,
+            matched = matching_rows(run.spark, run.snapshot, run.files, s.where, row_filter, run.storage,
                                     row_tracking=True)
         if plan.path is Path.DRIVER:
             try:
@@ -140,7 +141,9 @@ def _updated_rows_in_spark(run: StatementRun, s: m.Update, assigned: Mapping[str
         cols += f", `{alias}`.{ROW_ID}"  # an updated row keeps its stable row id
     before = [f"{PRE_IMAGE}{i}" for i in range(len(fields))] if cdf else []
     pre = "".join(f", `{alias}`.`{f}` AS {b}" for f, b in zip(fields, before))
-    where = f" WHERE {views.sql(s.where)}" if s.where is not None else ""
+    # The rows the driver matched all satisfy the WHERE: it is not computed again (nor its
+    # subqueries).
+    where = f" WHERE {views.sql(s.where)}" if s.where is not None and matched is None else ""
     df = run.spark.sql(
         f"{with_clause}SELECT `{alias}`.{FILE_COLUMN}, `{alias}`.{ROW_COLUMN}, {cols}{pre} FROM {view} AS `{alias}`{where}")
     types = column_types(snapshot.schema_json)
