@@ -24,6 +24,10 @@ class DeltaShape:
     columns: str = "id, p, v"
     acidsql_insert: str = "INSERT INTO t VALUES (30, 'a', 'w30')"
     after_check: str = ""  # name of a check run after acidsql's writes (see CHECKS)
+    # Delta Spark's inserts write one file per partition, so its DELETE and UPDATE mark rows of
+    # those files deleted with deletion vectors (checked in its log) instead of dropping or
+    # rewriting one-row files; acidsql then reads every version of them.
+    deletion_vectors: bool = False
     marks: tuple = field(default_factory=tuple)
 
 
@@ -36,9 +40,10 @@ SHAPES = [
     DeltaShape("plain", f"CREATE TABLE {{t}} ({COLS}) USING DELTA"),
     DeltaShape("partitioned", f"CREATE TABLE {{t}} ({COLS}) USING DELTA PARTITIONED BY (p)"),
     DeltaShape("deletion-vectors", f"CREATE TABLE {{t}} ({COLS}) USING DELTA "
-                                   "TBLPROPERTIES ('delta.enableDeletionVectors' = true)"),
+                                   "TBLPROPERTIES ('delta.enableDeletionVectors' = true)", deletion_vectors=True),
     DeltaShape("partitioned-deletion-vectors", f"CREATE TABLE {{t}} ({COLS}) USING DELTA PARTITIONED BY (p) "
-                                               "TBLPROPERTIES ('delta.enableDeletionVectors' = true)"),
+                                               "TBLPROPERTIES ('delta.enableDeletionVectors' = true)",
+               deletion_vectors=True),
     DeltaShape("clustering", f"CREATE TABLE {{t}} ({COLS}) USING DELTA CLUSTER BY (p)",
                after_check="clustered_by_acidsql"),
     DeltaShape("identity", "CREATE TABLE {t} (id BIGINT, p STRING, v STRING, n BIGINT GENERATED ALWAYS AS IDENTITY) "
@@ -86,6 +91,10 @@ DELTA_WRITES = (
 
 
 def _insert_for(shape: DeltaShape, text: str) -> str:
+    if shape.deletion_vectors:
+        # one Spark task for the whole insert, hence one file per partition (VALUES alone is
+        # spread over the session's tasks, often one row a file)
+        return text.replace("INSERT INTO {t} VALUES", "INSERT INTO {t} SELECT /*+ REPARTITION(1) */ * FROM VALUES")
     if "(id, p, v)" in shape.acidsql_insert:
         return text.replace("INSERT INTO {t} VALUES", "INSERT INTO {t} (id, p, v) VALUES")
     if shape.name == "timestamp-ntz":
@@ -113,6 +122,12 @@ def test_acidsql_reads_and_writes_what_delta_spark_writes(db, delta, shape: Delt
 
     assert ours() == delta.rows(path, columns=shape.columns)
     assert ours(first) == delta.rows(path, first, shape.columns)  # time travel to the first insert
+    if shape.deletion_vectors:
+        versions = {op: v for v, op in delta.history(path) if v >= first}
+        for op in ("DELETE", "UPDATE"):
+            assert _deletion_vectors_added(path, versions[op]), f"Delta Spark's {op} wrote no deletion vector"
+        for version in range(first, max(versions.values()) + 1):
+            assert ours(version) == delta.rows(path, version, shape.columns), version
 
     column = shape.columns.split(", ")[2]
     for text in (shape.acidsql_insert,
@@ -124,6 +139,17 @@ def test_acidsql_reads_and_writes_what_delta_spark_writes(db, delta, shape: Delt
     assert sorted_rows(r[:1] for r in ours()) == [(i,) for i in (3, 4, 5, 6, 30)]  # the writes took effect
     if shape.after_check:
         CHECKS[shape.after_check](db, delta, path)
+
+
+def _deletion_vectors_added(path, version: int) -> list[dict]:
+    """The `add` actions of commit `version` that carry a deletion vector, read from Delta's log
+    JSON itself (not through acidsql's log reader, which is under test)."""
+    import json
+    import os
+
+    with open(os.path.join(path, "_delta_log", f"{version:020d}.json")) as f:
+        actions = [json.loads(line) for line in f if line.strip()]
+    return [a["add"] for a in actions if a.get("add", {}).get("deletionVector")]
 
 
 # ---- checks after acidsql's writes ----------------------------------------------------------------------
