@@ -103,6 +103,22 @@ def _next_op(rng: random.Random, worker: int, n: int, accounts: int, deletable: 
     return BankOp("optimize")
 
 
+def committed_entry(op: BankOp, result, prepared, worker: int, attempt: int) -> dict:
+    """A worker's JSON record of a commit. `version` is the log version it became, or, when
+    Delta recorded nothing (`recorded` false: an empty DML commit on a Serializable table), the
+    version it read, which is some other transaction's commit."""
+    return {"version": result.version, "recorded": result.recorded, "read_version": prepared.txn.read_version,
+            "op": op.to_json(), "worker": worker, "attempts": attempt,
+            "commit_retries": result.retries, "rebases": len(result.rebases)}
+
+
+def conflict_entry(op: BankOp, error: DeltaConcurrentModificationException, prepared) -> dict:
+    """A worker's JSON record of an attempt that failed with a conflict."""
+    return {"op": op.kind, "exception": type(error).__name__, "winner": error.winner_operation,
+            "winner_version": error.winner_version, "reason": error.reason,
+            "read_version": prepared.txn.read_version, "op_json": op.to_json()}
+
+
 def worker_main(root: str, worker: int, config: TortureConfig, out_path: str, go: str) -> None:
     """Run config.txns transactions; write a JSON report of every attempt to out_path."""
     rng = random.Random(config.seed * 1000 + worker)
@@ -119,9 +135,7 @@ def worker_main(root: str, worker: int, config: TortureConfig, out_path: str, go
                 prepared = prepare(table, op)
                 result = prepared.commit()
             except DeltaConcurrentModificationException as e:
-                conflicts.append({"op": op.kind, "exception": type(e).__name__, "winner": e.winner_operation,
-                                  "winner_version": e.winner_version, "reason": e.reason,
-                                  "read_version": prepared.txn.read_version, "op_json": op.to_json()})
+                conflicts.append(conflict_entry(op, e, prepared))
                 continue
             except MaxCommitRetriesExceeded as e:
                 conflicts.append({"op": op.kind, "exception": type(e).__name__, "winner": None,
@@ -131,10 +145,7 @@ def worker_main(root: str, worker: int, config: TortureConfig, out_path: str, go
                 errors.append({"op": op.to_json(), "traceback": traceback.format_exc()})
                 failed.append({"op": op.to_json(), "attempts": attempt})
                 break
-            committed.append({"version": result.version, "recorded": result.recorded,
-                              "read_version": prepared.txn.read_version,
-                              "op": op.to_json(), "worker": worker, "attempts": attempt,
-                              "commit_retries": result.retries, "rebases": len(result.rebases)})
+            committed.append(committed_entry(op, result, prepared, worker, attempt))
             if op.kind == "insert":
                 deletable.append(op)
             break
@@ -331,13 +342,16 @@ def check(root: str, config: TortureConfig, results: list[dict], reader: Optiona
             diff = sorted(k for k in set(theirs) | set(final.rows) if theirs.get(k) != final.rows.get(k))
             v.append(f"deltalake reads different rows, e.g. {diff[:3]}")
 
-    # conflicts: each one is what the static predictor allows for the two statements
-    check_conflicts(config, committed, conflicts, report)
+    # conflicts: each one is what the static predictor allows for the two statements. Only
+    # recorded commits can be winners: an unrecorded one reports the version it read, which is
+    # another transaction's commit, and would stand in for the real winner.
+    check_conflicts(config, recorded, conflicts, report)
 
 
 def check_conflicts(config: TortureConfig, committed: list[dict], conflicts: list[dict], report: TortureReport) -> None:
     """Observed conflicts against `acidsql.analysis.predict_jobs`
-    for the two operations' SQL on a table of the same layout and isolation level."""
+    for the two operations' SQL on a table of the same layout and isolation level.
+    `committed`: the commits in the log (one per version), each winner found by its version."""
     v = report.violations
     predictor = Predictor(config.layout, config.isolation)
     by_version = {c["version"]: c for c in committed}
