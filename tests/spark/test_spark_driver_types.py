@@ -10,6 +10,8 @@ half up (and half away from zero when negative), dates and microsecond timestamp
 0001-01-01 and at 9999-12-31."""
 from __future__ import annotations
 
+from typing import Callable
+
 import pytest
 
 from acidsql.spark.dml.plan import Path
@@ -92,21 +94,29 @@ def _run(session, statement: str) -> tuple[object, object]:
         return None, (type(error).__name__, getattr(error, "error_class", None) or (condition() if condition else None))
 
 
-@pytest.mark.parametrize("kind", list(TABLES))
-def test_decimal_date_and_timestamp_statements_on_the_driver_equal_spark(db, spark_db, table_rows, kind):
-    for name in ("here", "spark"):
-        _create(db, name, kind)
-    for statement, expected in [(s, None) for s in DRIVER] + SPARK:
+def assert_paths_agree(db, spark_db, driver: list[str], spark: list[tuple[str, str]],
+                       rows: Callable[[str], list[tuple]]) -> None:
+    """Each statement run on table `here` by `db` and on table `spark` by `spark_db` (the Spark
+    path): the same counts or error and the same rows after it; `driver` statements must take the
+    driver path and change rows, each of `spark` (statement, words of the reason) the Spark path."""
+    for statement, expected in [(s, None) for s in driver] + spark:
         plan, here = _run(db, statement.format(t="here"))
-        spark_plan, spark = _run(spark_db, statement.format(t="spark"))
-        assert here == spark, statement
+        spark_plan, there = _run(spark_db, statement.format(t="spark"))
+        assert here == there, statement
         assert spark_plan is None or (spark_plan.path, spark_plan.rows_on_driver) == (Path.SPARK, False)
         if expected is None:
             assert plan is not None and plan.path is Path.DRIVER, (statement, plan and plan.reason)
             assert any(here), statement  # it changed rows: the comparison is not vacuous
         elif plan is not None:
             assert plan.path is Path.SPARK and expected in plan.reason, (statement, plan.reason)
-        assert _rows(db, table_rows, "here") == _rows(db, table_rows, "spark"), statement
+        assert rows("here") == rows("spark"), statement
+
+
+@pytest.mark.parametrize("kind", list(TABLES))
+def test_decimal_date_and_timestamp_statements_on_the_driver_equal_spark(db, spark_db, table_rows, kind):
+    for name in ("here", "spark"):
+        _create(db, name, kind)
+    assert_paths_agree(db, spark_db, DRIVER, SPARK, lambda name: _rows(db, table_rows, name))
 
 
 def test_a_decimal_overflow_falls_back_and_fails_as_spark_does(db, spark_db, table_rows):

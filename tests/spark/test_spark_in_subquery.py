@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from acidsql.spark.dml.plan import Path
-from tests.spark.test_spark_driver_types import _run  # a statement's plan and counts, or its error
+from tests.spark.test_spark_driver_types import _run, assert_paths_agree  # _run: a statement's plan and counts, or its error
 
 pytestmark = pytest.mark.spark
 
@@ -94,17 +94,7 @@ def test_in_subquery_statements_on_the_driver_equal_spark(db, spark_db, table_ro
     _keys(db)
     for name in ("here", "spark"):
         _create(db, name)
-    for statement, expected in [(s, None) for s in DRIVER] + SPARK:
-        plan, here = _run(db, statement.format(t="here"))
-        spark_plan, spark = _run(spark_db, statement.format(t="spark"))
-        assert here == spark, statement
-        assert spark_plan is None or (spark_plan.path, spark_plan.rows_on_driver) == (Path.SPARK, False)
-        if expected is None:
-            assert plan is not None and plan.path is Path.DRIVER, (statement, plan and plan.reason)
-            assert any(here), statement  # it changed rows: the comparison is not vacuous
-        elif plan is not None:
-            assert plan.path is Path.SPARK and expected in plan.reason, (statement, plan.reason)
-        assert _rows(db, table_rows, "here") == _rows(db, table_rows, "spark"), statement
+    assert_paths_agree(db, spark_db, DRIVER, SPARK, lambda name: _rows(db, table_rows, name))
 
 
 def test_an_in_subquery_delete_runs_only_its_subquery_in_spark(db, spark_db, spark_jobs):
