@@ -31,8 +31,10 @@ def spark():
     # The test JVM runs thousands of small, different queries, each a little while: C2's
     # optimizing compiles of code that never gets hot were a third of its CPU (one shape of
     # test_acidsql_tables_in_delta_spark.py: 91 CPU s with C2, 55 with C1 only).
+    # The serial collector: G1's concurrent and parallel threads compete with the test run's two
+    # processes for two cores (16 generated races: 88 -> 73 JVM CPU s); the heap is small.
     # defaultJavaOptions goes before acidsql's own spark.driver.extraJavaOptions, so both apply.
-    conf = {**conf, "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1"}
+    conf = {**conf, "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
     session = local_session(app_name="acidsql-tests", conf=s3a.session_conf(conf))
     session._acidsql_delta_spark_problem = problem  # read by the delta_spark fixture
     yield session

@@ -21,18 +21,23 @@ def delta(spark) -> DeltaSpark:
 # interop): each of their many tiny, different queries would otherwise compile its generated code
 # (Janino), much of their CPU; interpreted, they compute the same results. Whole-stage codegen
 # off alone changed nothing measurable; it is here because without it whole-stage code is still
-# compiled. Not for the DML parity differential's oracle, whose Spark runs as users' does.
-INTERPRETED_EXPRESSIONS = {
+# compiled. Adaptive execution re-plans every shuffle of every tiny query; without it, and with
+# one shuffle partition (what adaptive execution coalesced these tables' shuffles to, so each
+# statement writes the files it wrote before), 16 generated races took 76 JVM CPU s instead of 88.
+# Not for the DML parity differential's oracle, whose Spark runs as users' does.
+TINY_TABLE_SETTINGS = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.shuffle.partitions": "1",
 }
 
 
 @pytest.fixture(scope="module")
-def interpreted_expressions(spark):
-    """INTERPRETED_EXPRESSIONS on the shared session for one module, restored after it."""
-    previous = {key: spark.conf.get(key, None) for key in INTERPRETED_EXPRESSIONS}
-    for key, value in INTERPRETED_EXPRESSIONS.items():
+def tiny_table_settings(spark):
+    """TINY_TABLE_SETTINGS on the shared session for one module, restored after it."""
+    previous = {key: spark.conf.get(key, None) for key in TINY_TABLE_SETTINGS}
+    for key, value in TINY_TABLE_SETTINGS.items():
         spark.conf.set(key, value)
     try:
         yield

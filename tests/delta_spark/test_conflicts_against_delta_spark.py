@@ -81,9 +81,9 @@ def _scenarios():
 
 
 @pytest.fixture(scope="module")
-def racer(spark, delta, interpreted_expressions, tmp_path_factory):
+def racer(spark, delta, tiny_table_settings, tmp_path_factory):
     # Every race is a handful of tiny, different queries on both engines (Delta's commands, its
-    # log replay, acidsql's scans): interpreted_expressions (conftest) measured on 25 races, 124
+    # log replay, acidsql's scans): tiny_table_settings (conftest) measured on 25 races, 124
     # -> 97 CPU s (JVM + Python, the races only).
     return Racer(spark, str(tmp_path_factory.mktemp("races")))
 

@@ -13,7 +13,7 @@ import pytest
 
 from .oracle import sorted_rows
 
-pytestmark = [pytest.mark.delta_spark, pytest.mark.spark, pytest.mark.usefixtures("interpreted_expressions")]
+pytestmark = [pytest.mark.delta_spark, pytest.mark.spark, pytest.mark.usefixtures("tiny_table_settings")]
 
 
 @dataclass(frozen=True)
