@@ -8,7 +8,9 @@ reference writes its own starting point) and kept; each case copies its folder t
 statement with acidsql (`Session.sql`) on one copy and with Delta Spark (`spark.sql`) on the
 other, and reads both copies back with Delta Spark (the reader users see results through).
 Delta's side does not depend on acidsql's DML path: a case run under several paths runs Delta
-once, keeps its copy and rows, and judges each path's acidsql run against them.
+once, keeps its copy and rows, and judges each path's acidsql run against them. A case Spark
+computed alone under "auto" (the planner's choice: no rows read or written on the driver) is not
+run again under "spark", which runs that same code: its verdict is the spark path's too.
 
 Comparison rules (`judge`):
 - rows: the same multiset. DOUBLE values compare as Spark shows them: NaN equals NaN, and -0.0
@@ -92,6 +94,9 @@ class Outcome:
     # acidsql's DML path for a statement it ran ("driver", "spark") and the planner's reason
     path: str = ""
     path_reason: str = ""
+    # the driver reads or writes rows for Spark's path (DmlPlan.rows_on_driver, ...), which
+    # acidsql.dml.path = spark never does
+    driver_share: bool = False
 
     def brief(self) -> str:
         if self.status == "ran":
@@ -372,6 +377,9 @@ class Parity:
         self._unskipped: dict[tuple[str, str], Outcome] = {}
         self._rows: dict[str, tuple[tuple, ...]] = {}  # a kept copy's rows, read once
         self._keep_delta = keep_delta
+        # A case whose "auto" run Spark computed alone (the planner's choice, in the result's
+        # plan) runs the very same code under "spark": its verdict is reused for that path.
+        self._took_spark: dict[tuple[str, str], Verdict] = {}
         # Delta Spark runs its copy on this thread while acidsql runs its own on the caller's:
         # two tables, two engines, nothing shared but the SparkSession (a third off a case's time).
         self._delta_thread = ThreadPoolExecutor(1, thread_name_prefix="delta-spark")
@@ -398,6 +406,8 @@ class Parity:
         base = self.base(case.table)
         start = _log_versions(base)[-1]
         key = (case.table.name, case.statement)
+        if dml_path == "spark" and look is None and key in self._took_spark:
+            return self._took_spark[key]
         self._n += 1
         mine = os.path.join(self.workdir, "cases", f"{self._n}-acidsql")
         shutil.copytree(base, mine)
@@ -420,6 +430,9 @@ class Parity:
             verdict = judge(case, acid, delta)
             if verdict.what == "rows differ" and any(c.kind == "char" for c in case.table.columns):
                 verdict = self._char_skipping(verdict, base, start)
+            if (dml_path == "auto" and acid.status == "ran" and acid.path == "spark" and not acid.driver_share
+                    and self._keep_delta):
+                self._took_spark[key] = verdict
             return replace(verdict, looked=look(base, mine, theirs)) if look is not None else verdict
         finally:
             for path in (mine, theirs):
@@ -478,7 +491,8 @@ class Parity:
         ran = self._ran(case, path, start)
         if plan is None:
             return ran
-        return replace(ran, path=plan.path.value, path_reason=plan.reason)
+        return replace(ran, path=plan.path.value, path_reason=plan.reason,
+                       driver_share=plan.rows_on_driver or plan.writes_on_driver or plan.candidate_files_only)
 
     def _run_delta(self, case: Case, path: str, start: int) -> Outcome:
         try:

@@ -109,6 +109,9 @@ class Racer:
         self.delta = DeltaSpark(spark)
         self.workdir = workdir
         self._setups: dict[str, str] = {}
+        # Races whose open-source forms are one race (scenarios that differ only in the isolation
+        # level open_source_form replaces): raced once, the verdicts shared.
+        self._raced: dict[tuple, RaceVerdicts] = {}
 
     def _setup(self, sc: Scenario) -> str:
         """A warehouse holding `sc`'s setup, written by acidsql (cached by the setup's text)."""
@@ -125,6 +128,12 @@ class Racer:
         return self._setups[key]
 
     def race(self, sc: Scenario) -> RaceVerdicts:
+        key = (sc.setup, sc.current, sc.winners, sc.after)
+        if key not in self._raced:
+            self._raced[key] = self._race(sc)
+        return replace(self._raced[key], name=sc.name)
+
+    def _race(self, sc: Scenario) -> RaceVerdicts:
         from acidsql.spark.race import run_scenario
         from acidsql.spark.tables import Warehouse
 

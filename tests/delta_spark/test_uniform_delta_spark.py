@@ -12,7 +12,7 @@ from pyiceberg.table import StaticTable
 
 from .oracle import sorted_rows
 
-pytestmark = [pytest.mark.delta_spark, pytest.mark.spark]
+pytestmark = [pytest.mark.delta_spark, pytest.mark.spark, pytest.mark.usefixtures("tiny_table_settings")]
 
 UNIFORM = "TBLPROPERTIES ('delta.enableIcebergCompatV2' = 'true', 'delta.universalFormat.enabledFormats' = 'iceberg')"
 STATEMENTS = (
