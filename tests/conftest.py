@@ -13,6 +13,15 @@ import pytest
 os.environ.setdefault("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9")
 os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
 
+# Java options of every Spark driver the tests start: the run's SparkSession, and those of the
+# CLI and the writers the tests run as child processes (spark-submit adds SPARK_SUBMIT_OPTS to
+# its driver's command line). The test JVMs run thousands of small, different queries, each a
+# little while: C2's optimizing compiles of code that never gets hot were a third of their CPU
+# (one shape of test_acidsql_tables_in_delta_spark.py: 91 CPU s with C2, 55 with C1 only). The
+# serial collector: G1's concurrent and parallel threads competed with the run's two processes
+# for two cores (16 generated races: 88 -> 73 JVM CPU s); the heaps are small.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus" / "statements.sql"  # a copy of ../shared/corpus
 
@@ -28,13 +37,6 @@ def spark():
     from tests.s3a import jars as s3a
 
     conf, problem = session_conf()
-    # The test JVM runs thousands of small, different queries, each a little while: C2's
-    # optimizing compiles of code that never gets hot were a third of its CPU (one shape of
-    # test_acidsql_tables_in_delta_spark.py: 91 CPU s with C2, 55 with C1 only).
-    # The serial collector: G1's concurrent and parallel threads compete with the test run's two
-    # processes for two cores (16 generated races: 88 -> 73 JVM CPU s); the heap is small.
-    # defaultJavaOptions goes before acidsql's own spark.driver.extraJavaOptions, so both apply.
-    conf = {**conf, "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
     session = local_session(app_name="acidsql-tests", conf=s3a.session_conf(conf))
     session._acidsql_delta_spark_problem = problem  # read by the delta_spark fixture
     yield session
