@@ -45,7 +45,9 @@ def standalone_cluster(tmp_path):
     worker_dir = tmp_path / "worker"
     worker_dir.mkdir()
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
-           "SPARK_LOG_DIR": str(tmp_path / "logs"), "SPARK_WORKER_DIR": str(worker_dir)}
+           "SPARK_LOG_DIR": str(tmp_path / "logs"), "SPARK_WORKER_DIR": str(worker_dir),
+           # the daemons' JVMs run as the tests' drivers do (tests/conftest.py, SPARK_SUBMIT_OPTS)
+           "SPARK_DAEMON_JAVA_OPTS": os.environ.get("SPARK_SUBMIT_OPTS", "")}
     master = f"spark://127.0.0.1:{port}"
     logs = open(tmp_path / "daemons.log", "w")
     procs = [subprocess.Popen([str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
