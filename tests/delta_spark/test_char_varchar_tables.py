@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from dataclasses import dataclass
 
 import pytest
 
@@ -66,15 +67,50 @@ def _stored(spark, path: str) -> Counter:
     return rows
 
 
-@pytest.mark.parametrize("dml_path", ["auto", "spark"])
-def test_acidsql_writes_char_varchar_tables_as_delta_spark_does(db, delta, warehouse, dml_path):
-    """The same schema and, after each statement, the same bytes in the live data files as Delta
-    Spark (run without data skipping: with it, Delta 4.4 skips these files by their unpadded
-    statistics and changes nothing, dml_parity.CHAR_SKIPPING)."""
+@dataclass(frozen=True)
+class DeltaSparkRun:
+    """What Delta Spark made of CREATE, INSERTS and STATEMENTS on a table of its own."""
+    schema: list  # the log's schema after the INSERTs
+    stored: tuple[Counter, ...]  # the live files' values after the INSERTs, then after each statement
+    rows: tuple[list, ...]  # the rows after each statement
+    read_schema: dict  # the schema Spark reads
+
+
+@pytest.fixture(scope="module")
+def delta_spark_run(delta, tmp_path_factory) -> DeltaSparkRun:
+    """Delta Spark's side of the differential, run once per module: it does not depend on which
+    path acidsql takes, and both cases compare with it (run without data skipping: with it, Delta
+    4.4 skips these files by their unpadded statistics and changes nothing, dml_parity.CHAR_SKIPPING)."""
     from .dml_parity import CHAR_SKIPPING_OFF
 
-    theirs = str(warehouse / "theirs")
-    ref = delta.ref(theirs)
+    theirs = str(tmp_path_factory.mktemp("char-varchar") / "theirs")
+
+    def run(text: str) -> None:
+        delta.spark.conf.set(*CHAR_SKIPPING_OFF)
+        try:
+            delta.sql(text.format(t=delta.ref(theirs))).collect()
+        finally:
+            delta.spark.conf.unset(CHAR_SKIPPING_OFF[0])
+
+    for text in (CREATE,) + INSERTS:
+        run(text)
+    schema, stored, rows = _schema(theirs), [_stored(delta.spark, theirs)], []
+    for text, _expected in STATEMENTS:
+        run(text)
+        stored.append(_stored(delta.spark, theirs))
+        rows.append(delta.rows(theirs))
+    return DeltaSparkRun(schema, tuple(stored), tuple(rows), _read_schema(delta.spark, theirs))
+
+
+def _read_schema(spark, path: str) -> dict:
+    return spark.read.format("delta").load(path).schema.jsonValue()
+
+
+@pytest.mark.parametrize("dml_path", ["auto", "spark"])
+def test_acidsql_writes_char_varchar_tables_as_delta_spark_does(db, delta, warehouse, delta_spark_run, dml_path):
+    """The same schema and, after each statement, the same bytes in the live data files as Delta
+    Spark (delta_spark_run)."""
+    theirs = delta_spark_run
     mine = None
 
     def run(text: str) -> None:
@@ -86,24 +122,18 @@ def test_acidsql_writes_char_varchar_tables_as_delta_spark_does(db, delta, wareh
             db.spark.conf.unset("acidsql.dml.path")
         mine = mine or _table(warehouse, "mine")
         delta.forget(mine)
-        delta.spark.conf.set(*CHAR_SKIPPING_OFF)
-        try:
-            delta.sql(text.format(t=ref)).collect()
-        finally:
-            delta.spark.conf.unset(CHAR_SKIPPING_OFF[0])
 
     for text in (CREATE,) + INSERTS:
         run(text)
-    assert _schema(mine) == _schema(theirs)
+    assert _schema(mine) == theirs.schema
     assert {f["name"]: f["metadata"] for f in _schema(mine)}["c"] == {"__CHAR_VARCHAR_TYPE_STRING": "char(5)"}
-    assert _stored(delta.spark, mine) == _stored(delta.spark, theirs) == Counter(INSERTED)
-    for text, expected in STATEMENTS:
+    assert _stored(delta.spark, mine) == theirs.stored[0] == Counter(INSERTED)
+    for i, (text, expected) in enumerate(STATEMENTS):
         run(text)
-        assert _stored(delta.spark, mine) == _stored(delta.spark, theirs) == Counter(expected), text
-        assert delta.rows(mine) == delta.rows(theirs), text
+        assert _stored(delta.spark, mine) == theirs.stored[i + 1] == Counter(expected), text
+        assert delta.rows(mine) == theirs.rows[i], text
     # Spark reads both as STRING columns marked with their declared types.
-    read = lambda path: delta.spark.read.format("delta").load(path).schema.jsonValue()
-    assert read(mine) == read(theirs)
+    assert _read_schema(delta.spark, mine) == theirs.read_schema
 
 
 def test_a_char_table_acidsql_creates_refuses_values_past_its_length(db, delta):

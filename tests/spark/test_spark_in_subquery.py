@@ -80,9 +80,17 @@ def _create(db, name: str) -> None:
     db.sql(f"INSERT INTO {name} VALUES {', '.join(ROWS[4:])}")
 
 
-def _keys(db) -> None:
-    db.sql(f"CREATE TABLE keys ({KEY_COLUMNS}) USING DELTA")
-    db.sql(f"INSERT INTO keys VALUES {', '.join(KEYS)}")
+def _keys(db, name: str) -> None:
+    db.sql(f"CREATE TABLE {name} ({KEY_COLUMNS}) USING DELTA")
+    db.sql(f"INSERT INTO {name} VALUES {', '.join(KEYS)}")
+
+
+def _tables(built_tables, db) -> None:
+    """`keys`, and `here` and `spark`: two copies of one table (each built once per module; the
+    INSERT into `keys`, of CHAR values, is computed by Spark)."""
+    built_tables.copy(db, "keys", "keys", _keys)
+    for name in ("here", "spark"):
+        built_tables.copy(db, name, "target", _create)
 
 
 def _rows(db, table_rows, name: str) -> list[tuple]:
@@ -90,20 +98,16 @@ def _rows(db, table_rows, name: str) -> list[tuple]:
                              f"CAST(ntz AS STRING) FROM {name}"))
 
 
-def test_in_subquery_statements_on_the_driver_equal_spark(db, spark_db, table_rows):
-    _keys(db)
-    for name in ("here", "spark"):
-        _create(db, name)
+def test_in_subquery_statements_on_the_driver_equal_spark(db, spark_db, built_tables, table_rows):
+    _tables(built_tables, db)
     assert_paths_agree(db, spark_db, DRIVER, SPARK, lambda name: _rows(db, table_rows, name))
 
 
-def test_an_in_subquery_delete_runs_only_its_subquery_in_spark(db, spark_db, spark_jobs):
+def test_an_in_subquery_delete_runs_only_its_subquery_in_spark(db, spark_db, built_tables, spark_jobs):
     """The subquery is computed once, by the Spark jobs it takes alone (a Delta table's scan:
     two); the rows are found and the deletion vector written on the driver, where the Spark
     path takes more jobs. The read set is the Spark path's: the files the DELETE reads."""
-    _keys(db)
-    for name in ("here", "spark"):
-        _create(db, name)
+    _tables(built_tables, db)
     subquery = "SELECT kb FROM keys WHERE grp = 1"
     alone = spark_jobs(db, lambda: db.sql(subquery).toArrow())[1]
     statement = f"DELETE FROM {{t}} WHERE id IN ({subquery})"
@@ -122,14 +126,12 @@ def test_an_in_subquery_delete_runs_only_its_subquery_in_spark(db, spark_db, spa
     assert reads[0] == reads[1]
 
 
-def test_a_subquery_past_the_limit_is_joined_by_spark(db, spark_db, table_rows, monkeypatch):
+def test_a_subquery_past_the_limit_is_joined_by_spark(db, spark_db, built_tables, table_rows, monkeypatch):
     from acidsql.spark.dml import delete, plan
 
     monkeypatch.setattr(delete, "SUBQUERY_MAX_ROWS", 2)
     monkeypatch.setattr(plan, "SUBQUERY_MAX_ROWS", 2)
-    _keys(db)
-    for name in ("here", "spark"):
-        _create(db, name)
+    _tables(built_tables, db)
     statement = "DELETE FROM {t} WHERE id IN (SELECT kb FROM keys WHERE grp = 1)"
     plan_here, here = _run(db, statement.format(t="here"))
     assert here == _run(spark_db, statement.format(t="spark"))[1] == (0, 2, 0)
