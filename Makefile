@@ -57,8 +57,11 @@ demo: install
 	rm -rf warehouse
 	$(BIN)/acidsql run examples/quickstart.sql --warehouse warehouse
 
+# --dist worksteal: each process starts on one half of the tests in order and takes tests from
+# the other's end when done, so a module's tables and Delta Spark runs (module fixtures) are
+# mostly made in one process, not in both.
 test: install delta-jars s3a-jars
-	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider -n 2
+	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider -n 2 --dist worksteal
 
 # The developers' tier (README, "Tests"): no Spark, no Delta Spark, no other process — the SQL
 # front end, the analyzer, the conflict rules, lint, rewrite and the Delta engine, in a minute.

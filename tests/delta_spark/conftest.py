@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.spark_settings import INTERPRETED_EXPRESSIONS, spark_settings
+
 from .oracle import DeltaSpark
 
 
@@ -18,16 +20,13 @@ def delta(spark) -> DeltaSpark:
 
 
 # Spark settings for modules whose Delta Spark reads and writes tables of a few rows (races,
-# interop): each of their many tiny, different queries would otherwise compile its generated code
-# (Janino), much of their CPU; interpreted, they compute the same results. Whole-stage codegen
-# off alone changed nothing measurable; it is here because without it whole-stage code is still
-# compiled. Adaptive execution re-plans every shuffle of every tiny query; without it, and with
-# one shuffle partition (what adaptive execution coalesced these tables' shuffles to, so each
-# statement writes the files it wrote before), 16 generated races took 76 JVM CPU s instead of 88.
-# Not for the DML parity differential's oracle, whose Spark runs as users' does.
+# interop): expressions interpreted (tests/spark_settings.py), and no adaptive execution, which re-plans
+# every shuffle of every tiny query; with one shuffle partition instead (what adaptive execution
+# coalesced these tables' shuffles to, so each statement writes the files it wrote before), 16
+# generated races took 76 JVM CPU s instead of 88. Not for the DML parity differential's oracle,
+# whose Spark runs as users' does.
 TINY_TABLE_SETTINGS = {
-    "spark.sql.codegen.wholeStage": "false",
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    **INTERPRETED_EXPRESSIONS,
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.shuffle.partitions": "1",
 }
@@ -36,17 +35,8 @@ TINY_TABLE_SETTINGS = {
 @pytest.fixture(scope="module")
 def tiny_table_settings(spark):
     """TINY_TABLE_SETTINGS on the shared session for one module, restored after it."""
-    previous = {key: spark.conf.get(key, None) for key in TINY_TABLE_SETTINGS}
-    for key, value in TINY_TABLE_SETTINGS.items():
-        spark.conf.set(key, value)
-    try:
+    with spark_settings(spark, TINY_TABLE_SETTINGS):
         yield
-    finally:
-        for key, value in previous.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
 
 
 @pytest.fixture

@@ -62,6 +62,18 @@ def built_tables(spark, tmp_path_factory) -> BuiltTables:
     return BuiltTables(spark, tmp_path_factory.mktemp("built-tables"))
 
 
+@pytest.fixture(scope="module")
+def interpreted_expressions(spark):
+    """Expressions interpreted (tests/spark_settings.py) for one module: the
+    driver-path differentials, whose tiny queries each compiled generated code; the driver path
+    and Spark's path compute under the same setting, and the DML parity differential compares
+    the driver path with Delta Spark computing as users' Spark does (generated code)."""
+    from tests.spark_settings import INTERPRETED_EXPRESSIONS, spark_settings
+
+    with spark_settings(spark, INTERPRETED_EXPRESSIONS):
+        yield
+
+
 @pytest.fixture
 def spark_db(spark, warehouse):
     """A Session on the same warehouse that never runs a DELETE, UPDATE or MERGE on the driver

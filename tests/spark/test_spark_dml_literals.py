@@ -11,7 +11,7 @@ import pytest
 from acidsql.spark.dml.plan import Path
 from acidsql.spark.results import StatementError
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("interpreted_expressions")]
 
 ROWS = ("SELECT id, CASE WHEN id = 9 THEN 9223372036854775807 WHEN id = 8 THEN -9223372036854775808 ELSE id * 1000 END AS i, "
         "CAST(id % 3 AS INT) AS k, id / 2.0D AS d FROM range(10)")

@@ -16,7 +16,7 @@ import pytest
 
 from acidsql.spark.dml.plan import Path
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("interpreted_expressions")]
 
 COLUMNS = "id BIGINT, k INT, p DECIMAL(10,2), q DECIMAL(38,10), d DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ"
 ROWS = [

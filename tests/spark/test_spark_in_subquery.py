@@ -14,7 +14,7 @@ import pytest
 from acidsql.spark.dml.plan import Path
 from tests.spark.test_spark_driver_types import _run, assert_paths_agree  # _run: a statement's plan and counts, or its error
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("interpreted_expressions")]
 
 COLUMNS = "id BIGINT, k INT, s STRING, p DECIMAL(10,2), d DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ"
 ROWS = [

@@ -8,7 +8,7 @@ import pytest
 
 from acidsql.spark.dml.plan import Path
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("interpreted_expressions")]
 
 _COLUMNS = "id BIGINT, k INT, s STRING, f DOUBLE, b BOOLEAN"
 _TABLES = {

@@ -13,7 +13,7 @@ from acidsql.spark.dml.exact import Columns
 from acidsql.spark.dml.plan import Path
 from acidsql.spark.results import StatementError
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("interpreted_expressions")]
 
 COLUMNS = "id BIGINT, k INT, s STRING, v DOUBLE, p STRING"
 # Two appends (two data files, or more when partitioned); NULLs in k and s.

@@ -11,7 +11,7 @@ import pytest
 
 from acidsql.spark.dml.plan import Path
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("interpreted_expressions")]
 
 _COLUMNS = "id BIGINT, k INT, s STRING, f DOUBLE, d DATE, b BOOLEAN"
 _ROWS = ("SELECT id, CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id % 5 AS INT) END, "
