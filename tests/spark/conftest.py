@@ -7,6 +7,8 @@ import shutil
 
 import pytest
 
+from tests.spark_settings import INTERPRETED_EXPRESSIONS, spark_settings
+
 # A job group's name must never repeat within the run: Spark keeps finished jobs' groups, and a
 # name built from id(run) can be reused once the lambda is freed (CI counted another test's 3 jobs).
 _GROUPS = itertools.count()
@@ -68,8 +70,6 @@ def interpreted_expressions(spark):
     driver-path differentials, whose tiny queries each compiled generated code; the driver path
     and Spark's path compute under the same setting, and the DML parity differential compares
     the driver path with Delta Spark computing as users' Spark does (generated code)."""
-    from tests.spark_settings import INTERPRETED_EXPRESSIONS, spark_settings
-
     with spark_settings(spark, INTERPRETED_EXPRESSIONS):
         yield
 
